@@ -1,0 +1,152 @@
+// Package config resolves where a project is and how ccc should behave there:
+// flags, environment, .ccc-preferences.yaml and defaults, in that order.
+package config
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/ccc-checkpoint/ccc/gitrepo"
+)
+
+// PrefsFile is the user's preferences file, shared with the CCC plugin.
+const PrefsFile = ".ccc-preferences.yaml"
+
+// DefaultAgent names the writer when neither --agent nor CCC_AGENT does.
+const DefaultAgent = "main"
+
+// DefaultCommitMessage is CCC's `type(ISSUE):` Conventional Commits form.
+const DefaultCommitMessage = "chore({issue}): checkpoint — task {n}/{m}: {task}"
+
+// Prefs is the part of .ccc-preferences.yaml that ccc reads. Keys it does not
+// know (CCC's own) are ignored, never rewritten: ccc does not write this file.
+type Prefs struct {
+	Checkpoint struct {
+		// CommitMessage is the git snapshot's message template with
+		// {issue}, {n}, {m} and {task}.
+		CommitMessage string `yaml:"commit_message"`
+		// Timeout bounds a manual checkpoint's network work.
+		Timeout Duration `yaml:"timeout"`
+		// AutomatedTimeout bounds the automated profile (hooks, CI).
+		AutomatedTimeout Duration `yaml:"automated_timeout"`
+		// StaleAfter is the age past which `ccc go` flags a checkpoint.
+		StaleAfter Duration `yaml:"stale_after"`
+	} `yaml:"checkpoint"`
+}
+
+// Duration reads "30s", "2m" or a bare number of seconds.
+type Duration time.Duration
+
+// UnmarshalYAML implements yaml.Unmarshaler.
+func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
+	var s string
+	if err := n.Decode(&s); err != nil {
+		return err
+	}
+	if secs, err := time.ParseDuration(s + "s"); err == nil && !strings.ContainsAny(s, "hms") {
+		*d = Duration(secs)
+		return nil
+	}
+	v, err := time.ParseDuration(s)
+	if err != nil || v < 0 {
+		return fmt.Errorf("line %d: %q is not a duration (use e.g. 30s or 2m)", n.Line, s)
+	}
+	*d = Duration(v)
+	return nil
+}
+
+// Defaults.
+const (
+	DefaultManualTimeout    = 30 * time.Second
+	DefaultAutomatedTimeout = 10 * time.Second
+	DefaultStaleAfter       = 24 * time.Hour
+)
+
+// Default returns the preferences with every default filled in.
+func Default() Prefs {
+	var p Prefs
+	p.Checkpoint.CommitMessage = DefaultCommitMessage
+	p.Checkpoint.Timeout = Duration(DefaultManualTimeout)
+	p.Checkpoint.AutomatedTimeout = Duration(DefaultAutomatedTimeout)
+	p.Checkpoint.StaleAfter = Duration(DefaultStaleAfter)
+	return p
+}
+
+// LoadPrefs reads root/.ccc-preferences.yaml over the defaults. A missing
+// file gives the defaults. A file that does not parse gives the defaults
+// and an error naming the file and line, for the caller to warn about.
+func LoadPrefs(root string) (Prefs, error) {
+	p := Default()
+	path := filepath.Join(root, PrefsFile)
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return p, nil
+	}
+	if err != nil {
+		return p, fmt.Errorf("preferences: %w", err)
+	}
+	var read Prefs
+	if err := yaml.Unmarshal(data, &read); err != nil {
+		return p, fmt.Errorf("preferences: %s: %w", path, err)
+	}
+	if v := read.Checkpoint.CommitMessage; strings.TrimSpace(v) != "" {
+		p.Checkpoint.CommitMessage = v
+	}
+	if v := read.Checkpoint.Timeout; v > 0 {
+		p.Checkpoint.Timeout = v
+	}
+	if v := read.Checkpoint.AutomatedTimeout; v > 0 {
+		p.Checkpoint.AutomatedTimeout = v
+	}
+	if v := read.Checkpoint.StaleAfter; v > 0 {
+		p.Checkpoint.StaleAfter = v
+	}
+	return p, nil
+}
+
+// FindRoot picks the project root: dir (--dir), else $CCC_PROJECT_ROOT, else
+// the git top level of cwd, else cwd. The result is absolute and must be an
+// existing directory.
+func FindRoot(ctx context.Context, dir string, getenv func(string) string, cwd string) (string, error) {
+	root := dir
+	if root == "" {
+		root = getenv("CCC_PROJECT_ROOT")
+	}
+	if root == "" {
+		if repo, err := gitrepo.Open(ctx, cwd); err == nil {
+			root = repo.Dir
+		} else {
+			root = cwd
+		}
+	}
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return "", fmt.Errorf("project root: %w", err)
+	}
+	fi, err := os.Stat(abs)
+	if err != nil {
+		return "", fmt.Errorf("project root: %w", err)
+	}
+	if !fi.IsDir() {
+		return "", fmt.Errorf("project root: %s is not a directory", abs)
+	}
+	return abs, nil
+}
+
+// Agent names the writer: flag, else CCC_AGENT, else "main".
+func Agent(flag string, getenv func(string) string) string {
+	if flag != "" {
+		return flag
+	}
+	if v := getenv("CCC_AGENT"); v != "" {
+		return v
+	}
+	return DefaultAgent
+}

@@ -1,0 +1,91 @@
+package config
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestLoadPrefs(t *testing.T) {
+	tests := []struct {
+		name, yaml string
+		check      func(t *testing.T, p Prefs)
+		errHas     string
+	}{
+		{"missing file", "", func(t *testing.T, p Prefs) { assert.Equal(t, Default(), p) }, ""},
+		{"values", "execution:\n  max_task_iterations: 3\ncheckpoint:\n  commit_message: \"wip({issue})\"\n  timeout: 45s\n  automated_timeout: 5\n  stale_after: 2h\n",
+			func(t *testing.T, p Prefs) {
+				assert.Equal(t, "wip({issue})", p.Checkpoint.CommitMessage)
+				assert.Equal(t, Duration(45*time.Second), p.Checkpoint.Timeout)
+				assert.Equal(t, Duration(5*time.Second), p.Checkpoint.AutomatedTimeout, "a bare number is seconds")
+				assert.Equal(t, Duration(2*time.Hour), p.Checkpoint.StaleAfter)
+			}, ""},
+		{"blank values keep defaults", "checkpoint:\n  commit_message: \"  \"\n  timeout:\n",
+			func(t *testing.T, p Prefs) { assert.Equal(t, Default(), p) }, ""},
+		{"bad duration", "checkpoint:\n  timeout: soon\n",
+			func(t *testing.T, p Prefs) { assert.Equal(t, Default(), p) }, `line 2: "soon" is not a duration`},
+		{"not yaml", "checkpoint: [\n", func(t *testing.T, p Prefs) { assert.Equal(t, Default(), p) }, "line"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root := t.TempDir()
+			if tt.yaml != "" {
+				require.NoError(t, os.WriteFile(filepath.Join(root, PrefsFile), []byte(tt.yaml), 0o644))
+			}
+			p, err := LoadPrefs(root)
+			if tt.errHas != "" {
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), tt.errHas)
+				assert.Contains(t, err.Error(), PrefsFile, "the error names the file")
+			} else {
+				require.NoError(t, err)
+			}
+			tt.check(t, p)
+		})
+	}
+}
+
+func TestFindRoot(t *testing.T) {
+	t.Setenv("GIT_CONFIG_GLOBAL", os.DevNull)
+	repo := t.TempDir()
+	out, err := exec.Command("git", "init", "-q", repo).CombinedOutput()
+	require.NoError(t, err, string(out))
+	sub := filepath.Join(repo, "a", "b")
+	require.NoError(t, os.MkdirAll(sub, 0o755))
+	plain := t.TempDir()
+	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+	ctx := context.Background()
+
+	got, err := FindRoot(ctx, plain, env(map[string]string{"CCC_PROJECT_ROOT": repo}), sub)
+	require.NoError(t, err)
+	assert.Equal(t, plain, got, "--dir first")
+
+	got, err = FindRoot(ctx, "", env(map[string]string{"CCC_PROJECT_ROOT": plain}), sub)
+	require.NoError(t, err)
+	assert.Equal(t, plain, got, "then CCC_PROJECT_ROOT")
+
+	got, err = FindRoot(ctx, "", env(nil), sub)
+	require.NoError(t, err)
+	want, _ := filepath.EvalSymlinks(repo)
+	assert.Equal(t, want, got, "then the git top level")
+
+	got, err = FindRoot(ctx, "", env(nil), plain)
+	require.NoError(t, err)
+	assert.Equal(t, plain, got, "then the current directory")
+
+	_, err = FindRoot(ctx, filepath.Join(plain, "missing"), env(nil), plain)
+	assert.Error(t, err)
+}
+
+func TestAgent(t *testing.T) {
+	env := func(v string) func(string) string { return func(string) string { return v } }
+	assert.Equal(t, "flag", Agent("flag", env("envagent")))
+	assert.Equal(t, "envagent", Agent("", env("envagent")))
+	assert.Equal(t, "main", Agent("", env("")))
+}

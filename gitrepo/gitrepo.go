@@ -1,0 +1,246 @@
+// Package gitrepo runs the few git commands ccc needs: finding the work tree,
+// reading the branch and HEAD for drift detection, listing changed files, and
+// committing exactly the files a session declared in scope. It execs the git
+// CLI rather than reimplementing git, so hooks, config and locks behave as
+// they do for the user.
+package gitrepo
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// ErrNotRepo reports that a directory is not inside a git work tree.
+var ErrNotRepo = errors.New("not a git repository")
+
+// ErrUnknownRevision reports a revision git cannot resolve to a commit, such
+// as a recorded HEAD that a rebase and gc have since removed.
+var ErrUnknownRevision = errors.New("unknown revision")
+
+// Repo is a git work tree.
+type Repo struct {
+	// Dir is the top level of the work tree, as git reports it (symlinks
+	// resolved).
+	Dir string
+}
+
+// GitError is a git command that failed. It keeps git's own words, which
+// are usually the only useful explanation.
+type GitError struct {
+	Args   []string // arguments after "git"
+	Stderr string   // git's stderr, trimmed
+	Err    error    // *exec.ExitError, the context's error, or a start failure
+}
+
+func (e *GitError) Error() string {
+	if msg := e.Message(); msg != "" {
+		return fmt.Sprintf("git %s: %s (%v)", subcommand(e.Args), msg, e.Err)
+	}
+	return fmt.Sprintf("git %s: %v", subcommand(e.Args), e.Err)
+}
+
+func (e *GitError) Unwrap() error { return e.Err }
+
+// Message condenses Stderr to one line for a report: git's "fatal:" and
+// "error:" lines when it printed any (identity errors come after a long
+// how-to), otherwise all of it.
+func (e *GitError) Message() string {
+	var picked, all []string
+	for _, l := range strings.Split(e.Stderr, "\n") {
+		l = strings.TrimSpace(l)
+		if l == "" {
+			continue
+		}
+		all = append(all, l)
+		if strings.HasPrefix(l, "fatal: ") || strings.HasPrefix(l, "error: ") {
+			picked = append(picked, l)
+		}
+	}
+	if len(picked) == 0 {
+		picked = all
+	}
+	return truncate(strings.Join(picked, "; "), 400)
+}
+
+// ExitCode is git's exit status, or -1 when git did not exit on its own.
+func (e *GitError) ExitCode() int {
+	var ee *exec.ExitError
+	if errors.As(e.Err, &ee) {
+		return ee.ExitCode()
+	}
+	return -1
+}
+
+// subcommand finds the git verb among the global options in front of it.
+func subcommand(args []string) string {
+	for i := 0; i < len(args); i++ {
+		switch a := args[i]; {
+		case a == "-c" || a == "-C":
+			i++
+		case strings.HasPrefix(a, "-"):
+		default:
+			return a
+		}
+	}
+	return strings.Join(args, " ")
+}
+
+// waitDelay bounds how long a cancelled git may take to remove its lock
+// files after SIGTERM, and how long a finished git's stray children (a hook
+// that starts a daemon) may hold its output pipes open.
+const waitDelay = 3 * time.Second
+
+// run runs git in dir and returns its stdout. stdout is returned on failure
+// too because some commands ("nothing to commit") explain themselves there.
+func run(ctx context.Context, dir string, extraEnv []string, args ...string) (string, error) {
+	cmd := exec.CommandContext(ctx, "git", args...)
+	cmd.Dir = dir
+	env := append(os.Environ(), "LC_ALL=C", "GIT_TERMINAL_PROMPT=0")
+	cmd.Env = append(env, extraEnv...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	// SIGTERM rather than the default SIGKILL: git removes its index.lock on
+	// SIGTERM, while a killed git leaves the repository locked.
+	cmd.Cancel = func() error {
+		if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+			return cmd.Process.Kill()
+		}
+		return nil
+	}
+	cmd.WaitDelay = waitDelay
+	err := cmd.Run()
+	if errors.Is(err, exec.ErrWaitDelay) && ctx.Err() == nil && cmd.ProcessState != nil && cmd.ProcessState.Success() {
+		err = nil
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			err = ctx.Err()
+		}
+		return stdout.String(), &GitError{Args: args, Stderr: strings.TrimSpace(stderr.String()), Err: err}
+	}
+	return stdout.String(), nil
+}
+
+func (r *Repo) git(ctx context.Context, args ...string) (string, error) {
+	return run(ctx, r.Dir, nil, args...)
+}
+
+// Open finds the work tree that contains dir. It returns an error wrapping
+// ErrNotRepo when dir is not inside one (no .git, inside .git, a bare
+// repository); other failures, such as git refusing a repository owned by
+// someone else, keep git's message.
+func Open(ctx context.Context, dir string) (*Repo, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("gitrepo: open %s: %w", dir, err)
+	}
+	fi, err := os.Stat(abs)
+	if err != nil {
+		return nil, fmt.Errorf("gitrepo: open: %w", err)
+	}
+	if !fi.IsDir() {
+		return nil, fmt.Errorf("gitrepo: open %s: not a directory", abs)
+	}
+	out, err := run(ctx, abs, nil, "rev-parse", "--show-toplevel")
+	if err != nil {
+		var gerr *GitError
+		if errors.As(err, &gerr) && (strings.Contains(gerr.Stderr, "not a git repository") ||
+			strings.Contains(gerr.Stderr, "must be run in a work tree")) {
+			return nil, fmt.Errorf("gitrepo: open %s: %w", abs, ErrNotRepo)
+		}
+		return nil, fmt.Errorf("gitrepo: open %s: %w", abs, err)
+	}
+	top := strings.TrimSuffix(out, "\n")
+	if top == "" {
+		return nil, fmt.Errorf("gitrepo: open %s: %w", abs, ErrNotRepo)
+	}
+	return &Repo{Dir: filepath.FromSlash(top)}, nil
+}
+
+// Branch is the checked-out branch's short name, or "" for a detached HEAD.
+// An unborn branch (no commits yet) still has its name.
+func (r *Repo) Branch(ctx context.Context) (string, error) {
+	out, err := r.git(ctx, "symbolic-ref", "-q", "--short", "HEAD")
+	var gerr *GitError
+	if errors.As(err, &gerr) && gerr.ExitCode() == 1 {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("gitrepo: branch: %w", err)
+	}
+	return strings.TrimSpace(out), nil
+}
+
+// Head is the full SHA of HEAD, or "" without an error on an unborn branch.
+func (r *Repo) Head(ctx context.Context) (string, error) {
+	sha, err := r.verify(ctx, "HEAD")
+	if errors.Is(err, ErrUnknownRevision) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("gitrepo: head: %w", err)
+	}
+	return sha, nil
+}
+
+// verify resolves rev to a commit SHA, or ErrUnknownRevision.
+func (r *Repo) verify(ctx context.Context, rev string) (string, error) {
+	// Refused rather than escaped: --end-of-options needs git 2.30, and an
+	// older rev-parse would echo it back as if it were a SHA.
+	if rev == "" || strings.HasPrefix(rev, "-") {
+		return "", fmt.Errorf("%q: %w", rev, ErrUnknownRevision)
+	}
+	out, err := r.git(ctx, "rev-parse", "-q", "--verify", rev+"^{commit}")
+	var gerr *GitError
+	if errors.As(err, &gerr) && gerr.ExitCode() == 1 {
+		return "", fmt.Errorf("%q: %w", rev, ErrUnknownRevision)
+	}
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSpace(out), nil
+}
+
+// CommitsBetween counts the commits reachable from to but not from from
+// (`git rev-list --count from..to`); to "" means HEAD. It fails with
+// ErrUnknownRevision when either side does not name a commit, so a recorded
+// HEAD that no longer exists is told apart from "no new commits".
+func (r *Repo) CommitsBetween(ctx context.Context, from, to string) (int, error) {
+	if to == "" {
+		to = "HEAD"
+	}
+	fromSHA, err := r.verify(ctx, from)
+	if err != nil {
+		return 0, fmt.Errorf("gitrepo: commits between: %w", err)
+	}
+	toSHA, err := r.verify(ctx, to)
+	if err != nil {
+		return 0, fmt.Errorf("gitrepo: commits between: %w", err)
+	}
+	out, err := r.git(ctx, "rev-list", "--count", fromSHA+".."+toSHA, "--")
+	if err != nil {
+		return 0, fmt.Errorf("gitrepo: commits between: %w", err)
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(out))
+	if err != nil {
+		return 0, fmt.Errorf("gitrepo: commits between: unexpected rev-list output %q", out)
+	}
+	return n, nil
+}
+
+func truncate(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}

@@ -1,0 +1,148 @@
+// Package sinks holds the contract between the checkpoint pipeline and the
+// trackers that receive a session's status (Linear, GitHub, ...), and the
+// one registry that lists them.
+package sinks
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+)
+
+// Target names where a status goes and who writes it.
+type Target struct {
+	// Issue is the tracker's own name for the thing commented on:
+	// "CIA-123" for Linear, "owner/repo#12" for GitHub.
+	Issue string
+	// Agent identifies the writer; every agent owns one comment per issue.
+	Agent string
+}
+
+// Ref is what a sink remembers about the comment it owns, stored in the state
+// file between runs. The zero Ref means "nothing written yet".
+type Ref struct {
+	ID  string `json:"id,omitempty"`
+	URL string `json:"url,omitempty"`
+	// BodyHash is BodyHash(body) of the last body delivered.
+	BodyHash string `json:"bodyHash,omitempty"`
+	// PendingID is a client-chosen id persisted before a create whose
+	// answer has not been seen yet, so a retry cannot create a duplicate.
+	PendingID string    `json:"pendingId,omitempty"`
+	UpdatedAt time.Time `json:"updatedAt,omitzero"`
+}
+
+// Delivery is one status body for one target.
+type Delivery struct {
+	Target Target
+	// Body is the rendered status (Markdown) without any sink marker; the
+	// sink adds its own marker and truncates to its limit.
+	Body string
+	// Prev is the reference stored by the last successful delivery.
+	Prev Ref
+	// Persist stores an intermediate Ref (a PendingID) before a create is
+	// sent. Sinks that choose ids on the client must call it and must not
+	// send the create if it fails. May be nil in tests.
+	Persist func(Ref) error
+}
+
+// Action says what a delivery did.
+type Action string
+
+const (
+	Created   Action = "created"
+	Updated   Action = "updated"
+	Unchanged Action = "unchanged"
+	Skipped   Action = "skipped"
+	Failed    Action = "failed"
+)
+
+// Result is a delivery's outcome.
+type Result struct {
+	Action Action
+	// Ref is the reference to store for the next delivery (BodyHash set by
+	// Deliver).
+	Ref Ref
+	// Requests counts the HTTP requests the delivery made, retries included.
+	Requests int
+}
+
+// Sink delivers a status body to one tracker.
+type Sink interface {
+	// Name is the sink's registry name ("linear", "github").
+	Name() string
+	// Title is how reports name the sink's step ("Linear" in
+	// "Linear update skipped — ...").
+	Title() string
+	// Upsert writes d.Body as this agent's one status comment on d.Target:
+	// update d.Prev.ID when set; when that comment is gone, find the
+	// agent's own comment by its marker (authored by the same account) and
+	// update it; otherwise create one. It is idempotent: repeating a
+	// delivery never leaves two comments. Errors are *Error values (or
+	// Skip values when the sink cannot run, e.g. missing credentials);
+	// Permanent errors must not have been retried.
+	Upsert(ctx context.Context, d Delivery) (Result, error)
+}
+
+// Error is a failed delivery. Cause is short and safe to print
+// ("HTTP 503", "rate limited, retry after 40s"): it never holds a secret.
+type Error struct {
+	Cause     string
+	Permanent bool
+	Err       error
+}
+
+func (e *Error) Error() string {
+	if e.Err == nil {
+		return e.Cause
+	}
+	return e.Cause + ": " + e.Err.Error()
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// SkipError says a sink had nothing to do, or could not run for a reason
+// that is not a failure (no credentials, no target).
+type SkipError struct{ Reason string }
+
+func (e *SkipError) Error() string { return "skipped: " + e.Reason }
+
+// Skip returns a SkipError with the reason.
+func Skip(format string, args ...any) error {
+	return &SkipError{Reason: fmt.Sprintf(format, args...)}
+}
+
+var updatedLine = regexp.MustCompile(`(?m)^\*\*Updated:\*\*.*$`)
+
+// BodyHash hashes a status body for the unchanged check. The **Updated:**
+// line is left out: a new timestamp alone is no change.
+func BodyHash(body string) string {
+	norm := updatedLine.ReplaceAllString(strings.ReplaceAll(body, "\r\n", "\n"), "")
+	sum := sha256.Sum256([]byte(norm))
+	return hex.EncodeToString(sum[:])
+}
+
+// Deliver runs one delivery through s, sending nothing at all when the body
+// is unchanged since d.Prev. It fills Result.Ref.BodyHash.
+func Deliver(ctx context.Context, s Sink, d Delivery) (Result, error) {
+	hash := BodyHash(d.Body)
+	if d.Prev.ID != "" && d.Prev.BodyHash == hash {
+		return Result{Action: Unchanged, Ref: d.Prev}, nil
+	}
+	res, err := s.Upsert(ctx, d)
+	if err != nil {
+		var skip *SkipError
+		if errors.As(err, &skip) {
+			res.Action = Skipped
+		} else {
+			res.Action = Failed
+		}
+		return res, err
+	}
+	res.Ref.BodyHash = hash
+	return res, nil
+}

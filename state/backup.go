@@ -1,0 +1,102 @@
+package state
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+)
+
+// BackupDir holds timestamped copies of the files ccc overwrites.
+const BackupDir = "backups"
+
+// KeepBackups is how many backups of one file are kept.
+const KeepBackups = 10
+
+const stampLayout = "20060102T150405.000000000Z"
+
+// Backup copies the file at path into root/.ccc/backups as
+// <name>.<UTC timestamp> and prunes that file's backups to the newest
+// KeepBackups. A missing file needs no backup: it returns "", nil.
+func Backup(root, path string, now time.Time) (string, error) {
+	data, err := os.ReadFile(path)
+	if os.IsNotExist(err) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("backup: %w", err)
+	}
+	dest, err := writeCopy(root, filepath.Base(path)+"."+now.UTC().Format(stampLayout), data)
+	if err != nil {
+		return "", err
+	}
+	return dest, prune(root, filepath.Base(path))
+}
+
+// SetAside keeps a copy of a corrupt file (suffix .corrupt) that rotation
+// never prunes, so the user can always recover what was there.
+func SetAside(root, path string, now time.Time) (string, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return "", fmt.Errorf("set aside: %w", err)
+	}
+	return writeCopy(root, filepath.Base(path)+"."+now.UTC().Format(stampLayout)+".corrupt", data)
+}
+
+func writeCopy(root, name string, data []byte) (string, error) {
+	dir := filepath.Join(root, Dir, BackupDir)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("backup: %w", err)
+	}
+	dest := filepath.Join(dir, name)
+	if err := WriteFileAtomic(dest, data, 0o600); err != nil {
+		return "", fmt.Errorf("backup: %w", err)
+	}
+	return dest, nil
+}
+
+// Backups lists the rotating backups of the file named base, newest first.
+func Backups(root, base string) ([]string, error) {
+	dir := filepath.Join(root, Dir, BackupDir)
+	entries, err := os.ReadDir(dir)
+	if os.IsNotExist(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, e := range entries {
+		name := e.Name()
+		stamp, ok := strings.CutPrefix(name, base+".")
+		if !ok || e.IsDir() {
+			continue
+		}
+		if _, err := time.Parse(stampLayout, stamp); err != nil {
+			continue // a .corrupt copy or someone else's file
+		}
+		names = append(names, name)
+	}
+	// The stamp is fixed-width, so name order is time order.
+	sort.Sort(sort.Reverse(sort.StringSlice(names)))
+	paths := make([]string, len(names))
+	for i, n := range names {
+		paths[i] = filepath.Join(dir, n)
+	}
+	return paths, nil
+}
+
+func prune(root, base string) error {
+	paths, err := Backups(root, base)
+	if err != nil {
+		return fmt.Errorf("backup: %w", err)
+	}
+	for _, p := range paths[min(len(paths), KeepBackups):] {
+		if err := os.Remove(p); err != nil && !os.IsNotExist(err) {
+			return fmt.Errorf("backup: %w", err)
+		}
+	}
+	return nil
+}

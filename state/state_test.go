@@ -1,0 +1,281 @@
+package state
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+var t0 = time.Date(2026, 11, 21, 13, 45, 0, 0, time.UTC)
+
+const cccState = `{
+  "linearIssue": "CIA-387",
+  "phase": "execution",
+  "taskIndex": 2,
+  "totalTasks": 5,
+  "gatesPassed": ["spec", "plan"],
+  "awaitingGate": null,
+  "custom": {"nested": {"deep": [1, 2.50, {"x": "<&>"}]}, "n": 12345678901234567890},
+  "zeta": "unicode ✓ — ü",
+  "activeTaskFiles": ["progress/parse.go", "a b.go"]
+}
+`
+
+func TestRoundTripKeepsUnknownKeysAndOrder(t *testing.T) {
+	st, err := Parse([]byte(cccState))
+	require.NoError(t, err)
+	assert.Equal(t, []string{"linearIssue", "phase", "taskIndex", "totalTasks", "gatesPassed", "awaitingGate", "custom", "zeta", "activeTaskFiles"}, st.Keys())
+
+	require.NoError(t, st.Set("checkpointCommentId", "c-1"))
+	require.NoError(t, st.Set("taskIndex", 3))
+	out, err := st.Marshal()
+	require.NoError(t, err)
+
+	var before, after map[string]any
+	require.NoError(t, json.Unmarshal([]byte(cccState), &before))
+	require.NoError(t, json.Unmarshal(out, &after))
+	before["checkpointCommentId"] = "c-1"
+	before["taskIndex"] = float64(3)
+	assert.Equal(t, before, after, "every key kept with its value")
+	assert.Contains(t, string(out), `12345678901234567890`, "big numbers are not rounded through float64")
+	assert.Contains(t, string(out), `"<&>"`, "no HTML escaping of user strings")
+	assert.Contains(t, string(out), "\"taskIndex\": 3,\n  \"totalTasks\"", "a changed key keeps its place")
+	assert.True(t, strings.HasSuffix(string(out), "\"checkpointCommentId\": \"c-1\"\n}\n"), "new keys go last")
+
+	again, err := Parse(out)
+	require.NoError(t, err)
+	out2, err := again.Marshal()
+	require.NoError(t, err)
+	assert.Equal(t, string(out), string(out2), "marshal is stable")
+}
+
+func TestTypedAccessors(t *testing.T) {
+	st, err := Parse([]byte(`{"activeIssue": "CIA-9", "taskIndex": 4, "phase": 7}`))
+	require.NoError(t, err)
+	assert.Equal(t, "CIA-9", st.Issue(), "activeIssue is read as an alias")
+	n, ok := st.Int("taskIndex")
+	assert.True(t, ok)
+	assert.Equal(t, 4, n)
+	assert.Equal(t, "", st.String("phase"), "a mistyped value reads as empty")
+	assert.Nil(t, st.ActiveTaskFiles())
+
+	require.NoError(t, st.SetIssue("CIA-10"))
+	assert.Equal(t, "CIA-10", st.Issue(), "linearIssue wins over activeIssue")
+	assert.Equal(t, "CIA-9", st.String("activeIssue"), "the alias is left alone")
+
+	st.Delete("phase")
+	assert.False(t, st.Has("phase"))
+	assert.Equal(t, []string{"activeIssue", "taskIndex", "linearIssue"}, st.Keys())
+}
+
+func TestParseErrors(t *testing.T) {
+	tests := []struct {
+		name, in    string
+		line, col   int
+		msgContains string
+	}{
+		{"empty", "", 0, 0, "empty file"},
+		{"blank", " \n\t\n", 0, 0, "empty file"},
+		{"array", "[1,2]", 1, 2, "expected a JSON object, found an array"},
+		{"string", `"x"`, 1, 4, "expected a JSON object"},
+		{"syntax on line 3", "{\n  \"a\": 1,\n  \"b\": tru\n}", 3, 11, "invalid character"},
+		{"truncated", "{\n  \"a\": [1,\n", 3, 1, "unexpected end"},
+		{"trailing data", "{}\n{}", 2, 1, "after top-level value"},
+		{"binary", "\x00\x01\x02", 1, 1, "invalid character"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Parse([]byte(tt.in))
+			var ce *CorruptError
+			require.ErrorAs(t, err, &ce)
+			assert.Equal(t, tt.line, ce.Line, "line")
+			assert.Equal(t, tt.col, ce.Col, "column")
+			assert.Contains(t, ce.Msg, tt.msgContains)
+		})
+	}
+}
+
+func TestLoadCorruptFallsBackToNewestValidBackup(t *testing.T) {
+	root := t.TempDir()
+	require.NoError(t, os.WriteFile(Path(root), []byte(`{"linearIssue": "CIA-1"}`), 0o644))
+	require.NoError(t, Save(root, mustParse(t, `{"linearIssue": "CIA-2"}`), t0))
+	require.NoError(t, Save(root, mustParse(t, `{"linearIssue": "CIA-3"}`), t0.Add(time.Second)))
+	// Backups now hold CIA-1 (oldest) and CIA-2; a corrupt backup is newest.
+	bad := filepath.Join(root, Dir, BackupDir, FileName+"."+t0.Add(time.Hour).Format(stampLayout))
+	require.NoError(t, os.WriteFile(bad, []byte("{oops"), 0o600))
+
+	corrupt := []byte("{\n  \"linearIssue\": \"CIA-3\",\n  oops\n}\n")
+	require.NoError(t, os.WriteFile(Path(root), corrupt, 0o644))
+
+	l, err := Load(root, t0.Add(2*time.Hour))
+	require.NoError(t, err)
+	require.NotNil(t, l.Corrupt)
+	assert.Equal(t, Path(root), l.Corrupt.Path)
+	assert.Equal(t, 3, l.Corrupt.Line)
+	assert.Equal(t, "CIA-2", l.State.Issue(), "newest backup that parses")
+	assert.Contains(t, l.From, FileName+".")
+	kept, err := os.ReadFile(l.SetAside)
+	require.NoError(t, err)
+	assert.Equal(t, corrupt, kept, "the corrupt file is copied aside")
+
+	err = Save(root, l.State, t0.Add(3*time.Hour))
+	var ce *CorruptError
+	require.ErrorAs(t, err, &ce, "a corrupt file is never overwritten")
+	onDisk, _ := os.ReadFile(Path(root))
+	assert.Equal(t, corrupt, onDisk)
+}
+
+func TestLoadCorruptWithoutBackupsGivesEmptyState(t *testing.T) {
+	root := t.TempDir()
+	require.NoError(t, os.WriteFile(Path(root), []byte("not json"), 0o644))
+	l, err := Load(root, t0)
+	require.NoError(t, err)
+	require.NotNil(t, l.Corrupt)
+	assert.Empty(t, l.From)
+	assert.Empty(t, l.State.Keys())
+	assert.FileExists(t, l.SetAside)
+}
+
+func TestLoadMissingIsEmpty(t *testing.T) {
+	l, err := Load(t.TempDir(), t0)
+	require.NoError(t, err)
+	assert.Nil(t, l.Corrupt)
+	assert.Empty(t, l.State.Keys())
+}
+
+func TestBackupsRotateNewestTen(t *testing.T) {
+	root := t.TempDir()
+	for i := range 15 {
+		require.NoError(t, Save(root, mustParse(t, `{"i": 0}`), t0.Add(time.Duration(i)*time.Second)))
+	}
+	// Saves 2..15 each backed up the previous file: 14 backups made, 10 kept.
+	paths, err := Backups(root, FileName)
+	require.NoError(t, err)
+	require.Len(t, paths, KeepBackups)
+	assert.Contains(t, paths[0], t0.Add(14*time.Second).Format(stampLayout), "newest first")
+	assert.Contains(t, paths[9], t0.Add(5*time.Second).Format(stampLayout))
+}
+
+func TestReplaceFileDetectsOutsideWrites(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "f.md")
+	require.NoError(t, os.WriteFile(p, []byte("v1"), 0o640))
+
+	require.NoError(t, ReplaceFile(p, []byte("v1"), []byte("v2"), 0o644))
+	got, _ := os.ReadFile(p)
+	assert.Equal(t, "v2", string(got))
+	fi, _ := os.Stat(p)
+	assert.Equal(t, os.FileMode(0o640), fi.Mode().Perm(), "permissions of the replaced file are kept")
+
+	err := ReplaceFile(p, []byte("v1"), []byte("v3"), 0o644)
+	require.ErrorIs(t, err, ErrChanged)
+	got, _ = os.ReadFile(p)
+	assert.Equal(t, "v2", string(got), "nothing written on a mismatch")
+
+	require.ErrorIs(t, ReplaceFile(filepath.Join(dir, "new"), []byte("x"), []byte("y"), 0o644), ErrChanged)
+	require.NoError(t, ReplaceFile(filepath.Join(dir, "new"), nil, []byte("y"), 0o644))
+	require.ErrorIs(t, ReplaceFile(p, nil, []byte("z"), 0o644), ErrChanged, "nil expect means the file must not exist")
+
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		assert.NotContains(t, e.Name(), ".tmp-", "no temp file left behind")
+	}
+}
+
+func TestLockSerialisesReadModifyWrite(t *testing.T) {
+	root := t.TempDir()
+	const n = 20
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	for range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			unlock, err := Lock(context.Background(), root)
+			if err != nil {
+				errs <- err
+				return
+			}
+			defer unlock()
+			l, err := Load(root, time.Now())
+			if err != nil {
+				errs <- err
+				return
+			}
+			c, _ := l.State.Int("count")
+			_ = l.State.Set("count", c+1)
+			errs <- Save(root, l.State, time.Now())
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		require.NoError(t, err)
+	}
+	l, err := Load(root, time.Now())
+	require.NoError(t, err)
+	c, _ := l.State.Int("count")
+	assert.Equal(t, n, c, "no update lost")
+}
+
+func TestLockHonoursContext(t *testing.T) {
+	root := t.TempDir()
+	unlock, err := Lock(context.Background(), root)
+	require.NoError(t, err)
+	defer unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	// flock locks are per open file description, so a second flock in the
+	// same process still contends.
+	_, err = Lock(ctx, root)
+	require.Error(t, err)
+}
+
+func TestCCCSection(t *testing.T) {
+	st := mustParse(t, `{"ccc": {"future": {"x": 1}}, "phase": "execution"}`)
+	_, ok := st.LastCheckpoint()
+	assert.False(t, ok)
+	cp := Checkpoint{At: t0, Agent: "main", Branch: "main", Head: "abc"}
+	require.NoError(t, st.SetLastCheckpoint(cp))
+	type ref struct{ ID string }
+	require.NoError(t, st.SetRef("linear", "CIA-1", "main", ref{ID: "c1"}))
+	require.NoError(t, st.SetRef("linear", "CIA-1", "worker-2", ref{ID: "c2"}))
+
+	again := mustParse(t, string(must(st.Marshal())))
+	got, ok := again.LastCheckpoint()
+	require.True(t, ok)
+	assert.Equal(t, cp, got)
+	var r ref
+	found, err := again.Ref("linear", "CIA-1", "worker-2", &r)
+	require.NoError(t, err)
+	assert.True(t, found)
+	assert.Equal(t, "c2", r.ID)
+	found, err = again.Ref("linear", "CIA-2", "main", &r)
+	require.NoError(t, err)
+	assert.False(t, found)
+	raw, _ := again.Raw("ccc")
+	assert.Contains(t, string(raw), `"future"`, "unknown ccc keys survive")
+	assert.Equal(t, []string{"ccc", "phase"}, again.Keys())
+}
+
+func mustParse(t *testing.T, s string) *State {
+	t.Helper()
+	st, err := Parse([]byte(s))
+	require.NoError(t, err)
+	return st
+}
+
+func must(b []byte, err error) []byte {
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
