@@ -146,3 +146,25 @@ func Deliver(ctx context.Context, s Sink, d Delivery) (Result, error) {
 	res.Ref.BodyHash = hash
 	return res, nil
 }
+
+// Health is what a sink found when asked to check its configuration.
+type Health struct {
+	// Credential names the environment variable in use (never its value).
+	Credential string
+	// Account is who the credentials authenticate as.
+	Account string
+	// Target describes the target as the tracker knows it ("" when none
+	// was asked about).
+	Target    string
+	TargetURL string
+	// RateLimit describes the request budget left ("" when unknown).
+	RateLimit string
+	Requests  int
+}
+
+// HealthChecker is an optional power of a sink: check credentials,
+// connectivity and the target without writing anything. A sink that cannot
+// run (no credentials) returns a SkipError.
+type HealthChecker interface {
+	Health(ctx context.Context, target string) (Health, error)
+}

@@ -1,0 +1,125 @@
+package checkpoint
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/ccc-checkpoint/ccc/config"
+	"github.com/ccc-checkpoint/ccc/progress"
+	"github.com/ccc-checkpoint/ccc/sinks"
+	"github.com/ccc-checkpoint/ccc/state"
+)
+
+// Profile names a step list.
+type Profile string
+
+const (
+	// Manual is /ccc:checkpoint: all four steps.
+	Manual Profile = "manual"
+	// Automated is hooks and CI: no git snapshot (the execution engine
+	// commits on TASK_COMPLETE) and no prompt (the stop hook injects it).
+	Automated Profile = "automated"
+)
+
+// ParseProfile checks a --profile value.
+func ParseProfile(s string) (Profile, error) {
+	switch p := Profile(s); p {
+	case Manual, Automated:
+		return p, nil
+	}
+	return "", fmt.Errorf("unknown profile %q (want manual or automated)", s)
+}
+
+// Steps returns a profile's ordered steps.
+func (p Profile) Steps(cp *Checkpoint) []Step {
+	switch p {
+	case Automated:
+		return []Step{
+			persistStep{},         // first: every later step reads what it saved
+			trackerStep{cp.Sinks}, // best-effort; the stop hook carries the prompt
+		}
+	default:
+		return []Step{
+			persistStep{},         // first: every later step reads what it saved
+			gitStep{},             // before the tracker, so a crash loses no work
+			trackerStep{cp.Sinks}, // best-effort, after the local work is safe
+			promptStep{},          // last: the human copies it as the session ends
+		}
+	}
+}
+
+// Checkpoint carries one run's inputs and what the steps learn along the
+// way.
+type Checkpoint struct {
+	Root    string
+	Now     time.Time
+	Profile Profile
+	Agent   string
+	Prefs   config.Prefs
+	Edits   progress.Edits
+	// RefreshPrompt regenerates the continuation prompt even when the
+	// agent wrote it.
+	RefreshPrompt bool
+	SkipGit       bool
+	// KeepState leaves .ccc-state.json as it is apart from the tracker's
+	// bookkeeping (references, checkpointCommentId), and never creates it:
+	// for the stop hook, which owns CCC's loop state.
+	KeepState   bool
+	SkipTracker bool
+	// SkipTrackerFlag names the flag that set SkipTracker, for its reason.
+	SkipTrackerFlag string
+	// Sinks are the trackers to update; none skips the tracker step.
+	Sinks []sinks.Sink
+	// Issue is the tracker target given on the command line.
+	Issue string
+	// Timeout bounds the tracker step, retries included.
+	Timeout time.Duration
+	// Getenv reads the environment (credentials are never stored here).
+	Getenv func(string) string
+	// Debug receives details that do not belong in the report (nil: none).
+	Debug io.Writer
+
+	// Filled by the steps.
+	Doc      *progress.Document
+	State    *state.State
+	Prompt   string
+	Warnings []string
+	// stateReadOnly is set when the state file on disk is corrupt: it is
+	// never overwritten.
+	stateReadOnly bool
+	branch, head  string
+	note          string
+	// beforeWrite runs between reading and replacing the progress file
+	// (tests use it to play another writer).
+	beforeWrite func()
+}
+
+func (cp *Checkpoint) warnf(format string, args ...any) {
+	cp.Warnings = append(cp.Warnings, fmt.Sprintf(format, args...))
+}
+
+// notef records what a succeeding step did, for its report line.
+func (cp *Checkpoint) notef(format string, args ...any) {
+	cp.note = fmt.Sprintf(format, args...)
+}
+
+func (cp *Checkpoint) takeNote() string {
+	n := cp.note
+	cp.note = ""
+	return n
+}
+
+func (cp *Checkpoint) debugf(format string, args ...any) {
+	if cp.Debug != nil {
+		fmt.Fprintf(cp.Debug, strings.TrimSuffix(format, "\n")+"\n", args...)
+	}
+}
+
+func (cp *Checkpoint) getenv(key string) string {
+	if cp.Getenv == nil {
+		return ""
+	}
+	return cp.Getenv(key)
+}

@@ -1,0 +1,496 @@
+package checkpoint
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/ccc-checkpoint/ccc/config"
+	"github.com/ccc-checkpoint/ccc/progress"
+	"github.com/ccc-checkpoint/ccc/sinks"
+	"github.com/ccc-checkpoint/ccc/state"
+)
+
+var t0 = time.Date(2026, 11, 21, 13, 45, 0, 0, time.UTC)
+
+func isolateGit(t *testing.T) {
+	t.Helper()
+	t.Setenv("HOME", t.TempDir())
+	t.Setenv("GIT_CONFIG_GLOBAL", os.DevNull)
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	t.Setenv("GIT_AUTHOR_NAME", "Test Agent")
+	t.Setenv("GIT_AUTHOR_EMAIL", "agent@example.com")
+	t.Setenv("GIT_COMMITTER_NAME", "Test Agent")
+	t.Setenv("GIT_COMMITTER_EMAIL", "agent@example.com")
+}
+
+func git(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "git %v: %s", args, out)
+	return strings.TrimSpace(string(out))
+}
+
+// newRepo makes a git repository with one commit and ccc's files ignored.
+func newRepo(t *testing.T) string {
+	t.Helper()
+	isolateGit(t)
+	dir := t.TempDir()
+	git(t, dir, "init", "-q", "-b", "main")
+	write(t, dir, ".gitignore", ".ccc/\n.ccc-state.json\n.ccc-progress.md\n")
+	write(t, dir, "parser.go", "package parser\n")
+	write(t, dir, "other.go", "package other\n")
+	git(t, dir, "add", ".")
+	git(t, dir, "commit", "-q", "-m", "initial")
+	return dir
+}
+
+func write(t *testing.T, dir, name, content string) {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+	require.NoError(t, os.WriteFile(p, []byte(content), 0o644))
+}
+
+func read(t *testing.T, dir, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, name))
+	require.NoError(t, err)
+	return string(b)
+}
+
+func newCP(root string, p Profile, e progress.Edits) *Checkpoint {
+	return &Checkpoint{Root: root, Now: t0, Profile: p, Agent: "main", Prefs: config.Default(), Edits: e, Issue: e.Issue}
+}
+
+func runCP(cp *Checkpoint) Report {
+	return Run(context.Background(), cp, cp.Profile.Steps(cp))
+}
+
+func step(t *testing.T, r Report, name string) Result {
+	t.Helper()
+	for _, s := range r.Steps {
+		if s.Name == name {
+			return s
+		}
+	}
+	t.Fatalf("no step %q in %v", name, r.Lines())
+	return Result{}
+}
+
+func TestManualCreatesProgressOutsideGit(t *testing.T) {
+	root := t.TempDir()
+	r := runCP(newCP(root, Manual, progress.Edits{Issue: "CIA-1", Current: "write parser", AddTasks: []string{"write tests"}}))
+
+	assert.Equal(t, ExitOK, r.ExitCode(), r.Lines())
+	assert.Equal(t, "Checkpoint complete: 4/4 steps succeeded.", r.Lines()[0])
+	assert.Contains(t, r.Lines(), "Git snapshot skipped — not a git repository.")
+	assert.Contains(t, r.Lines(), "Tracker update skipped — no tracker configured.")
+
+	doc, err := progress.Parse([]byte(read(t, root, progress.FileName)))
+	require.NoError(t, err)
+	assert.Equal(t, "CIA-1", doc.Issue.Key)
+	require.NotNil(t, doc.Current)
+	assert.Equal(t, "write parser", doc.Current.Text)
+	assert.Equal(t, 1, doc.TaskN())
+	assert.Equal(t, 2, doc.TaskM())
+	assert.Equal(t, "Resume CIA-1. Current task: task 1 of 2 — write parser. Key files: none. Next action: continue write parser.", r.Prompt)
+
+	st, err := state.Parse([]byte(read(t, root, state.FileName)))
+	require.NoError(t, err)
+	assert.Equal(t, "CIA-1", st.Issue(), "the issue is stored for the tracker and CCC's hooks")
+	last, ok := st.LastCheckpoint()
+	require.True(t, ok)
+	assert.Equal(t, t0, last.At)
+}
+
+func TestAutomatedRunsTwoSteps(t *testing.T) {
+	root := t.TempDir()
+	r := runCP(newCP(root, Automated, progress.Edits{Current: "x"}))
+	assert.Equal(t, 2, r.Total)
+	assert.Empty(t, r.Prompt, "the automated profile prints no prompt")
+	assert.FileExists(t, filepath.Join(root, progress.FileName))
+}
+
+func TestEditsAccumulateAcrossRuns(t *testing.T) {
+	root := t.TempDir()
+	runCP(newCP(root, Automated, progress.Edits{Issue: "CIA-7", Current: "a", AddTasks: []string{"b", "c"}}))
+	runCP(newCP(root, Automated, progress.Edits{Done: []string{"a"}, Decisions: []string{"use x: it is fast"}, Blockers: []string{"need key (unblocked by: admin)"}}))
+	r := runCP(newCP(root, Manual, progress.Edits{Next: "ask the admin"}))
+
+	doc, err := progress.Parse([]byte(read(t, root, progress.FileName)))
+	require.NoError(t, err)
+	require.Len(t, doc.Completed, 1)
+	assert.Equal(t, "a", doc.Completed[0].Text)
+	require.NotNil(t, doc.Current)
+	assert.Equal(t, "b", doc.Current.Text, "the next remaining task is promoted")
+	assert.Equal(t, progress.Blocked, doc.Status())
+	assert.Equal(t, "Resume CIA-7. Current task: task 2 of 3 — b. Key files: none. Next action: ask the admin.", r.Prompt)
+}
+
+func TestAgentWrittenPromptIsKept(t *testing.T) {
+	root := t.TempDir()
+	runCP(newCP(root, Automated, progress.Edits{Issue: "CIA-2", Current: "a"}))
+	p := filepath.Join(root, progress.FileName)
+	content := read(t, root, progress.FileName)
+	i := strings.Index(content, "## Continuation Prompt")
+	require.Positive(t, i)
+	mine := "Pick up the flaky test in parser_test.go first; the fix is half done."
+	require.NoError(t, os.WriteFile(p, []byte(content[:i]+"## Continuation Prompt\n"+mine+"\n"), 0o644))
+
+	r := runCP(newCP(root, Manual, progress.Edits{Current: "b"}))
+	assert.Equal(t, mine, r.Prompt)
+	r = runCP(func() *Checkpoint { cp := newCP(root, Manual, progress.Edits{}); cp.RefreshPrompt = true; return cp }())
+	assert.True(t, strings.HasPrefix(r.Prompt, "Resume CIA-2. Current task: task 1 of 2 — b."), r.Prompt)
+}
+
+func TestUnknownContentSurvivesCheckpoint(t *testing.T) {
+	root := t.TempDir()
+	orig := "# Session Progress\n\n**Issue:** CIA-3 — Parser\n**Session:** 2026-11-20T10:00:00Z\n**Execution Mode:** exec:tdd\n\n" +
+		"## Completed Tasks\n- a ✓\n\n## Current Task\n- b — halfway\n\n## Remaining Tasks\n- c\n\n" +
+		"## Notes for humans\nDo not touch `vendor/`.\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n" +
+		"## Decisions Made\n\n## Blockers\n- None\n\n## Continuation Prompt\nResume CIA-3. Current task: task 2 of 3 — b. Key files: none. Next action: continue b.\n"
+	write(t, root, progress.FileName, orig)
+	runCP(newCP(root, Automated, progress.Edits{AddTasks: []string{"d"}}))
+	got := read(t, root, progress.FileName)
+	assert.Contains(t, got, "## Notes for humans\nDo not touch `vendor/`.\n\n| a | b |\n|---|---|\n| 1 | 2 |\n")
+	assert.Contains(t, got, "- c\n- d\n")
+	assert.Less(t, strings.Index(got, "## Remaining Tasks"), strings.Index(got, "## Notes for humans"), "order kept")
+	backups, err := state.Backups(root, progress.FileName)
+	require.NoError(t, err)
+	require.Len(t, backups, 1)
+	b, _ := os.ReadFile(backups[0])
+	assert.Equal(t, orig, string(b), "the previous version is backed up")
+}
+
+func TestOutsideWriterDuringCheckpointIsNotLost(t *testing.T) {
+	root := t.TempDir()
+	runCP(newCP(root, Automated, progress.Edits{Issue: "CIA-4", Current: "a"}))
+	cp := newCP(root, Automated, progress.Edits{AddTasks: []string{"from ccc"}})
+	writes := 0
+	cp.beforeWrite = func() {
+		if writes > 0 {
+			return
+		}
+		writes++
+		// The agent appends a section between ccc's read and its write.
+		p := filepath.Join(root, progress.FileName)
+		b, _ := os.ReadFile(p)
+		require.NoError(t, os.WriteFile(p, append(b, "\n## Scratch\nwritten by the agent\n"...), 0o644))
+	}
+	r := runCP(cp)
+	assert.Equal(t, ExitOK, r.ExitCode(), r.Lines())
+	got := read(t, root, progress.FileName)
+	assert.Contains(t, got, "## Scratch\nwritten by the agent\n", "the outside write survives")
+	assert.Contains(t, got, "- from ccc", "and so does ccc's edit")
+}
+
+func TestCorruptStateIsNeverOverwritten(t *testing.T) {
+	root := t.TempDir()
+	runCP(newCP(root, Automated, progress.Edits{Issue: "CIA-5", Current: "a"}))
+	runCP(newCP(root, Automated, progress.Edits{AddTasks: []string{"b"}})) // makes a state backup
+	corrupt := "{\n  \"linearIssue\": \"CIA-5\",\n  \"taskIndex\": 2,,\n}\n"
+	write(t, root, state.FileName, corrupt)
+
+	r := runCP(newCP(root, Automated, progress.Edits{AddTasks: []string{"c"}}))
+	assert.Equal(t, ExitPartial, r.ExitCode())
+	persist := step(t, r, "Persist progress")
+	assert.Equal(t, Failed, persist.Status)
+	assert.Contains(t, r.String(), "Failed: Persist progress (.ccc-state.json is not valid JSON) — progress saved, .ccc-state.json left untouched.")
+	require.Len(t, r.Warnings, 1)
+	assert.Contains(t, r.Warnings[0], ".ccc-state.json is not valid JSON (line 3, column 18")
+	assert.Contains(t, r.Warnings[0], "continuing from backup .ccc/backups/.ccc-state.json.")
+
+	assert.Equal(t, corrupt, read(t, root, state.FileName), "byte for byte")
+	assert.Contains(t, read(t, root, progress.FileName), "- c", "progress is still saved")
+	matches, _ := filepath.Glob(filepath.Join(root, ".ccc", "backups", "*.corrupt"))
+	require.Len(t, matches, 1)
+	b, _ := os.ReadFile(matches[0])
+	assert.Equal(t, corrupt, string(b))
+}
+
+func TestProgressThatIsNotTextIsLeftAlone(t *testing.T) {
+	root := t.TempDir()
+	garbage := "# Session Progress\n\n## Current Task\n- a\x00\x01\x02\xff\n"
+	write(t, root, progress.FileName, garbage)
+	r := runCP(newCP(root, Manual, progress.Edits{AddTasks: []string{"b"}}))
+	assert.Equal(t, ExitPartial, r.ExitCode())
+	assert.Equal(t, Failed, step(t, r, "Persist progress").Status)
+	assert.Contains(t, step(t, r, "Persist progress").Message, ".ccc-progress.md:4")
+	assert.Equal(t, Failed, step(t, r, "Continuation prompt").Status)
+	assert.Equal(t, GenericPrompt, r.Prompt, "a generic prompt stands in")
+	assert.Equal(t, garbage, read(t, root, progress.FileName))
+}
+
+func TestHugeProgressIsRefused(t *testing.T) {
+	root := t.TempDir()
+	p := filepath.Join(root, progress.FileName)
+	f, err := os.Create(p)
+	require.NoError(t, err)
+	require.NoError(t, f.Truncate(50<<20))
+	require.NoError(t, f.Close())
+
+	r := runCP(newCP(root, Automated, progress.Edits{AddTasks: []string{"b"}}))
+	msg := step(t, r, "Persist progress").Message
+	assert.Contains(t, msg, "is 50 MB, over the 10 MB limit")
+	fi, err := os.Stat(p)
+	require.NoError(t, err)
+	assert.EqualValues(t, 50<<20, fi.Size(), "left alone")
+}
+
+func TestUnwritableProjectFailsPersistAndRunsTheRest(t *testing.T) {
+	root := t.TempDir()
+	// .ccc as a plain file: ccc cannot make its lock directory, the same
+	// path as a read-only project (which root, running these tests in CI,
+	// would not notice).
+	write(t, root, ".ccc", "")
+	r := runCP(newCP(root, Manual, progress.Edits{Current: "a"}))
+	persist := step(t, r, "Persist progress")
+	assert.Equal(t, Failed, persist.Status)
+	assert.Contains(t, persist.Message, "not a directory")
+	assert.Len(t, r.Steps, 4, "every step ran")
+	assert.NoFileExists(t, filepath.Join(root, progress.FileName))
+}
+
+func TestReadOnlyProjectDirectory(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("running as root: directory permissions do not stop writes (TestUnwritableProjectFailsPersistAndRunsTheRest covers the path)")
+	}
+	root := t.TempDir()
+	write(t, root, progress.FileName, "# Session Progress\n")
+	require.NoError(t, os.Chmod(root, 0o555))
+	t.Cleanup(func() { _ = os.Chmod(root, 0o755) })
+	r := runCP(newCP(root, Manual, progress.Edits{Current: "a"}))
+	assert.Equal(t, Failed, step(t, r, "Persist progress").Status)
+	assert.Contains(t, step(t, r, "Persist progress").Message, "permission denied")
+	assert.Equal(t, "# Session Progress\n", read(t, root, progress.FileName))
+}
+
+func TestConcurrentCheckpointsLoseNoEdit(t *testing.T) {
+	root := t.TempDir()
+	runCP(newCP(root, Automated, progress.Edits{Issue: "CIA-8", Current: "start"}))
+	const n = 20
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := runCP(newCP(root, Automated, progress.Edits{AddTasks: []string{fmt.Sprintf("task %02d", i)}}))
+			assert.Equal(t, ExitOK, r.ExitCode(), r.Lines())
+		}()
+	}
+	wg.Wait()
+	doc, err := progress.Parse([]byte(read(t, root, progress.FileName)))
+	require.NoError(t, err)
+	assert.Len(t, doc.Remaining, n, "every edit landed")
+	_, err = state.Parse([]byte(read(t, root, state.FileName)))
+	assert.NoError(t, err, "the state file is valid")
+}
+
+func TestGitSnapshotCommitsOnlyInScopeFiles(t *testing.T) {
+	root := newRepo(t)
+	runCP(newCP(root, Manual, progress.Edits{Issue: "CIA-9", Current: "write parser", AddTasks: []string{"write tests"}}))
+	write(t, root, state.FileName, strings.Replace(read(t, root, state.FileName), "{", `{"activeTaskFiles": ["parser.go", "../outside.go"],`, 1))
+	write(t, root, "parser.go", "package parser\n\nfunc Parse() {}\n")
+	write(t, root, "other.go", "package other // not in scope\n")
+
+	r := runCP(newCP(root, Manual, progress.Edits{}))
+	snap := step(t, r, "Git snapshot")
+	require.Equal(t, OK, snap.Status, r.Lines())
+	assert.Contains(t, snap.Message, "(1 file: parser.go)")
+	assert.Equal(t, "parser.go", git(t, root, "show", "--name-only", "--format=", "HEAD"))
+	assert.Equal(t, "chore(CIA-9): checkpoint — task 1/2: write parser", git(t, root, "log", "-1", "--format=%s"))
+	assert.Equal(t, "M other.go", git(t, root, "status", "--porcelain"), "out-of-scope change left alone, unstaged")
+	assert.Contains(t, strings.Join(r.Warnings, "\n"), `refused "../outside.go"`)
+
+	st, err := state.Parse([]byte(read(t, root, state.FileName)))
+	require.NoError(t, err)
+	last, _ := st.LastCheckpoint()
+	assert.Equal(t, git(t, root, "rev-parse", "HEAD"), last.Head, "HEAD after the snapshot is recorded")
+	assert.Equal(t, "main", last.Branch)
+
+	res, err := LoadResume(context.Background(), root, t0.Add(time.Hour), 24*time.Hour)
+	require.NoError(t, err)
+	assert.False(t, res.HeadMoved())
+	assert.False(t, res.BranchMoved())
+	assert.False(t, res.Stale)
+	assert.Equal(t, time.Hour, res.Age)
+}
+
+func TestCommitMessageTemplate(t *testing.T) {
+	root := newRepo(t)
+	write(t, root, config.PrefsFile, "checkpoint:\n  commit_message: \"wip({issue}) {n} of {m}: {task}\"\n")
+	write(t, root, state.FileName, `{"activeTaskFiles": ["parser.go"]}`)
+	write(t, root, "parser.go", "package parser // changed\n")
+	prefs, err := config.LoadPrefs(root)
+	require.NoError(t, err)
+	cp := newCP(root, Manual, progress.Edits{Issue: "CIA-10", Current: "x"})
+	cp.Prefs = prefs
+	r := runCP(cp)
+	require.Equal(t, OK, step(t, r, "Git snapshot").Status, r.Lines())
+	assert.Equal(t, "wip(CIA-10) 1 of 1: x", git(t, root, "log", "-1", "--format=%s"))
+}
+
+func TestResumeDetectsDrift(t *testing.T) {
+	root := newRepo(t)
+	runCP(newCP(root, Manual, progress.Edits{Issue: "CIA-11", Current: "a"}))
+	write(t, root, "later.go", "package later\n")
+	git(t, root, "add", "later.go")
+	git(t, root, "commit", "-q", "-m", "later")
+	git(t, root, "checkout", "-q", "-b", "feature")
+
+	res, err := LoadResume(context.Background(), root, t0.Add(25*time.Hour), 24*time.Hour)
+	require.NoError(t, err)
+	assert.True(t, res.Stale)
+	assert.True(t, res.BranchMoved())
+	assert.Equal(t, "main", res.Branch)
+	assert.Equal(t, "feature", res.NowBranch)
+	assert.True(t, res.HeadMoved())
+	assert.Equal(t, 1, res.CommitsSince)
+	assert.Equal(t, "CIA-11", res.Issue)
+}
+
+func TestResumeWithoutProgress(t *testing.T) {
+	_, err := LoadResume(context.Background(), t.TempDir(), t0, time.Hour)
+	assert.ErrorIs(t, err, ErrNoProgress)
+}
+
+// fakeSink answers like a tracker from a script of errors.
+type fakeSink struct {
+	mu     sync.Mutex
+	errs   []error
+	calls  int
+	bodies []string
+}
+
+func (s *fakeSink) Name() string  { return "fake" }
+func (s *fakeSink) Title() string { return "Fake" }
+func (s *fakeSink) Upsert(_ context.Context, d sinks.Delivery) (sinks.Result, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.calls++
+	s.bodies = append(s.bodies, d.Body)
+	if len(s.errs) > 0 {
+		err := s.errs[0]
+		s.errs = s.errs[1:]
+		if err != nil {
+			return sinks.Result{Requests: 1}, err
+		}
+	}
+	if d.Prev.ID != "" {
+		return sinks.Result{Action: sinks.Updated, Ref: sinks.Ref{ID: d.Prev.ID, URL: d.Prev.URL}, Requests: 1}, nil
+	}
+	return sinks.Result{Action: sinks.Created, Ref: sinks.Ref{ID: "c-1", URL: "https://tracker.example/c-1"}, Requests: 1}, nil
+}
+
+func TestTrackerStepUpsertsAndRemembers(t *testing.T) {
+	root := t.TempDir()
+	fs := &fakeSink{}
+	run := func(e progress.Edits) Report {
+		cp := newCP(root, Automated, e)
+		cp.Sinks = []sinks.Sink{fs}
+		cp.Now = cp.Now.Add(time.Duration(fs.calls) * time.Minute)
+		return runCP(cp)
+	}
+	r := run(progress.Edits{Issue: "CIA-12", Current: "a", AddTasks: []string{"b"}})
+	assert.Contains(t, r.Lines(), "Fake update: created comment on CIA-12 https://tracker.example/c-1.")
+	assert.Contains(t, fs.bodies[0], "**Task:** 1 of 2 — a")
+
+	r = run(progress.Edits{Next: "do b"})
+	assert.Contains(t, r.Lines(), "Fake update: updated comment on CIA-12 https://tracker.example/c-1.")
+	assert.Equal(t, 2, fs.calls)
+
+	r = run(progress.Edits{})
+	assert.Contains(t, r.Lines(), "Fake update skipped — status unchanged.")
+	assert.Equal(t, 2, fs.calls, "an unchanged status sends nothing")
+
+	fs.errs = []error{&sinks.Error{Cause: "HTTP 503"}}
+	r = run(progress.Edits{AddTasks: []string{"c"}})
+	assert.Contains(t, r.Lines(), "Failed: Fake update (HTTP 503) — status not persisted to issue tracker.")
+	assert.Equal(t, ExitPartial, r.ExitCode())
+
+	fs.errs = []error{sinks.Skip("FAKE_KEY not set")}
+	r = run(progress.Edits{AddTasks: []string{"d"}})
+	assert.Contains(t, r.Lines(), "Fake update skipped — FAKE_KEY not set.")
+
+	st, err := state.Parse([]byte(read(t, root, state.FileName)))
+	require.NoError(t, err)
+	var ref sinks.Ref
+	found, err := st.Ref("fake", "CIA-12", "main", &ref)
+	require.NoError(t, err)
+	require.True(t, found)
+	assert.Equal(t, "c-1", ref.ID)
+}
+
+func TestTrackerIssueResolution(t *testing.T) {
+	tests := []struct {
+		name, flag, stateJSON, docIssue, branch, want string
+	}{
+		{"flag wins", "CIA-1", `{"linearIssue": "CIA-2"}`, "CIA-3", "cia-4-x", "CIA-1"},
+		{"state", "", `{"linearIssue": "CIA-2"}`, "CIA-3", "cia-4-x", "CIA-2"},
+		{"state alias", "", `{"activeIssue": "CIA-5"}`, "CIA-3", "", "CIA-5"},
+		{"document", "", `{}`, "CIA-3", "cia-4-x", "CIA-3"},
+		{"branch", "", `{}`, "", "claude/cia-387-dispatch-rules", "CIA-387"},
+		{"none", "", `{}`, "", "main", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			st, err := state.Parse([]byte(tt.stateJSON))
+			require.NoError(t, err)
+			doc := progress.New(tt.docIssue, t0)
+			cp := &Checkpoint{Issue: tt.flag, State: st, Doc: doc, branch: tt.branch}
+			got, _ := cp.trackerIssue()
+			assert.Equal(t, tt.want, got)
+		})
+	}
+}
+
+func TestKeepStateLeavesStateButBookkeeping(t *testing.T) {
+	root := t.TempDir()
+	orig := "{\n  \"phase\": \"execution\",\n  \"taskIndex\": 2,\n  \"linearIssue\": \"CIA-13\"\n}\n"
+	write(t, root, state.FileName, orig)
+	cp := newCP(root, Automated, progress.Edits{Current: "a"})
+	cp.KeepState = true
+	cp.Sinks = []sinks.Sink{&fakeSink{}}
+	r := runCP(cp)
+	require.Equal(t, ExitOK, r.ExitCode(), r.Lines())
+
+	st, err := state.Parse([]byte(read(t, root, state.FileName)))
+	require.NoError(t, err)
+	assert.Equal(t, []string{"phase", "taskIndex", "linearIssue", "ccc"}, st.Keys(), "only ccc's bookkeeping was added")
+	_, recorded := st.LastCheckpoint()
+	assert.False(t, recorded, "no checkpoint record in a state the hook owns")
+	var ref sinks.Ref
+	found, err := st.Ref("fake", "CIA-13", "main", &ref)
+	require.NoError(t, err)
+	assert.True(t, found, "the tracker reference is kept")
+
+	// Without a tracker the file stays byte for byte.
+	write(t, root, state.FileName, orig)
+	cp = newCP(root, Automated, progress.Edits{AddTasks: []string{"b"}})
+	cp.KeepState = true
+	runCP(cp)
+	assert.Equal(t, orig, read(t, root, state.FileName))
+}
+
+func TestKeepStateNeverRecreatesState(t *testing.T) {
+	root := t.TempDir()
+	cp := newCP(root, Automated, progress.Edits{Issue: "CIA-14", Current: "a"})
+	cp.KeepState = true
+	cp.Sinks = []sinks.Sink{&fakeSink{}}
+	r := runCP(cp)
+	require.Equal(t, ExitOK, r.ExitCode(), r.Lines())
+	assert.Contains(t, r.Lines(), "Fake update: created comment on CIA-14 https://tracker.example/c-1.")
+	assert.NoFileExists(t, filepath.Join(root, state.FileName))
+}

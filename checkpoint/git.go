@@ -1,0 +1,115 @@
+package checkpoint
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/ccc-checkpoint/ccc/gitrepo"
+	"github.com/ccc-checkpoint/ccc/state"
+)
+
+// gitStep is protocol step 2: commit the in-scope files that changed.
+type gitStep struct{}
+
+func (gitStep) String() string { return "Git snapshot" }
+
+func (gitStep) Consequence() string { return "changes not committed" }
+
+func (gitStep) Run(ctx context.Context, cp *Checkpoint) error {
+	if cp.SkipGit {
+		return Skip("--skip-git given")
+	}
+	repo, err := gitrepo.Open(ctx, cp.Root)
+	if errors.Is(err, gitrepo.ErrNotRepo) {
+		return Skip("not a git repository")
+	}
+	if err != nil {
+		return err
+	}
+	if cp.State == nil {
+		return Skip("no state to read activeTaskFiles from")
+	}
+	unlock, err := state.Lock(ctx, cp.Root)
+	if err != nil {
+		return err
+	}
+	res, err := repo.Snapshot(ctx, scopedPaths(cp.Root, repo.Dir, cp.State.ActiveTaskFiles()), cp.commitMessage())
+	unlock()
+	for _, r := range res.Refused {
+		cp.warnf("git snapshot: refused %q: %s", r.Path, r.Reason)
+	}
+	if err != nil {
+		var gerr *gitrepo.GitError
+		if errors.As(err, &gerr) {
+			return &Failure{Cause: gerr.Message(), Err: err}
+		}
+		return err
+	}
+	if res.Skipped != "" {
+		return Skip("%s", res.Skipped)
+	}
+	cp.head = res.Commit
+	if err := cp.updateState(ctx, func(st *state.State) error {
+		last, _ := st.LastCheckpoint()
+		last.Head = res.Commit
+		return st.SetLastCheckpoint(last)
+	}); err != nil {
+		cp.warnf("git snapshot: commit %s not recorded in %s: %v", short(res.Commit), state.FileName, err)
+	}
+	noun := "files"
+	if len(res.Files) == 1 {
+		noun = "file"
+	}
+	cp.notef("committed %s (%d %s: %s)", short(res.Commit), len(res.Files), noun, strings.Join(res.Files, ", "))
+	return nil
+}
+
+// commitMessage fills the preferences' template (CCC's `type(ISSUE):`
+// Conventional Commits form by default).
+func (cp *Checkpoint) commitMessage() string {
+	issue, task := "checkpoint", "no current task"
+	n, m := 0, 0
+	if d := cp.Doc; d != nil {
+		if d.Issue.Key != "" {
+			issue = d.Issue.Key
+		}
+		if d.Current != nil {
+			task = d.Current.Text
+		}
+		n, m = d.TaskN(), d.TaskM()
+	}
+	return strings.NewReplacer(
+		"{issue}", issue, "{n}", strconv.Itoa(n), "{m}", strconv.Itoa(m), "{task}", firstLine(task),
+	).Replace(cp.Prefs.Checkpoint.CommitMessage)
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	return strings.TrimSpace(s)
+}
+
+func short(sha string) string {
+	if len(sha) > 7 {
+		return sha[:7]
+	}
+	return sha
+}
+
+// scopedPaths makes activeTaskFiles, written relative to the project root,
+// usable when that root is a folder below the git top level.
+func scopedPaths(root, top string, files []string) []string {
+	if filepath.Clean(root) == filepath.Clean(top) {
+		return files
+	}
+	out := make([]string, len(files))
+	for i, f := range files {
+		if f != "" && !filepath.IsAbs(f) && !strings.HasPrefix(f, "-") {
+			f = filepath.Join(root, f)
+		}
+		out[i] = f
+	}
+	return out
+}

@@ -1,0 +1,243 @@
+package checkpoint
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/ccc-checkpoint/ccc/gitrepo"
+	"github.com/ccc-checkpoint/ccc/progress"
+	"github.com/ccc-checkpoint/ccc/state"
+)
+
+// writeAttempts bounds how often persist re-reads a progress file that
+// another writer keeps changing under it.
+const writeAttempts = 5
+
+// persistStep is protocol step 1: bring .ccc-progress.md up to date with the
+// edits and record the checkpoint in .ccc-state.json.
+type persistStep struct{}
+
+func (persistStep) String() string { return "Persist progress" }
+
+func (persistStep) Consequence() string { return "progress not saved; .ccc-progress.md left as it was" }
+
+func (persistStep) Run(ctx context.Context, cp *Checkpoint) error {
+	unlock, err := state.Lock(ctx, cp.Root)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+
+	loaded, err := state.Load(cp.Root, cp.Now)
+	if err != nil {
+		return err
+	}
+	cp.State = loaded.State
+	if c := loaded.Corrupt; c != nil {
+		cp.stateReadOnly = true
+		from := "the progress file alone"
+		if loaded.From != "" {
+			from = "backup " + rel(cp.Root, loaded.From)
+		}
+		cp.warnf("%s is not valid JSON (line %d, column %d: %s); copied to %s and left untouched; continuing from %s. Fix or remove it to record checkpoints again.",
+			rel(cp.Root, c.Path), c.Line, c.Col, c.Msg, rel(cp.Root, loaded.SetAside), from)
+	}
+	if repo, err := gitrepo.Open(ctx, cp.Root); err == nil {
+		cp.branch, _ = repo.Branch(ctx)
+		cp.head, _ = repo.Head(ctx)
+	}
+
+	path := filepath.Join(cp.Root, progress.FileName)
+	var created bool
+	for attempt := 1; ; attempt++ {
+		created, err = cp.updateProgress(path)
+		if !errors.Is(err, state.ErrChanged) || attempt == writeAttempts {
+			break
+		}
+		cp.debugf("persist: %s changed while being updated; re-reading (attempt %d)", progress.FileName, attempt+1)
+	}
+	if err != nil {
+		return err
+	}
+
+	stateErr := cp.saveState()
+	verb := "updated"
+	if created {
+		verb = "created"
+	}
+	cp.notef("%s %s (task %d of %d, %s)", verb, progress.FileName, cp.Doc.TaskN(), cp.Doc.TaskM(), cp.Doc.Status())
+	if stateErr != nil {
+		return &Failure{Cause: "state not saved: " + stateErr.Error(), Err: stateErr,
+			Consequence: "progress saved, checkpoint not recorded in " + state.FileName}
+	}
+	if cp.stateReadOnly {
+		return &Failure{Cause: state.FileName + " is not valid JSON",
+			Consequence: "progress saved, " + state.FileName + " left untouched"}
+	}
+	return nil
+}
+
+// updateProgress reads, edits and replaces the progress file, failing with
+// state.ErrChanged when someone else wrote it in between.
+func (cp *Checkpoint) updateProgress(path string) (created bool, err error) {
+	orig, err := readProgress(path)
+	if err != nil {
+		return false, err
+	}
+	var doc *progress.Document
+	if orig == nil {
+		created = true
+		doc = progress.New(cp.issueFor(nil), cp.Now)
+	} else if doc, err = progress.Parse(orig); err != nil {
+		return false, fileError(rel(cp.Root, path), err)
+	}
+	edits := cp.Edits
+	if edits.Issue == "" && doc.Issue.Key == "" {
+		edits.Issue = cp.issueFor(doc)
+	}
+	if edits.Mode == "" && doc.Mode == "" {
+		if m := cp.State.String("executionMode"); m != "" {
+			edits.Mode = "exec:" + m
+		}
+	}
+	edits.Session = cp.Now.UTC().Format("2006-01-02T15:04:05Z")
+	if err := doc.Apply(edits); err != nil {
+		// What could be applied still is; the rest is reported.
+		cp.warnf("%v", err)
+	}
+	doc.RefreshPrompt(cp.State.ActiveTaskFiles(), cp.RefreshPrompt)
+	cp.Doc = doc
+
+	out := doc.Render()
+	if orig != nil && string(out) == string(orig) {
+		return false, nil
+	}
+	if cp.beforeWrite != nil {
+		cp.beforeWrite()
+	}
+	if _, err := state.Backup(cp.Root, path, cp.Now); err != nil {
+		return created, err
+	}
+	return created, state.ReplaceFile(path, orig, out, 0o644)
+}
+
+// readProgress returns the progress file's bytes, nil when there is none, or
+// an error for a file that must not be parsed (too big): such a file is
+// reported and left alone.
+func readProgress(path string) ([]byte, error) {
+	fi, err := os.Stat(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", progress.FileName)
+	}
+	if fi.Size() > progress.MaxSize {
+		return nil, fmt.Errorf("%s is %d MB, over the %d MB limit: not a progress document; move it aside",
+			progress.FileName, fi.Size()>>20, progress.MaxSize>>20)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	if data == nil {
+		data = []byte{} // an empty file exists: not the same as none
+	}
+	return data, nil
+}
+
+// fileError names the file (and line) an error of progress.Parse is about.
+func fileError(name string, err error) error {
+	var pe *progress.ParseError
+	if errors.As(err, &pe) {
+		return &Failure{Cause: fmt.Sprintf("%s:%d: %s", name, pe.Line, pe.Msg), Err: err}
+	}
+	return fmt.Errorf("%s: %w", name, err)
+}
+
+// issueFor finds the tracker issue for a document that names none.
+func (cp *Checkpoint) issueFor(doc *progress.Document) string {
+	if cp.Issue != "" {
+		return cp.Issue
+	}
+	if doc != nil && doc.Issue.Key != "" {
+		return doc.Issue.Key
+	}
+	if cp.State != nil {
+		if k := strings.TrimSpace(cp.State.Issue()); progress.ValidIssue(k) {
+			return k
+		}
+	}
+	return ""
+}
+
+// saveState records this checkpoint in the state file, unless that file is
+// corrupt on disk.
+func (cp *Checkpoint) saveState() error {
+	if cp.stateReadOnly || cp.KeepState {
+		return nil
+	}
+	if cp.Edits.Issue != "" {
+		if err := cp.State.SetIssue(cp.Edits.Issue); err != nil {
+			return err
+		}
+	} else if cp.State.Issue() == "" && cp.Doc.Issue.Key != "" {
+		if err := cp.State.SetIssue(cp.Doc.Issue.Key); err != nil {
+			return err
+		}
+	}
+	if err := cp.State.SetLastCheckpoint(state.Checkpoint{
+		At: cp.Now.UTC(), Agent: cp.Agent, Branch: cp.branch, Head: cp.head,
+	}); err != nil {
+		return err
+	}
+	return state.Save(cp.Root, cp.State, cp.Now)
+}
+
+// updateState re-reads the state under the lock, changes it and saves it:
+// later steps use it so they never clobber what another process wrote.
+func (cp *Checkpoint) updateState(ctx context.Context, change func(*state.State) error) error {
+	if cp.stateReadOnly {
+		return fmt.Errorf("%s is corrupt; not updated", state.FileName)
+	}
+	unlock, err := state.Lock(ctx, cp.Root)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	loaded, err := state.Load(cp.Root, cp.Now)
+	if err != nil {
+		return err
+	}
+	if loaded.Corrupt != nil {
+		cp.stateReadOnly = true
+		return fmt.Errorf("%s is corrupt; not updated", state.FileName)
+	}
+	if cp.KeepState && !fileExists(state.Path(cp.Root)) {
+		return nil // the owner deleted it on purpose: do not bring it back
+	}
+	if err := change(loaded.State); err != nil {
+		return err
+	}
+	cp.State = loaded.State
+	return state.Save(cp.Root, loaded.State, cp.Now)
+}
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
+func rel(root, path string) string {
+	if r, err := filepath.Rel(root, path); err == nil && !strings.HasPrefix(r, "..") {
+		return r
+	}
+	return path
+}

@@ -1,0 +1,128 @@
+// Package checkpoint is the fail-forward checkpoint pipeline: the steps of
+// the protocol, the two profiles that order them, and the report.
+package checkpoint
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"time"
+)
+
+// Step is one step of the pipeline. Run returns nil on success, a Skip when
+// there was nothing to do, or an error; whatever it returns, the next step
+// runs.
+type Step interface {
+	fmt.Stringer
+	Run(ctx context.Context, cp *Checkpoint) error
+}
+
+// consequence is an optional interface: what a step's failure means for the
+// user, printed after the cause ("status not persisted to issue tracker").
+type consequence interface {
+	Consequence() string
+}
+
+// SkipError is a step's reason for having nothing to do. It is never a
+// failure; wrapped skips are still skips.
+type SkipError struct{ Reason string }
+
+func (e *SkipError) Error() string { return "skipped: " + e.Reason }
+
+// Skip returns a SkipError with the reason.
+func Skip(format string, args ...any) error {
+	return &SkipError{Reason: fmt.Sprintf(format, args...)}
+}
+
+// Failure is a step error with a short cause for the report line, for when
+// the error itself is too long or too technical to print in parentheses.
+type Failure struct {
+	Cause string
+	Err   error
+	// Consequence overrides the step's usual consequence.
+	Consequence string
+}
+
+func (f *Failure) Error() string {
+	if f.Err == nil {
+		return f.Cause
+	}
+	return f.Cause + ": " + f.Err.Error()
+}
+
+func (f *Failure) Unwrap() error { return f.Err }
+
+// Status is a step's outcome.
+type Status string
+
+const (
+	OK      Status = "ok"
+	Skipped Status = "skipped"
+	Failed  Status = "failed"
+)
+
+// Result is one step's line in the report.
+type Result struct {
+	Name   string `json:"name"`
+	Status Status `json:"status"`
+	// Message is the skip reason, the failure cause, or what the step did.
+	Message     string        `json:"message,omitempty"`
+	Consequence string        `json:"consequence,omitempty"`
+	Duration    time.Duration `json:"-"`
+	DurationMS  int64         `json:"duration_ms"`
+}
+
+// run runs one step with the cross-cutting work around it: timing, panic
+// recovery, and turning its error into a Result.
+func run(ctx context.Context, s Step, cp *Checkpoint) (res Result) {
+	res.Name = s.String()
+	start := time.Now()
+	defer func() {
+		if p := recover(); p != nil {
+			res.Status, res.Message = Failed, fmt.Sprintf("panic: %v", p)
+			cp.debugf("%s panicked: %v\n%s", res.Name, p, debug.Stack())
+		}
+		if res.Status == Failed && res.Consequence == "" {
+			if c, ok := s.(consequence); ok {
+				res.Consequence = c.Consequence()
+			}
+		}
+		res.Duration = time.Since(start)
+		res.DurationMS = res.Duration.Milliseconds()
+	}()
+	err := s.Run(ctx, cp)
+	// A note belongs to its step, and only to a step that succeeded.
+	note := cp.takeNote()
+	var skip *SkipError
+	var fail *Failure
+	switch {
+	case err == nil:
+		res.Status, res.Message = OK, note
+	case errors.As(err, &skip):
+		res.Status, res.Message = Skipped, skip.Reason
+	case errors.As(err, &fail):
+		res.Status, res.Message, res.Consequence = Failed, fail.Cause, fail.Consequence
+		cp.debugf("%s: %v", res.Name, err)
+	default:
+		res.Status, res.Message = Failed, err.Error()
+	}
+	return res
+}
+
+// Run runs every step in order, whatever the earlier ones returned, and
+// reports on all of them.
+func Run(ctx context.Context, cp *Checkpoint, steps []Step) Report {
+	r := Report{Profile: cp.Profile}
+	for _, s := range steps {
+		res := run(ctx, s, cp)
+		if res.Status != Failed {
+			r.Succeeded++
+		}
+		r.Steps = append(r.Steps, res)
+	}
+	r.Total = len(steps)
+	r.Prompt = cp.Prompt
+	r.Warnings = cp.Warnings
+	return r
+}

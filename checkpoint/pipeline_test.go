@@ -1,0 +1,134 @@
+package checkpoint
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// fakeStep returns err (or panics with p) and records that it ran.
+type fakeStep struct {
+	name, cons string
+	err        error
+	p          any
+	note       string
+	ran        *[]string
+}
+
+func (s fakeStep) String() string      { return s.name }
+func (s fakeStep) Consequence() string { return s.cons }
+func (s fakeStep) Run(_ context.Context, cp *Checkpoint) error {
+	*s.ran = append(*s.ran, s.name)
+	if s.p != nil {
+		panic(s.p)
+	}
+	if s.note != "" {
+		cp.notef("%s", s.note)
+	}
+	return s.err
+}
+
+func TestRunIsFailForward(t *testing.T) {
+	var ran []string
+	steps := []Step{
+		fakeStep{name: "Persist progress", ran: &ran, note: "updated .ccc-progress.md"},
+		fakeStep{name: "Git snapshot", ran: &ran, err: fmt.Errorf("wrapped: %w", Skip("working tree clean"))},
+		fakeStep{name: "Linear update", cons: "status not persisted to issue tracker", ran: &ran, note: "half done",
+			err: &Failure{Cause: "HTTP 503", Err: errors.New("server said 503 with a long body")}},
+		fakeStep{name: "Exploding", cons: "nothing shown", ran: &ran, p: "boom"},
+		fakeStep{name: "Continuation prompt", ran: &ran},
+	}
+	r := Run(context.Background(), &Checkpoint{Profile: Manual}, steps)
+
+	assert.Equal(t, []string{"Persist progress", "Git snapshot", "Linear update", "Exploding", "Continuation prompt"}, ran,
+		"every step runs although the third failed and the fourth panicked")
+	assert.Equal(t, 3, r.Succeeded)
+	assert.Equal(t, 5, r.Total)
+	assert.Equal(t, ExitPartial, r.ExitCode())
+	assert.Equal(t, []string{
+		"Checkpoint complete: 3/5 steps succeeded.",
+		"Persist progress: updated .ccc-progress.md.",
+		"Git snapshot skipped — working tree clean.",
+		"Failed: Linear update (HTTP 503) — status not persisted to issue tracker.",
+		"Failed: Exploding (panic: boom) — nothing shown.",
+	}, r.Lines(), "a failed step's note does not leak into a later line")
+}
+
+func TestReportSeedForms(t *testing.T) {
+	all := Report{Total: 4, Succeeded: 4, Steps: []Result{{Name: "Persist progress", Status: OK}}}
+	assert.Equal(t, "Checkpoint complete: 4/4 steps succeeded.\n", all.String())
+
+	partial := Report{Total: 4, Succeeded: 3, Steps: []Result{
+		{Name: "Linear update", Status: Failed, Message: "HTTP 503", Consequence: "status not persisted to issue tracker"},
+	}}
+	assert.Equal(t, "Checkpoint complete: 3/4 steps succeeded.\nFailed: Linear update (HTTP 503) — status not persisted to issue tracker.\n", partial.String())
+}
+
+func TestExitCode(t *testing.T) {
+	tests := []struct {
+		succeeded, total, want int
+	}{
+		{4, 4, ExitOK},
+		{2, 2, ExitOK},
+		{3, 4, ExitPartial},
+		{1, 4, ExitPartial},
+		{0, 4, ExitNothing},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, Report{Succeeded: tt.succeeded, Total: tt.total}.ExitCode(), "%d/%d", tt.succeeded, tt.total)
+	}
+}
+
+func TestReportJSON(t *testing.T) {
+	var ran []string
+	r := Run(context.Background(), &Checkpoint{Profile: Automated, Prompt: "Resume CIA-1."}, []Step{
+		fakeStep{name: "Persist progress", ran: &ran},
+		fakeStep{name: "Tracker update", ran: &ran, err: Skip("no tracker configured")},
+	})
+	raw, err := json.Marshal(r)
+	require.NoError(t, err)
+	var got map[string]any
+	require.NoError(t, json.Unmarshal(raw, &got))
+	assert.Equal(t, "automated", got["profile"])
+	assert.EqualValues(t, 2, got["succeeded"])
+	assert.EqualValues(t, 2, got["total"])
+	assert.Equal(t, "Resume CIA-1.", got["prompt"])
+	steps := got["steps"].([]any)
+	require.Len(t, steps, 2)
+	second := steps[1].(map[string]any)
+	assert.Equal(t, "Tracker update", second["name"])
+	assert.Equal(t, "skipped", second["status"])
+	assert.Equal(t, "no tracker configured", second["message"])
+	assert.Contains(t, second, "duration_ms")
+}
+
+func TestProfiles(t *testing.T) {
+	names := func(p Profile) []string {
+		var out []string
+		for _, s := range p.Steps(&Checkpoint{}) {
+			out = append(out, s.String())
+		}
+		return out
+	}
+	assert.Equal(t, []string{"Persist progress", "Git snapshot", "Tracker update", "Continuation prompt"}, names(Manual))
+	assert.Equal(t, []string{"Persist progress", "Tracker update"}, names(Automated))
+	_, err := ParseProfile("interactive")
+	assert.ErrorContains(t, err, `unknown profile "interactive"`)
+}
+
+func TestPromptBox(t *testing.T) {
+	want := `╔══════════════════════════════════════════════════╗
+║  CONTINUATION PROMPT                             ║
+╚══════════════════════════════════════════════════╝
+
+Resume CIA-1. Current task: task 1 of 2 — write parser.
+
+Copy this prompt into your next session's first message.
+`
+	assert.Equal(t, want, PromptBox("\nResume CIA-1. Current task: task 1 of 2 — write parser.\n"))
+}

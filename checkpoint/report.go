@@ -1,0 +1,67 @@
+package checkpoint
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Report is what a checkpoint run did, step by step.
+type Report struct {
+	Profile   Profile  `json:"profile"`
+	Steps     []Result `json:"steps"`
+	Succeeded int      `json:"succeeded"`
+	Total     int      `json:"total"`
+	// Prompt is the continuation prompt (manual profile).
+	Prompt   string   `json:"prompt,omitempty"`
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+// Exit statuses of a checkpoint run.
+const (
+	ExitOK      = 0
+	ExitNothing = 1 // nothing could run
+	ExitUsage   = 2
+	ExitPartial = 3 // at least one step failed, the others ran
+)
+
+// ExitCode maps the report to the command's exit status.
+func (r Report) ExitCode() int {
+	switch {
+	case r.Succeeded == r.Total:
+		return ExitOK
+	case r.Succeeded == 0:
+		return ExitNothing
+	default:
+		return ExitPartial
+	}
+}
+
+// Lines renders the report in the protocol's words: the summary, then one
+// line per skipped or failed step (and what a succeeding step did), then
+// warnings.
+func (r Report) Lines() []string {
+	lines := []string{fmt.Sprintf("Checkpoint complete: %d/%d steps succeeded.", r.Succeeded, r.Total)}
+	for _, s := range r.Steps {
+		switch s.Status {
+		case OK:
+			if s.Message != "" {
+				lines = append(lines, fmt.Sprintf("%s: %s.", s.Name, strings.TrimSuffix(s.Message, ".")))
+			}
+		case Skipped:
+			lines = append(lines, fmt.Sprintf("%s skipped — %s.", s.Name, strings.TrimSuffix(s.Message, ".")))
+		case Failed:
+			line := fmt.Sprintf("Failed: %s (%s)", s.Name, s.Message)
+			if s.Consequence != "" {
+				line += " — " + s.Consequence
+			}
+			lines = append(lines, line+".")
+		}
+	}
+	for _, w := range r.Warnings {
+		lines = append(lines, "Warning: "+w)
+	}
+	return lines
+}
+
+// String is Lines joined, one per line.
+func (r Report) String() string { return strings.Join(r.Lines(), "\n") + "\n" }

@@ -1,0 +1,215 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ccc-checkpoint/ccc/checkpoint"
+	"github.com/ccc-checkpoint/ccc/config"
+	"github.com/ccc-checkpoint/ccc/progress"
+	"github.com/ccc-checkpoint/ccc/sinks"
+	"github.com/ccc-checkpoint/ccc/sinks/all"
+)
+
+// CheckpointOptions is `ccc checkpoint` as parsed from its flags.
+type CheckpointOptions struct {
+	Dir           string
+	Profile       checkpoint.Profile
+	Edits         progress.Edits
+	RefreshPrompt bool
+	SkipGit       bool
+	SkipTracker   string // the flag that skipped it, "" when none
+	Agent         string
+	Timeout       time.Duration
+	JSON          bool
+}
+
+// NewCmdCheckpoint builds `ccc checkpoint`; runF replaces the run in tests
+// of flag parsing.
+func NewCmdCheckpoint(f *Factory, dir *string, runF func(*CheckpointOptions) error) *cobra.Command {
+	opts := &CheckpointOptions{}
+	var profile string
+	var skipLinear, skipTracker bool
+	cmd := &cobra.Command{
+		Use:   "checkpoint [flags]",
+		Short: "Save progress, snapshot in-scope files, update the tracker, print the continuation prompt",
+		Long: `Run the checkpoint protocol. The manual profile (the default, /ccc:checkpoint)
+runs four steps: persist progress to .ccc-progress.md, git snapshot of the
+files listed in activeTaskFiles of .ccc-state.json, tracker update, and the
+continuation prompt. The automated profile (hooks, CI) runs persist and the
+tracker update only. Every step runs even when an earlier one failed; the
+report on stderr says what each did.
+
+The edit flags change .ccc-progress.md before it is saved (created from the
+template when missing). --done TEXT moves the current task to Completed when
+TEXT matches it (or is empty) and promotes the next remaining task; a TEXT
+that matches a remaining task moves that one; any other TEXT is added to
+Completed. The continuation prompt is regenerated when it is empty, when ccc
+wrote it, or with --refresh-prompt; a prompt the agent wrote is kept.` + exitStatusHelp(
+			"0  every step succeeded or skipped",
+			"3  partial success: at least one step failed, the others ran",
+			"1  nothing could run (every step failed, or the project is unreadable)",
+			"2  usage error"),
+		Example: `  # start a session
+  ccc checkpoint --issue CIA-1 --current "write parser" --add-task "write tests"
+
+  # finish a task and say what comes next
+  ccc checkpoint --done "write parser" --next "run go test ./progress/"
+
+  # record a decision and a blocker; no git commit
+  ccc checkpoint --decision "goldmark: keeps source positions" \
+    --blocker "schema unknown (unblocked by: API docs)" --skip-git
+
+  # from a hook or CI: persist and tracker update only, as JSON
+  ccc checkpoint --profile automated --json`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			p, err := checkpoint.ParseProfile(profile)
+			if err != nil {
+				return &usageError{err}
+			}
+			opts.Profile = p
+			if k := opts.Edits.Issue; k != "" && !progress.ValidIssue(k) {
+				return &usageError{fmt.Errorf("--issue %q is not an issue key like CIA-123", k)}
+			}
+			if opts.Timeout < 0 {
+				return &usageError{fmt.Errorf("--timeout must not be negative")}
+			}
+			switch {
+			case skipLinear:
+				opts.SkipTracker = "--skip-linear"
+			case skipTracker:
+				opts.SkipTracker = "--skip-tracker"
+			}
+			opts.Dir = *dir
+			if runF != nil {
+				return runF(opts)
+			}
+			return checkpointRun(cmd.Context(), f, opts)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringArrayVar(&opts.Edits.Done, "done", nil, "mark a task done (the current one when TEXT matches it or is \"\"); repeatable")
+	fl.StringVar(&opts.Edits.Current, "current", "", "set the current task (\"description — status\")")
+	fl.StringArrayVar(&opts.Edits.AddTasks, "add-task", nil, "add a remaining task; repeatable")
+	fl.StringArrayVar(&opts.Edits.Decisions, "decision", nil, "record a decision as \"what: why\"; repeatable")
+	fl.StringArrayVar(&opts.Edits.Blockers, "blocker", nil, "add a blocker (\"text (unblocked by: condition)\"); repeatable")
+	fl.StringArrayVar(&opts.Edits.Unblock, "unblock", nil, "remove the blocker matching TEXT; repeatable")
+	fl.StringVar(&opts.Edits.Next, "next", "", "the next action, for the prompt and the tracker")
+	fl.StringVar(&opts.Edits.Issue, "issue", "", "the tracked issue, KEY-123")
+	fl.BoolVar(&opts.RefreshPrompt, "refresh-prompt", false, "regenerate the continuation prompt even if the agent wrote it")
+	fl.StringVar(&profile, "profile", string(checkpoint.Manual), "manual (all four steps) or automated (persist and tracker update)")
+	fl.BoolVar(&opts.SkipGit, "skip-git", false, "skip the git snapshot")
+	fl.BoolVar(&skipLinear, "skip-linear", false, "skip the tracker update")
+	fl.BoolVar(&skipTracker, "skip-tracker", false, "skip the tracker update (same as --skip-linear)")
+	fl.StringVar(&opts.Agent, "agent", "", "this writer's name; each agent owns one status comment (default $CCC_AGENT, else main)")
+	fl.DurationVar(&opts.Timeout, "timeout", 0, "deadline for the tracker update, retries included (default 30s manual, 10s automated; preferences checkpoint.timeout)")
+	fl.BoolVar(&opts.JSON, "json", false, "print the report as one JSON object on stdout")
+	return cmd
+}
+
+func checkpointRun(ctx context.Context, f *Factory, opts *CheckpointOptions) error {
+	root, err := f.root(ctx, opts.Dir)
+	if err != nil {
+		return err
+	}
+	cp, err := f.newCheckpoint(root, opts.Profile, opts.Agent, opts.Timeout)
+	if err != nil {
+		return err
+	}
+	cp.Edits = opts.Edits
+	cp.Issue = opts.Edits.Issue
+	cp.RefreshPrompt = opts.RefreshPrompt
+	cp.SkipGit = opts.SkipGit
+	cp.SkipTracker, cp.SkipTrackerFlag = opts.SkipTracker != "", opts.SkipTracker
+
+	report := checkpoint.Run(ctx, cp, opts.Profile.Steps(cp))
+	if opts.JSON {
+		enc := json.NewEncoder(f.IO.Out)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(report); err != nil {
+			return err
+		}
+	} else {
+		printReport(f.IO, report)
+		if opts.Profile == checkpoint.Manual && report.Prompt != "" {
+			fmt.Fprint(f.IO.Out, checkpoint.PromptBox(report.Prompt))
+		}
+	}
+	if code := report.ExitCode(); code != 0 {
+		return &exitError{code: code}
+	}
+	return nil
+}
+
+// newCheckpoint prepares a run in root with everything but the edits:
+// preferences (a broken file is a warning), the agent, the deadline (flag,
+// else the profile's preference), the sinks and the clock.
+func (f *Factory) newCheckpoint(root string, profile checkpoint.Profile, agent string, timeout time.Duration) (*checkpoint.Checkpoint, error) {
+	prefs, err := config.LoadPrefs(root)
+	if err != nil {
+		fmt.Fprintf(f.IO.ErrOut, "Warning: %v; using defaults\n", err)
+	}
+	if timeout == 0 {
+		timeout = time.Duration(prefs.Checkpoint.Timeout)
+		if profile == checkpoint.Automated {
+			timeout = time.Duration(prefs.Checkpoint.AutomatedTimeout)
+		}
+	}
+	cp := &checkpoint.Checkpoint{
+		Root:    root,
+		Now:     f.Now(),
+		Profile: profile,
+		Agent:   config.Agent(agent, f.Getenv),
+		Prefs:   prefs,
+		Timeout: timeout,
+		Getenv:  f.Getenv,
+	}
+	if f.Getenv("CCC_DEBUG") != "" {
+		cp.Debug = f.IO.ErrOut
+	}
+	if cp.Sinks, err = f.sinks(); err != nil {
+		return nil, err
+	}
+	return cp, nil
+}
+
+// sinks builds every registered sink; each decides for itself whether it can
+// run (credentials, target) and skips with the reason when not.
+func (f *Factory) sinks() ([]sinks.Sink, error) {
+	reg := all.Registry()
+	env := sinks.Env{Getenv: f.Getenv, HTTPClient: f.HTTPClient, Version: version}
+	var out []sinks.Sink
+	for _, name := range reg.Names() {
+		s, err := reg.New(name, env)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// printReport writes the report's lines to stderr, marked and coloured on a
+// terminal.
+func printReport(io IOStreams, r checkpoint.Report) {
+	for i, line := range r.Lines() {
+		if !io.ErrTTY {
+			fmt.Fprintln(io.ErrOut, line)
+			continue
+		}
+		mark, colour := "✓", "32"
+		switch {
+		case i == 0 && r.Succeeded < r.Total, strings.HasPrefix(line, "Failed:"):
+			mark, colour = "X", "31"
+		case strings.HasPrefix(line, "Warning:"), strings.Contains(line, " skipped — "):
+			mark, colour = "!", "33"
+		}
+		fmt.Fprintf(io.ErrOut, "\x1b[%sm%s\x1b[0m %s\n", colour, mark, line)
+	}
+}

@@ -1,0 +1,184 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ccc-checkpoint/ccc/checkpoint"
+	"github.com/ccc-checkpoint/ccc/config"
+	"github.com/ccc-checkpoint/ccc/progress"
+	"github.com/ccc-checkpoint/ccc/sinks"
+)
+
+// DoctorOptions is `ccc doctor` as parsed.
+type DoctorOptions struct {
+	Dir     string
+	Issue   string
+	Timeout time.Duration
+	JSON    bool
+}
+
+// Check is one line of the doctor's findings.
+type Check struct {
+	Name    string `json:"name"`
+	Status  string `json:"status"` // ok, warn, fail
+	Message string `json:"message"`
+	Hint    string `json:"hint,omitempty"`
+}
+
+// NewCmdDoctor builds `ccc doctor`.
+func NewCmdDoctor(f *Factory, dir *string, runF func(*DoctorOptions) error) *cobra.Command {
+	opts := &DoctorOptions{}
+	cmd := &cobra.Command{
+		Use:   "doctor",
+		Short: "Check configuration and tracker connectivity",
+		Long: `Check what a checkpoint needs: the project root, the progress document, the
+preferences, and for every tracker whether its credentials are set and
+authenticate, whether the target issue exists, and how much of the rate
+limit is left. Nothing is written anywhere.` + exitStatusHelp(
+			"0  no problem (warnings allowed, e.g. no tracker configured)",
+			"1  at least one check failed",
+			"2  usage error"),
+		Example: `  ccc doctor
+  LINEAR_API_KEY=lin_api_... ccc doctor --issue CIA-12
+  ccc doctor --json`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			opts.Dir = *dir
+			if opts.Issue != "" && !progress.ValidIssue(opts.Issue) {
+				return &usageError{fmt.Errorf("--issue %q is not an issue key like CIA-123", opts.Issue)}
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return doctorRun(cmd.Context(), f, opts)
+		},
+	}
+	cmd.Flags().StringVar(&opts.Issue, "issue", "", "the issue to look up (default: as checkpoint finds it)")
+	cmd.Flags().DurationVar(&opts.Timeout, "timeout", 15*time.Second, "deadline for each tracker's checks")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the checks as JSON")
+	return cmd
+}
+
+func doctorRun(ctx context.Context, f *Factory, opts *DoctorOptions) error {
+	var checks []Check
+	add := func(name, status, msg, hint string) {
+		checks = append(checks, Check{Name: name, Status: status, Message: msg, Hint: hint})
+	}
+	root, err := f.root(ctx, opts.Dir)
+	if err != nil {
+		add("project", "fail", err.Error(), "pass --dir or run ccc inside the project")
+		return reportDoctor(f, opts, checks)
+	}
+	add("project", "ok", root, "")
+	now := f.Now()
+
+	path := filepath.Join(root, progress.FileName)
+	switch data, err := os.ReadFile(path); {
+	case errors.Is(err, os.ErrNotExist):
+		add("progress", "warn", "no "+progress.FileName+" yet", "run ccc checkpoint to create it")
+	case err != nil:
+		add("progress", "fail", err.Error(), "")
+	default:
+		if probs := progress.Validate(path, data); len(probs) > 0 {
+			add("progress", "warn", fmt.Sprintf("%d problem(s), first: %s", len(probs), probs[0]), "run ccc validate")
+		} else if doc, err := progress.Parse(data); err == nil {
+			add("progress", "ok", fmt.Sprintf("%s is valid (task %d of %d)", progress.FileName, doc.TaskN(), doc.TaskM()), "")
+		}
+	}
+	if _, err := config.LoadPrefs(root); err != nil {
+		add("preferences", "fail", err.Error(), "fix the YAML; defaults are used meanwhile")
+	} else {
+		add("preferences", "ok", "loaded", "")
+	}
+
+	issue, from := checkpoint.FindIssue(ctx, root, opts.Issue, now)
+	if issue == "" {
+		add("issue", "warn", "no issue found", "pass --issue KEY-123, or set linearIssue in .ccc-state.json")
+	} else {
+		add("issue", "ok", fmt.Sprintf("%s (from %s)", issue, from), "")
+	}
+
+	all, err := f.sinks()
+	if err != nil {
+		return err
+	}
+	for _, s := range all {
+		hc, ok := s.(sinks.HealthChecker)
+		if !ok {
+			add(s.Name(), "ok", "configured (no health check)", "")
+			continue
+		}
+		cctx, cancel := context.WithTimeout(ctx, opts.Timeout)
+		h, err := hc.Health(cctx, issue)
+		cancel()
+		var skip *sinks.SkipError
+		var serr *sinks.Error
+		switch {
+		case errors.As(err, &skip):
+			add(s.Name(), "warn", s.Title()+" not configured: "+skip.Reason, "set LINEAR_API_KEY (or LINEAR_OAUTH_TOKEN) to update "+s.Title())
+			continue
+		case errors.As(err, &serr):
+			add(s.Name(), "fail", s.Title()+": "+serr.Cause, hintFor(s, serr))
+		case err != nil:
+			add(s.Name(), "fail", s.Title()+": "+err.Error(), "")
+		}
+		if h.Account != "" {
+			add(s.Name(), "ok", fmt.Sprintf("authenticated as %s (%s)", h.Account, h.Credential), "")
+		}
+		if h.Target != "" {
+			add(s.Name(), "ok", "issue "+h.Target+" found "+h.TargetURL, "")
+		}
+		if h.RateLimit != "" {
+			add(s.Name(), "ok", "rate limit: "+h.RateLimit, "")
+		}
+	}
+	return reportDoctor(f, opts, checks)
+}
+
+func hintFor(s sinks.Sink, e *sinks.Error) string {
+	switch {
+	case s.Name() == "linear" && e.Permanent:
+		return "check the key at Linear → Settings → API, and the issue key"
+	case e.Permanent:
+		return ""
+	default:
+		return "a transient failure (network, server or rate limit): try again shortly"
+	}
+}
+
+func reportDoctor(f *Factory, opts *DoctorOptions, checks []Check) error {
+	failed := false
+	for _, c := range checks {
+		failed = failed || c.Status == "fail"
+	}
+	if opts.JSON {
+		enc := json.NewEncoder(f.IO.Out)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(struct {
+			OK     bool    `json:"ok"`
+			Checks []Check `json:"checks"`
+		}{!failed, checks}); err != nil {
+			return err
+		}
+	} else {
+		marks := map[string]string{"ok": "✓", "warn": "!", "fail": "X"}
+		for _, c := range checks {
+			fmt.Fprintf(f.IO.Out, "%s %s: %s\n", marks[c.Status], c.Name, c.Message)
+			if c.Hint != "" && c.Status != "ok" {
+				fmt.Fprintf(f.IO.Out, "    hint: %s\n", c.Hint)
+			}
+		}
+	}
+	if failed {
+		return &exitError{code: 1}
+	}
+	return nil
+}

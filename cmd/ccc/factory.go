@@ -1,0 +1,71 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/ccc-checkpoint/ccc/config"
+)
+
+// IOStreams carries the standard streams and whether they are terminals.
+// The product goes to Out; status lines, progress and warnings to ErrOut.
+type IOStreams struct {
+	In          io.Reader
+	Out, ErrOut io.Writer
+	// ErrTTY enables colour on ErrOut (a terminal, and NO_COLOR unset).
+	ErrTTY bool
+}
+
+// Factory holds what commands need from the outside world, lazily, so flag
+// parsing never does I/O and tests can swap any of it.
+type Factory struct {
+	IO         IOStreams
+	Getenv     func(string) string
+	Getwd      func() (string, error)
+	Now        func() time.Time
+	HTTPClient *http.Client
+}
+
+func systemFactory() *Factory {
+	f := &Factory{
+		IO:         IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr},
+		Getenv:     os.Getenv,
+		Getwd:      os.Getwd,
+		HTTPClient: http.DefaultClient,
+	}
+	f.IO.ErrTTY = isTerminal(os.Stderr) && os.Getenv("NO_COLOR") == ""
+	f.Now = clock(f.Getenv)
+	return f
+}
+
+// clock is time.Now, unless CCC_NOW (RFC 3339) pins it: a testing aid that
+// makes timestamps in files and reports reproducible.
+func clock(getenv func(string) string) func() time.Time {
+	return func() time.Time {
+		if v := getenv("CCC_NOW"); v != "" {
+			if t, err := time.Parse(time.RFC3339, v); err == nil {
+				return t
+			}
+		}
+		return time.Now()
+	}
+}
+
+func isTerminal(f *os.File) bool {
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// root resolves the project root for a command: --dir, $CCC_PROJECT_ROOT,
+// the git top level, the current directory.
+func (f *Factory) root(ctx context.Context, dir string) (string, error) {
+	cwd, err := f.Getwd()
+	if err != nil {
+		return "", fmt.Errorf("current directory: %w", err)
+	}
+	return config.FindRoot(ctx, dir, f.Getenv, cwd)
+}

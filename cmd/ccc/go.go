@@ -1,0 +1,146 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ccc-checkpoint/ccc/checkpoint"
+	"github.com/ccc-checkpoint/ccc/config"
+)
+
+// GoOptions is `ccc go` as parsed from its flags.
+type GoOptions struct {
+	Dir  string
+	JSON bool
+}
+
+// NewCmdGo builds `ccc go`, the /ccc:go resume.
+func NewCmdGo(f *Factory, dir *string, runF func(*GoOptions) error) *cobra.Command {
+	opts := &GoOptions{}
+	cmd := &cobra.Command{
+		Use:   "go",
+		Short: "Print the continuation prompt to resume from the last checkpoint",
+		Long: `Print the project's continuation prompt (the ## Continuation Prompt section of
+.ccc-progress.md) on stdout, for the first message of the next session. On
+stderr, say how old the checkpoint is and whether the branch or HEAD moved
+since it was taken; a checkpoint older than checkpoint.stale_after (24h) or
+from another branch is flagged.` + exitStatusHelp(
+			"0  the prompt was printed",
+			"1  no .ccc-progress.md, or it cannot be read",
+			"2  usage error"),
+		Example: `  ccc go
+  ccc go --json | jq -r .prompt`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			opts.Dir = *dir
+			if runF != nil {
+				return runF(opts)
+			}
+			return goRun(cmd.Context(), f, opts)
+		},
+	}
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the prompt and the checkpoint's details as JSON")
+	return cmd
+}
+
+func goRun(ctx context.Context, f *Factory, opts *GoOptions) error {
+	root, err := f.root(ctx, opts.Dir)
+	if err != nil {
+		return err
+	}
+	prefs, perr := config.LoadPrefs(root)
+	if perr != nil {
+		fmt.Fprintf(f.IO.ErrOut, "Warning: %v; using defaults\n", perr)
+	}
+	now := f.Now()
+	r, err := checkpoint.LoadResume(ctx, root, now, time.Duration(prefs.Checkpoint.StaleAfter))
+	if errors.Is(err, checkpoint.ErrNoProgress) {
+		return &exitError{code: 1, err: err}
+	}
+	if err != nil {
+		return err
+	}
+	r.Warnings = append(r.Warnings, driftWarnings(r, time.Duration(prefs.Checkpoint.StaleAfter))...)
+	if opts.JSON {
+		enc := json.NewEncoder(f.IO.Out)
+		enc.SetIndent("", "  ")
+		return enc.Encode(r)
+	}
+	fmt.Fprintln(f.IO.ErrOut, resumeSummary(r))
+	for _, w := range r.Warnings {
+		fmt.Fprintln(f.IO.ErrOut, "Warning: "+w)
+	}
+	fmt.Fprintln(f.IO.Out, r.Prompt)
+	return nil
+}
+
+func resumeSummary(r checkpoint.Resume) string {
+	s := "Checkpoint"
+	if r.Issue != "" {
+		s += " for " + r.Issue
+	}
+	s += fmt.Sprintf(" (task %d of %d)", r.TaskN, r.TaskM)
+	if !r.At.IsZero() {
+		s += fmt.Sprintf(", taken %s ago (%s)", age(r.Age), r.At.UTC().Format("2006-01-02 15:04 MST"))
+	}
+	if r.Branch != "" {
+		s += " on " + r.Branch
+	}
+	if r.Head != "" {
+		s += " at " + shortSHA(r.Head)
+	}
+	return s + "."
+}
+
+func driftWarnings(r checkpoint.Resume, staleAfter time.Duration) []string {
+	var w []string
+	if r.Stale {
+		w = append(w, fmt.Sprintf("the checkpoint is %s old (over %s): check that the prompt still holds", age(r.Age), age(staleAfter)))
+	}
+	if r.BranchMoved() {
+		w = append(w, fmt.Sprintf("branch changed since the checkpoint: was %s, now %s", r.Branch, r.NowBranch))
+	}
+	switch {
+	case !r.HeadMoved():
+	case r.CommitsSince > 0:
+		w = append(w, fmt.Sprintf("HEAD moved since the checkpoint: %d new commit(s), %s → %s", r.CommitsSince, shortSHA(r.Head), shortSHA(r.NowHead)))
+	default:
+		w = append(w, fmt.Sprintf("HEAD moved since the checkpoint: %s → %s (not a descendant: reset or rebased?)", shortSHA(r.Head), shortSHA(r.NowHead)))
+	}
+	return w
+}
+
+// age prints a duration the way people say it: 45s, 12m, 3h5m, 2d4h.
+func age(d time.Duration) string {
+	d = d.Round(time.Second)
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", int(d.Seconds()))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm", int(d.Minutes()))
+	case d < 48*time.Hour:
+		h := int(d.Hours())
+		if m := int(d.Minutes()) % 60; m != 0 {
+			return fmt.Sprintf("%dh%dm", h, m)
+		}
+		return fmt.Sprintf("%dh", h)
+	default:
+		days := int(d.Hours()) / 24
+		if h := int(d.Hours()) % 24; h != 0 {
+			return fmt.Sprintf("%dd%dh", days, h)
+		}
+		return fmt.Sprintf("%dd", days)
+	}
+}
+
+func shortSHA(sha string) string {
+	if len(sha) > 7 {
+		return sha[:7]
+	}
+	return sha
+}

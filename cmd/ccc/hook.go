@@ -1,0 +1,221 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ccc-checkpoint/ccc/checkpoint"
+	"github.com/ccc-checkpoint/ccc/config"
+	"github.com/ccc-checkpoint/ccc/hook"
+	"github.com/ccc-checkpoint/ccc/progress"
+)
+
+// maxHookInput bounds what a hook reads from stdin: Claude Code sends a few
+// kilobytes (last_assistant_message included); more is not a hook input.
+const maxHookInput = 16 << 20
+
+var hookExitStatus = exitStatusHelp(
+	"0  always: a hook speaks only through its JSON on stdout; problems are",
+	"   reported on stderr, one line each")
+
+// NewCmdHook builds `ccc hook`, the handlers Claude Code runs as hooks.
+func NewCmdHook(f *Factory, dir *string) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "hook <event>",
+		Short: "Claude Code hook handlers: stop, pre-compact, session-start, session-end",
+		Long: `Handlers for Claude Code's hooks. Each reads the hook's JSON object on stdin
+and answers with JSON on stdout, or with nothing. The Claude Code plugin in
+plugin/ wires them up; so can the "hooks" section of .claude/settings.json.
+
+An unknown event is reported on stderr and does nothing, so an older ccc
+never breaks a newer plugin.` + hookExitStatus,
+		Example: `  # in .claude/settings.json
+  {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "ccc hook stop", "timeout": 30}]}]}}
+
+  # by hand
+  echo '{"session_id":"s1","last_assistant_message":"TASK_COMPLETE"}' | ccc hook stop`,
+		Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return cmd.Help()
+			}
+			fmt.Fprintf(f.IO.ErrOut, "ccc hook: unknown hook event %q; nothing done\n", args[0])
+			return nil
+		},
+	}
+	cmd.AddCommand(
+		newCmdHookEvent(f, dir, "stop", "Drive CCC's task loop when the agent stops; checkpoint at gate boundaries",
+			`Claude Code's Stop hook: a drop-in replacement for CCC's ccc-stop-handler.sh.
+It reads .ccc-state.json and .ccc-preferences.yaml at the project root and
+decides, in CCC's order, whether the agent stops, retries its task, moves to
+the next one or replans. A block prints {"decision":"block","reason":...}
+with CCC's reason text; a halt (an iteration or replan limit) prints
+{"systemMessage":...} and lets the agent stop; everything else prints
+nothing. At gate boundaries (a pending gate, a halt, a replan, a finished
+task) it first runs the automated checkpoint (persist progress, update the
+tracker) within hooks.checkpoint_timeout (10s).
+
+The project root is --dir, else $CCC_PROJECT_ROOT, else the git top level,
+else the current directory. With $CCC_PROJECT_ROOT set, the decision runs no
+subprocess. CCC_DEBUG=1 reports the rule that decided on stderr.`,
+			func(ctx context.Context, env hook.Env, stdin []byte) []byte {
+				return hook.Stop(ctx, env, stdin).Stdout()
+			}),
+		newCmdHookEvent(f, dir, "pre-compact", "Save progress before Claude Code compacts the context",
+			`Claude Code's PreCompact hook: runs the automated checkpoint (persist
+progress, update the tracker) within hooks.checkpoint_timeout (10s), in a
+project that has .ccc-progress.md or .ccc-state.json. It prints nothing, so
+the compaction always goes ahead.`,
+			func(ctx context.Context, env hook.Env, stdin []byte) []byte {
+				hook.PreCompact(ctx, env, stdin)
+				return nil
+			}),
+		newCmdHookEvent(f, dir, "session-start", "Give a new session the continuation prompt",
+			`Claude Code's SessionStart hook: after a compaction (source compact) or on
+resume, and on startup when the last checkpoint is younger than
+hooks.session_start_max_age (24h), it adds the continuation prompt of
+.ccc-progress.md to the session, with one status line (task N of M,
+blockers, age) and a warning when the branch or HEAD moved since.`,
+			func(ctx context.Context, env hook.Env, stdin []byte) []byte {
+				return hook.SessionStart(ctx, env, stdin, f.hookResume)
+			}),
+		newCmdHookEvent(f, dir, "session-end", "Keep a copy of the progress file when the session ends",
+			`Claude Code's SessionEnd hook: copies .ccc-progress.md to
+.ccc/sessions/.ccc-progress-<UTC time>.md and keeps the newest 20 copies.`,
+			func(ctx context.Context, env hook.Env, stdin []byte) []byte {
+				hook.SessionEnd(ctx, env, stdin)
+				return nil
+			}),
+	)
+	return cmd
+}
+
+// newCmdHookEvent builds one hook subcommand. Nothing it meets changes its
+// exit status: extra arguments and unknown flags are ignored, a panic is
+// reported, and the output is written whole or not at all.
+func newCmdHookEvent(f *Factory, dir *string, name, short, long string,
+	run func(ctx context.Context, env hook.Env, stdin []byte) []byte) *cobra.Command {
+	return &cobra.Command{
+		Use:                name,
+		Short:              short,
+		Long:               long + hookExitStatus,
+		Args:               cobra.ArbitraryArgs,
+		FParseErrWhitelist: cobra.FParseErrWhitelist{UnknownFlags: true},
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			defer func() {
+				if p := recover(); p != nil {
+					fmt.Fprintf(f.IO.ErrOut, "ccc hook %s: internal error: %v\n", name, p)
+				}
+			}()
+			var stdin []byte
+			if f.IO.In != nil {
+				var err error
+				if stdin, err = io.ReadAll(io.LimitReader(f.IO.In, maxHookInput)); err != nil {
+					fmt.Fprintf(f.IO.ErrOut, "ccc hook %s: stdin: %v\n", name, err)
+					return nil
+				}
+			}
+			ctx := cmd.Context()
+			if ctx == nil {
+				ctx = context.Background()
+			}
+			if out := run(ctx, f.hookEnv(*dir), stdin); len(out) > 0 {
+				if _, err := f.IO.Out.Write(out); err != nil {
+					fmt.Fprintf(f.IO.ErrOut, "ccc hook %s: stdout: %v\n", name, err)
+				}
+			}
+			return nil
+		},
+	}
+}
+
+// hookEnv is what the hooks need, built from the factory: the root is
+// found lazily, after stdin was accepted, because it may run git.
+func (f *Factory) hookEnv(dir string) hook.Env {
+	now := f.Now
+	if now == nil {
+		now = time.Now
+	}
+	return hook.Env{
+		Root:       func(ctx context.Context) (string, error) { return f.root(ctx, dir) },
+		Now:        now,
+		Checkpoint: f.hookCheckpoint,
+		Stderr:     f.IO.ErrOut,
+		Debug:      f.Getenv("CCC_DEBUG") != "",
+	}
+}
+
+// hookCheckpoint is the automated profile run by the hooks: persist the
+// progress document, then update the configured trackers. Its report comes
+// back as the error when a step failed.
+func (f *Factory) hookCheckpoint(ctx context.Context, c hook.Checkpoint) error {
+	cp, err := f.newCheckpoint(c.Root, checkpoint.Automated, "", c.Deadline)
+	if err != nil {
+		return err
+	}
+	cp.KeepState = c.KeepState
+	// The stop hook may have deleted the state (the last task is done):
+	// the issue it read there still names the tracker's target.
+	if k := strings.TrimSpace(c.Issue); progress.ValidIssue(k) {
+		cp.Issue = k
+	}
+	report := checkpoint.Run(ctx, cp, checkpoint.Automated.Steps(cp))
+	if report.ExitCode() == checkpoint.ExitOK {
+		return nil
+	}
+	return errors.New(strings.Join(report.Lines(), " "))
+}
+
+// hookResume reads the last checkpoint for session-start.
+func (f *Factory) hookResume(ctx context.Context, root string) (hook.Resume, bool, error) {
+	prefs, err := config.LoadPrefs(root)
+	if err != nil {
+		fmt.Fprintf(f.IO.ErrOut, "ccc hook session-start: %v; using defaults\n", err)
+	}
+	staleAfter := time.Duration(prefs.Checkpoint.StaleAfter)
+	now := time.Now()
+	if f.Now != nil {
+		now = f.Now()
+	}
+	r, err := checkpoint.LoadResume(ctx, root, now, staleAfter)
+	if errors.Is(err, checkpoint.ErrNoProgress) {
+		return hook.Resume{}, false, nil
+	}
+	if err != nil {
+		return hook.Resume{}, false, err
+	}
+	path := filepath.Join(root, progress.FileName)
+	// The stop hook's checkpoints refresh the progress file without
+	// recording themselves in the state (CCC owns it): the newer of the
+	// two is when the last checkpoint was taken.
+	if fi, err := os.Stat(path); err == nil && fi.ModTime().After(r.At) {
+		r.At = fi.ModTime().UTC()
+		r.Age = now.Sub(r.At)
+		r.Stale = staleAfter > 0 && r.Age > staleAfter
+	}
+	out := hook.Resume{Prompt: r.Prompt, Issue: r.Issue, TaskN: r.TaskN, TaskM: r.TaskM, Age: r.Age}
+	out.Warnings = append(append(out.Warnings, r.Warnings...), driftWarnings(r, staleAfter)...)
+	if data, err := os.ReadFile(path); err == nil {
+		if doc, err := progress.Parse(data); err == nil {
+			for _, b := range doc.Blockers {
+				if b.Checkbox && b.Checked {
+					continue // resolved
+				}
+				text := b.Description
+				if b.UnblockedBy != "" {
+					text += " (unblocked by: " + b.UnblockedBy + ")"
+				}
+				out.Blockers = append(out.Blockers, text)
+			}
+		}
+	}
+	return out, true, nil
+}

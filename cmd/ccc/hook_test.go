@@ -1,0 +1,393 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/ccc-checkpoint/ccc/sinks/linear/linearfake"
+	"github.com/ccc-checkpoint/ccc/state"
+)
+
+var hookNow = time.Date(2026, 11, 21, 13, 45, 0, 0, time.UTC)
+
+// hookRun runs `ccc args...` as Claude Code runs a hook: stdin holds the
+// hook's JSON, the project root comes from CCC_PROJECT_ROOT.
+func hookRun(t *testing.T, root, stdin string, env map[string]string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errs bytes.Buffer
+	vars := map[string]string{"CCC_PROJECT_ROOT": root}
+	for k, v := range env {
+		vars[k] = v
+	}
+	f := &Factory{
+		IO:     IOStreams{In: strings.NewReader(stdin), Out: &out, ErrOut: &errs},
+		Getenv: func(k string) string { return vars[k] },
+		Getwd:  func() (string, error) { return root, nil },
+		Now:    func() time.Time { return hookNow },
+	}
+	code = run(args, f)
+	return code, out.String(), errs.String()
+}
+
+// hookState is a CCC execution in quick mode on task 1 of 3.
+func hookState(over string) string {
+	s := `{
+  "phase": "execution",
+  "taskIndex": 1,
+  "totalTasks": 3,
+  "taskIteration": 1,
+  "globalIteration": 4,
+  "executionMode": "quick",
+  "linearIssue": "CIA-12",
+  "specPath": "docs/spec.md",
+  "activeTaskFiles": ["parser.go"]` + over + `
+}
+`
+	return s
+}
+
+func writeFile(t *testing.T, path, body string) {
+	t.Helper()
+	require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+	require.NoError(t, os.WriteFile(path, []byte(body), 0o644))
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if os.IsNotExist(err) {
+		return ""
+	}
+	require.NoError(t, err)
+	return string(data)
+}
+
+func stopInput(msg string) string {
+	b, _ := json.Marshal(map[string]any{
+		"session_id": "8f3c2a1e", "transcript_path": "/nonexistent/t.jsonl", "cwd": "/home/dev/shop",
+		"hook_event_name": "Stop", "stop_hook_active": false, "last_assistant_message": msg,
+	})
+	return string(b)
+}
+
+const retryReason = "Continue CCC execution for CIA-12. Mode: quick. Read .ccc-progress.md for completed task context. " +
+	"Task 1 did not signal TASK_COMPLETE. Retry attempt 2 of 5. Execute task 1 from the decomposed task list. " +
+	"Use parallel subagents for codebase reads; single subagent for build/test. Before implementing, search the codebase for existing solutions. Don't assume functionality is missing. " +
+	"When presenting options, always highlight your recommended choice. For eval tools, run structural analysis first before expensive execution stages. " +
+	"Cost profile: budget. Checkpoint if estimated eval cost exceeds $10. Signal TASK_COMPLETE when done."
+
+// TestHookStop runs `ccc hook stop` end to end, with the real checkpoint
+// pipeline at gate boundaries and no tracker configured.
+func TestHookStop(t *testing.T) {
+	t.Run("retry: no checkpoint", func(t *testing.T) {
+		root := t.TempDir()
+		writeFile(t, filepath.Join(root, state.FileName), hookState(""))
+		code, out, errs := hookRun(t, root, stopInput("still working"), nil, "hook", "stop")
+		assert.Equal(t, 0, code)
+		assert.Equal(t, `{"decision":"block","reason":"`+retryReason+`"}`+"\n", out)
+		assert.Empty(t, errs)
+		assert.NoFileExists(t, filepath.Join(root, ".ccc-progress.md"))
+	})
+	t.Run("next task: the checkpoint saves progress first", func(t *testing.T) {
+		root := t.TempDir()
+		writeFile(t, filepath.Join(root, state.FileName), hookState(""))
+		code, out, errs := hookRun(t, root, stopInput("done. TASK_COMPLETE"), nil, "hook", "stop")
+		assert.Equal(t, 0, code)
+		assert.Contains(t, out, `{"decision":"block","reason":"Continue CCC execution for CIA-12. Mode: quick. Read .ccc-progress.md for completed task context. Execute task 2 of 3 from the decomposed task list. Spec: docs/spec.md.`)
+		assert.Empty(t, errs)
+		progress := readFile(t, filepath.Join(root, ".ccc-progress.md"))
+		assert.Contains(t, progress, "CIA-12", "the progress document names the issue")
+		st, err := state.Parse([]byte(readFile(t, filepath.Join(root, state.FileName))))
+		require.NoError(t, err)
+		n, _ := st.Int("taskIndex")
+		assert.Equal(t, 2, n)
+		assert.False(t, st.Has("ccc"), "no tracker: the checkpoint leaves nothing in CCC's state")
+	})
+	t.Run("last task: state deleted, progress kept", func(t *testing.T) {
+		root := t.TempDir()
+		writeFile(t, filepath.Join(root, state.FileName), hookState(`, "taskIndex": 2`))
+		mine := "# Session Progress\n\n**Issue:** CIA-12\n\n## Notes\n\nkeep this line\n"
+		writeFile(t, filepath.Join(root, ".ccc-progress.md"), mine)
+		code, out, _ := hookRun(t, root, stopInput("TASK_COMPLETE"), nil, "hook", "stop")
+		assert.Equal(t, 0, code)
+		assert.Empty(t, out)
+		assert.NoFileExists(t, filepath.Join(root, state.FileName), "not recreated by the checkpoint")
+		assert.Contains(t, readFile(t, filepath.Join(root, ".ccc-progress.md")), "keep this line")
+	})
+	t.Run("halt: state byte-identical", func(t *testing.T) {
+		root := t.TempDir()
+		orig := hookState(`, "taskIteration": 5`)
+		writeFile(t, filepath.Join(root, state.FileName), orig)
+		code, out, _ := hookRun(t, root, stopInput("still failing"), nil, "hook", "stop")
+		assert.Equal(t, 0, code)
+		assert.Equal(t, `{"systemMessage":"Task 1 failed after 5 attempts. Halting — manual intervention required."}`+"\n", out)
+		assert.Equal(t, orig, readFile(t, filepath.Join(root, state.FileName)))
+		assert.FileExists(t, filepath.Join(root, ".ccc-progress.md"))
+	})
+	for name, stdin := range map[string]string{"bad stdin": "not json", "empty stdin": "", "array": "[]"} {
+		t.Run(name, func(t *testing.T) {
+			root := t.TempDir()
+			orig := hookState("")
+			writeFile(t, filepath.Join(root, state.FileName), orig)
+			code, out, errs := hookRun(t, root, stdin, nil, "hook", "stop")
+			assert.Equal(t, 0, code, "[d] never exits 2")
+			assert.Empty(t, out)
+			assert.Equal(t, 1, strings.Count(errs, "\n"), errs)
+			assert.Equal(t, orig, readFile(t, filepath.Join(root, state.FileName)))
+		})
+	}
+	t.Run("mistyped field", func(t *testing.T) {
+		root := t.TempDir()
+		orig := hookState(`, "maxTaskIterations": "5"`)
+		writeFile(t, filepath.Join(root, state.FileName), orig)
+		code, out, errs := hookRun(t, root, stopInput("x"), nil, "hook", "stop")
+		assert.Equal(t, 0, code)
+		assert.Empty(t, out)
+		assert.Contains(t, errs, "maxTaskIterations")
+	})
+	t.Run("missing project root", func(t *testing.T) {
+		code, out, errs := hookRun(t, filepath.Join(t.TempDir(), "gone"), stopInput("x"), nil, "hook", "stop")
+		assert.Equal(t, 0, code)
+		assert.Empty(t, out)
+		assert.Equal(t, 1, strings.Count(errs, "\n"), errs)
+	})
+}
+
+// TestHookStopTracker: with Linear configured, a gate boundary updates the
+// issue's status comment, and the comment's id is the only thing the
+// checkpoint adds to CCC's state.
+func TestHookStopTracker(t *testing.T) {
+	srv := linearfake.New()
+	defer srv.Close()
+	srv.AddIssue("CIA-12", "Parser")
+	env := map[string]string{"LINEAR_API_KEY": linearfake.APIKey, "LINEAR_API_URL": srv.URL}
+	root := t.TempDir()
+	writeFile(t, filepath.Join(root, state.FileName), hookState(""))
+
+	code, out, errs := hookRun(t, root, stopInput("TASK_COMPLETE"), env, "hook", "stop")
+	require.Equal(t, 0, code)
+	assert.Contains(t, out, "Execute task 2 of 3")
+	assert.Empty(t, errs)
+	comments := srv.Comments("CIA-12")
+	require.Len(t, comments, 1)
+	assert.Contains(t, comments[0].Body, "Checkpoint Status")
+	assert.NotContains(t, errs+out, linearfake.APIKey)
+
+	st, err := state.Parse([]byte(readFile(t, filepath.Join(root, state.FileName))))
+	require.NoError(t, err)
+	assert.Equal(t, comments[0].ID, st.String("checkpointCommentId"))
+	raw, _ := st.Raw("ccc")
+	assert.Contains(t, string(raw), `"refs"`)
+	assert.NotContains(t, string(raw), `"checkpoint"`, "only the tracker's bookkeeping")
+
+	// The last task: the state goes, the same comment is updated.
+	code, out, _ = hookRun(t, root, stopInput("TASK_COMPLETE"), env, "hook", "stop")
+	require.Equal(t, 0, code)
+	assert.Empty(t, out)
+	assert.NoFileExists(t, filepath.Join(root, state.FileName))
+	require.Len(t, srv.Comments("CIA-12"), 1, "updated in place")
+}
+
+// TestHookStopSlowTracker: a tracker slower than hooks.checkpoint_timeout
+// does not hold the agent: the block is the same, the failure is a line
+// on stderr.
+func TestHookStopSlowTracker(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits for the checkpoint deadline")
+	}
+	srv := linearfake.New()
+	defer srv.Close()
+	srv.AddIssue("CIA-12", "Parser")
+	srv.Inject(linearfake.Repeat(20, linearfake.Slow(5*time.Second))...)
+	root := t.TempDir()
+	writeFile(t, filepath.Join(root, state.FileName), hookState(""))
+	writeFile(t, filepath.Join(root, ".ccc-preferences.yaml"), "hooks:\n  checkpoint_timeout: 300ms\n")
+	env := map[string]string{"LINEAR_API_KEY": linearfake.APIKey, "LINEAR_API_URL": srv.URL}
+	code, out, errs := hookRun(t, root, stopInput("TASK_COMPLETE"), env, "hook", "stop")
+	assert.Equal(t, 0, code)
+	assert.Contains(t, out, "Execute task 2 of 3")
+	assert.Contains(t, errs, "ccc hook stop: checkpoint: ")
+	assert.Equal(t, 1, strings.Count(errs, "\n"), errs)
+}
+
+func TestHookOtherEvents(t *testing.T) {
+	t.Run("pre-compact saves progress", func(t *testing.T) {
+		root := t.TempDir()
+		writeFile(t, filepath.Join(root, state.FileName), hookState(""))
+		code, out, errs := hookRun(t, root, `{"session_id":"s","hook_event_name":"PreCompact","trigger":"auto"}`, nil, "hook", "pre-compact")
+		assert.Equal(t, 0, code)
+		assert.Empty(t, out)
+		assert.Empty(t, errs)
+		assert.Contains(t, readFile(t, filepath.Join(root, ".ccc-progress.md")), "CIA-12")
+	})
+	t.Run("pre-compact outside a ccc project", func(t *testing.T) {
+		root := t.TempDir()
+		code, out, errs := hookRun(t, root, `{"hook_event_name":"PreCompact","trigger":"manual"}`, nil, "hook", "pre-compact")
+		assert.Equal(t, 0, code)
+		assert.Empty(t, out)
+		assert.Contains(t, errs, "not a ccc project")
+		assert.NoFileExists(t, filepath.Join(root, ".ccc-progress.md"))
+	})
+	t.Run("session-start after compaction", func(t *testing.T) {
+		root := t.TempDir()
+		writeFile(t, filepath.Join(root, state.FileName), hookState(""))
+		code, _, _ := hookRun(t, root, `{"hook_event_name":"PreCompact","trigger":"auto"}`, nil, "hook", "pre-compact")
+		require.Equal(t, 0, code)
+		code, out, errs := hookRun(t, root, `{"session_id":"s","hook_event_name":"SessionStart","source":"compact"}`, nil, "hook", "session-start")
+		assert.Equal(t, 0, code)
+		assert.Empty(t, errs)
+		var got struct {
+			HookSpecificOutput struct {
+				HookEventName     string `json:"hookEventName"`
+				AdditionalContext string `json:"additionalContext"`
+			} `json:"hookSpecificOutput"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(out), &got), out)
+		assert.Equal(t, "SessionStart", got.HookSpecificOutput.HookEventName)
+		assert.Contains(t, got.HookSpecificOutput.AdditionalContext, "Resume CIA-12")
+		assert.Contains(t, got.HookSpecificOutput.AdditionalContext, "ccc status: CIA-12, task ")
+	})
+	t.Run("session-start without a checkpoint", func(t *testing.T) {
+		code, out, errs := hookRun(t, t.TempDir(), `{"hook_event_name":"SessionStart","source":"resume"}`, nil, "hook", "session-start")
+		assert.Equal(t, 0, code)
+		assert.Empty(t, out)
+		assert.Contains(t, errs, "no checkpoint")
+	})
+	t.Run("session-end keeps a copy", func(t *testing.T) {
+		root := t.TempDir()
+		writeFile(t, filepath.Join(root, ".ccc-progress.md"), "# Session Progress\n")
+		code, out, errs := hookRun(t, root, `{"hook_event_name":"SessionEnd","reason":"logout"}`, nil, "hook", "session-end")
+		assert.Equal(t, 0, code)
+		assert.Empty(t, out)
+		assert.Empty(t, errs)
+		assert.Equal(t, "# Session Progress\n", readFile(t, filepath.Join(root, ".ccc", "sessions", ".ccc-progress-20261121T134500Z.md")))
+	})
+}
+
+// TestHookNeverFails: whatever the command line, a hook exits 0 and prints
+// nothing on stdout that Claude Code could take for an answer.
+func TestHookNeverFails(t *testing.T) {
+	for _, args := range [][]string{
+		{"hook", "stop", "extra", "args"},
+		{"hook", "stop", "--from-a-newer-plugin", "x"},
+		{"hook", "post-compact"},
+		{"hook", "session-start", "--verbose"},
+	} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			code, out, _ := hookRun(t, t.TempDir(), `{"session_id":"s"}`, nil, args...)
+			assert.Equal(t, 0, code)
+			assert.Empty(t, out)
+		})
+	}
+}
+
+// commandTree is the binary's command tree, with `ccc hook` in it.
+func commandTree(t *testing.T) *cobra.Command {
+	t.Helper()
+	f := &Factory{IO: IOStreams{Out: &bytes.Buffer{}, ErrOut: &bytes.Buffer{}}, Getenv: func(string) string { return "" }}
+	root := NewCmdRoot(f)
+	if c, _, err := root.Find([]string{"hook"}); err != nil || c == root {
+		dir := ""
+		root.AddCommand(NewCmdHook(f, &dir))
+	}
+	return root
+}
+
+// cccCall finds the `ccc ...` calls in a plugin file's text.
+var cccCall = regexp.MustCompile("(?:^|[`\"(])ccc ((?:[a-z][a-z-]*)(?: [a-z][a-z-]*)*)")
+
+// TestPluginFiles checks the plugin against Claude Code's formats and
+// checks that every ccc command it calls exists in this binary.
+func TestPluginFiles(t *testing.T) {
+	dir := filepath.Join("..", "..", "plugin")
+	var manifest struct {
+		Name        string         `json:"name"`
+		Version     string         `json:"version"`
+		Description string         `json:"description"`
+		Author      map[string]any `json:"author"`
+		Hooks       string         `json:"hooks"`
+	}
+	data, err := os.ReadFile(filepath.Join(dir, ".claude-plugin", "plugin.json"))
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(data, &manifest))
+	assert.Equal(t, "ccc", manifest.Name, "commands are /ccc:...")
+	assert.Regexp(t, `^[0-9]+\.[0-9]+\.[0-9]+$`, manifest.Version)
+	assert.NotEmpty(t, manifest.Description)
+	assert.Empty(t, manifest.Hooks, "hooks/hooks.json is loaded from its standard place")
+
+	var hooks struct {
+		Description string `json:"description"`
+		Hooks       map[string][]struct {
+			Matcher string `json:"matcher"`
+			Hooks   []struct {
+				Type    string  `json:"type"`
+				Command string  `json:"command"`
+				Timeout float64 `json:"timeout"`
+			} `json:"hooks"`
+		} `json:"hooks"`
+	}
+	data, err = os.ReadFile(filepath.Join(dir, "hooks", "hooks.json"))
+	require.NoError(t, err)
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	require.NoError(t, dec.Decode(&hooks))
+	want := map[string]string{
+		"Stop": "ccc hook stop", "PreCompact": "ccc hook pre-compact",
+		"SessionStart": "ccc hook session-start", "SessionEnd": "ccc hook session-end",
+	}
+	assert.Len(t, hooks.Hooks, len(want))
+	var calls []string
+	for event, groups := range hooks.Hooks {
+		require.Len(t, groups, 1, event)
+		require.Len(t, groups[0].Hooks, 1, event)
+		h := groups[0].Hooks[0]
+		assert.Equal(t, "command", h.Type, event)
+		assert.Equal(t, want[event], h.Command, event)
+		assert.Greater(t, h.Timeout, 0.0, "%s: explicit timeout", event)
+		calls = append(calls, h.Command)
+	}
+	assert.Greater(t, hooks.Hooks["Stop"][0].Hooks[0].Timeout, 10.0+5, "Stop outlasts the checkpoint deadline")
+	assert.Greater(t, hooks.Hooks["PreCompact"][0].Hooks[0].Timeout, 10.0+5)
+	assert.Equal(t, "manual|auto", hooks.Hooks["PreCompact"][0].Matcher)
+	assert.Equal(t, "startup|resume|compact", hooks.Hooks["SessionStart"][0].Matcher)
+
+	cmds, err := filepath.Glob(filepath.Join(dir, "commands", "*.md"))
+	require.NoError(t, err)
+	var names []string
+	for _, path := range cmds {
+		names = append(names, filepath.Base(path))
+		data, err := os.ReadFile(path)
+		require.NoError(t, err)
+		text := string(data)
+		require.True(t, strings.HasPrefix(text, "---\n"), "%s: frontmatter", path)
+		front, _, ok := strings.Cut(strings.TrimPrefix(text, "---\n"), "\n---\n")
+		require.True(t, ok, "%s: frontmatter closes", path)
+		assert.Contains(t, front, "description: ", path)
+		for _, m := range cccCall.FindAllStringSubmatch(text, -1) {
+			calls = append(calls, "ccc "+m[1])
+		}
+	}
+	assert.ElementsMatch(t, []string{"checkpoint.md", "go.md", "status.md"}, names)
+
+	tree := commandTree(t)
+	for _, call := range calls {
+		args := strings.Fields(strings.TrimPrefix(call, "ccc "))
+		c, rest, err := tree.Find(args)
+		require.NoError(t, err, call)
+		assert.NotEqual(t, tree, c, "%s: a ccc command", call)
+		assert.Empty(t, rest, "%s: every word is a command", call)
+	}
+	assert.Contains(t, calls, "ccc checkpoint")
+	assert.Contains(t, calls, "ccc go")
+	assert.Contains(t, calls, "ccc validate")
+}

@@ -1,0 +1,64 @@
+// Command ccc keeps an AI coding session's progress safe across context
+// boundaries: it saves .ccc-progress.md, snapshots in-scope files into git,
+// keeps one status comment on the tracking issue, and prints the
+// continuation prompt for the next session.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "dev"
+
+func main() {
+	os.Exit(run(os.Args[1:], systemFactory()))
+}
+
+// exitError carries an exit status other than 1 out of a command.
+type exitError struct {
+	code int
+	err  error // nil: already reported
+}
+
+func (e *exitError) Error() string {
+	if e.err == nil {
+		return fmt.Sprintf("exit status %d", e.code)
+	}
+	return e.err.Error()
+}
+
+func (e *exitError) Unwrap() error { return e.err }
+
+// usageError is a command line that cannot be run as given.
+type usageError struct{ err error }
+
+func (e *usageError) Error() string { return e.err.Error() }
+func (e *usageError) Unwrap() error { return e.err }
+
+// run executes one command line and maps its error to the exit status, in
+// this one place.
+func run(args []string, f *Factory) int {
+	cmd := NewCmdRoot(f)
+	cmd.SetArgs(args)
+	err := cmd.Execute()
+	var exit *exitError
+	var usage *usageError
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &exit):
+		if exit.err != nil {
+			fmt.Fprintf(f.IO.ErrOut, "ccc: %v\n", exit.err)
+		}
+		return exit.code
+	case errors.As(err, &usage) || isCobraUsage(err):
+		fmt.Fprintf(f.IO.ErrOut, "ccc: %v\nRun 'ccc --help' for usage.\n", err)
+		return 2
+	default:
+		fmt.Fprintf(f.IO.ErrOut, "ccc: %v\n", err)
+		return 1
+	}
+}

@@ -1,0 +1,172 @@
+// Package hook implements ccc's Claude Code hooks: it reads the JSON object
+// a hook gets on stdin, decides, and returns what the hook prints on stdout.
+//
+// `ccc hook stop` is a drop-in replacement for CCC's bash Stop handler: it
+// reads the same .ccc-state.json and .ccc-preferences.yaml, applies the same
+// decision order and sends the same reason texts, with the deliberate
+// differences of issue 4 (halts allow the stop, session ownership, a parsed
+// transcript, always exit 0, an optional effort level, checkpoints at gate
+// boundaries). The checkpoint pipeline is injected as a Checkpointer, so the
+// decisions here need nothing but the state, the preferences and the
+// transcript, and no subprocess.
+package hook
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+)
+
+// Input is the part of a hook's stdin that ccc reads. Fields of another
+// JSON type than Claude Code sends are read as absent.
+type Input struct {
+	SessionID      string
+	TranscriptPath string
+	// LastAssistantMessage is sent with Stop by recent Claude Code versions.
+	LastAssistantMessage string
+	// Source is SessionStart's startup, resume, clear or compact.
+	Source string
+	// Trigger is PreCompact's manual or auto.
+	Trigger string
+}
+
+// ErrNotObject is stdin that is not one JSON object.
+var ErrNotObject = errors.New("stdin is not a JSON object")
+
+// ParseInput reads a hook's stdin. Anything but one JSON object (empty,
+// invalid, an array) is an error.
+func ParseInput(data []byte) (Input, error) {
+	data = bytes.TrimSpace(data)
+	if len(data) == 0 {
+		return Input{}, fmt.Errorf("%w: stdin is empty", ErrNotObject)
+	}
+	if data[0] != '{' {
+		return Input{}, ErrNotObject
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(data, &m); err != nil {
+		return Input{}, fmt.Errorf("%w: %v", ErrNotObject, err)
+	}
+	return Input{
+		SessionID:            jsonString(m["session_id"]),
+		TranscriptPath:       jsonString(m["transcript_path"]),
+		LastAssistantMessage: jsonString(m["last_assistant_message"]),
+		Source:               jsonString(m["source"]),
+		Trigger:              jsonString(m["trigger"]),
+	}, nil
+}
+
+// jsonString is raw's value when it is a JSON string, else "".
+func jsonString(raw json.RawMessage) string {
+	if len(raw) == 0 || raw[0] != '"' {
+		return ""
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return ""
+	}
+	return s
+}
+
+// Checkpoint is one run of the automated checkpoint profile.
+type Checkpoint struct {
+	Root string
+	// Deadline bounds the whole run; the hook stops waiting after it.
+	Deadline time.Duration
+	// Issue is the tracked issue as the hook read it from the state, for
+	// runs that happen after the state was deleted (the last task).
+	Issue string
+	// KeepState asks the checkpoint to leave .ccc-state.json as the hook
+	// left it, apart from the tracker's bookkeeping, and never to re-create
+	// it.
+	KeepState bool
+}
+
+// Checkpointer runs the automated checkpoint profile (persist progress,
+// update the tracker) in a project. Its error is reported, never acted on.
+type Checkpointer func(ctx context.Context, c Checkpoint) error
+
+// Env is what the hooks need from outside.
+type Env struct {
+	// Root finds the project root; it is called only once stdin is
+	// accepted, because it may run git.
+	Root func(context.Context) (string, error)
+	Now  func() time.Time
+	// Checkpoint runs the automated profile; nil runs none.
+	Checkpoint Checkpointer
+	// Stderr receives diagnostics, one line each.
+	Stderr io.Writer
+	// Debug also reports which rule decided.
+	Debug bool
+}
+
+func (e Env) now() time.Time {
+	if e.Now == nil {
+		return time.Now()
+	}
+	return e.Now()
+}
+
+func (e Env) logf(event, format string, args ...any) {
+	if e.Stderr == nil {
+		return
+	}
+	msg := strings.TrimRight(fmt.Sprintf(format, args...), "\n")
+	msg = strings.ReplaceAll(msg, "\n", " ")
+	fmt.Fprintf(e.Stderr, "ccc hook %s: %s\n", event, msg)
+}
+
+// abandonAfter is how long past its deadline a checkpoint may take before
+// the hook answers without it: the checkpoint's own steps honour the
+// deadline, this only covers one that does not.
+const abandonAfter = 250 * time.Millisecond
+
+// runCheckpoint runs the injected checkpoint within its deadline. A panic,
+// an error or an overrun is reported and changes nothing else.
+func runCheckpoint(ctx context.Context, env Env, event string, c Checkpoint) {
+	if env.Checkpoint == nil {
+		return
+	}
+	if c.Deadline <= 0 {
+		c.Deadline = DefaultCheckpointTimeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, c.Deadline)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		defer func() {
+			if p := recover(); p != nil {
+				done <- fmt.Errorf("panic: %v", p)
+			}
+		}()
+		done <- env.Checkpoint(ctx, c)
+	}()
+	var err error
+	select {
+	case err = <-done:
+	case <-ctx.Done():
+		select {
+		case err = <-done:
+		case <-time.After(abandonAfter):
+			err = fmt.Errorf("still running after %s; not waiting for it", c.Deadline)
+		}
+	}
+	if err != nil {
+		env.logf(event, "checkpoint: %v", err)
+	}
+}
+
+func writeJSON(v any) []byte {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil
+	}
+	return buf.Bytes()
+}

@@ -1,0 +1,138 @@
+package hook
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func i64(v int64) *int64 { return &v }
+
+// TestLoadPrefs has a case per preference key and per defaulting rule of
+// §2.4: absent, null and "" take the default; a boolean is off only when
+// set to something other than true; non-integers of integer keys are
+// ignored.
+func TestLoadPrefs(t *testing.T) {
+	tests := []struct {
+		name string
+		yaml string
+		want func(p *Prefs) // applied to the defaults
+	}{
+		{"empty file", "", func(p *Prefs) {}},
+		{"only comments", "# nothing set\n", func(p *Prefs) {}},
+		{"unknown keys", "gates:\n  spec_approval: false\nsession:\n  context_budget_pct: 30\ncheckpoint:\n  timeout: 5s\n", func(p *Prefs) {}},
+
+		{"execution.max_task_iterations", "execution:\n  max_task_iterations: 8\n", func(p *Prefs) { p.MaxTaskIterations = i64(8) }},
+		{"execution.max_task_iterations quoted", "execution:\n  max_task_iterations: \"8\"\n", func(p *Prefs) { p.MaxTaskIterations = i64(8) }},
+		{"execution.max_task_iterations not an integer", "execution:\n  max_task_iterations: eight\n", func(p *Prefs) {}},
+		{"execution.max_task_iterations fraction", "execution:\n  max_task_iterations: 2.5\n", func(p *Prefs) {}},
+		{"execution.max_task_iterations null", "execution:\n  max_task_iterations: null\n", func(p *Prefs) {}},
+		{"execution.max_task_iterations empty", "execution:\n  max_task_iterations: \"\"\n", func(p *Prefs) {}},
+		{"execution.max_global_iterations", "execution:\n  max_global_iterations: 120\n", func(p *Prefs) { p.MaxGlobalIterations = i64(120) }},
+		{"execution.max_global_iterations list", "execution:\n  max_global_iterations: [1]\n", func(p *Prefs) {}},
+		{"execution.default_mode", "execution:\n  default_mode: tdd\n", func(p *Prefs) { p.DefaultMode = "tdd" }},
+		{"execution.default_mode tilde", "execution:\n  default_mode: ~\n", func(p *Prefs) {}},
+
+		{"replan.enabled false", "replan:\n  enabled: false\n", func(p *Prefs) { p.Replan = false }},
+		{"replan.enabled no", "replan:\n  enabled: no\n", func(p *Prefs) { p.Replan = false }},
+		{"replan.enabled True", "replan:\n  enabled: True\n", func(p *Prefs) { p.Replan = false }},
+		{"replan.enabled quoted true", "replan:\n  enabled: \"true\"\n", func(p *Prefs) {}},
+		{"replan.enabled null", "replan:\n  enabled:\n", func(p *Prefs) {}},
+		{"replan.enabled empty", "replan:\n  enabled: ''\n", func(p *Prefs) {}},
+		{"replan.enabled mapping", "replan:\n  enabled: {on: yes}\n", func(p *Prefs) { p.Replan = false }},
+		{"replan.max_replans_per_session", "replan:\n  max_replans_per_session: 5\n", func(p *Prefs) { p.MaxReplans = 5 }},
+		{"replan.max_replans_per_session zero", "replan:\n  max_replans_per_session: 0\n", func(p *Prefs) { p.MaxReplans = 0 }},
+		{"replan.max_replans_per_session not an integer", "replan:\n  max_replans_per_session: many\n", func(p *Prefs) {}},
+
+		{"prompts.subagent_discipline", "prompts:\n  subagent_discipline: false\n", func(p *Prefs) { p.SubagentDiscipline = false }},
+		{"prompts.search_before_build", "prompts:\n  search_before_build: 0\n", func(p *Prefs) { p.SearchBeforeBuild = false }},
+		{"prompts.agents_file", "prompts:\n  agents_file: off\n", func(p *Prefs) { p.AgentsFile = false }},
+		{"planning.always_recommend", "planning:\n  always_recommend: false\n", func(p *Prefs) { p.AlwaysRecommend = false }},
+		{"planning.prioritization_framework", "planning:\n  prioritization_framework: moscow\n", func(p *Prefs) { p.PrioritizationFramework = "moscow" }},
+		{"eval.analyze_before_execute", "eval:\n  analyze_before_execute: false\n", func(p *Prefs) { p.AnalyzeBeforeExecute = false }},
+		{"eval.cost_profile", "eval:\n  cost_profile: pay-per-use\n", func(p *Prefs) { p.CostProfile = "pay-per-use" }},
+		{"eval.max_budget_usd as written", "eval:\n  max_budget_usd: 7.50\n", func(p *Prefs) { p.MaxBudgetUSD = "7.50" }},
+		{"eval.max_budget_usd empty", "eval:\n  max_budget_usd: \"\"\n", func(p *Prefs) {}},
+		{"style.explanatory", "style:\n  explanatory: detailed\n", func(p *Prefs) { p.Explanatory = "detailed" }},
+		{"style.explanatory_by_role.scan", "style:\n  explanatory_by_role:\n    scan: terse\n", func(p *Prefs) { p.ExplanatoryScan = "terse" }},
+		{"style.explanatory_by_role not a mapping", "style:\n  explanatory_by_role: terse\n", func(p *Prefs) {}},
+
+		{"hooks.checkpoint_timeout", "hooks:\n  checkpoint_timeout: 3s\n", func(p *Prefs) { p.CheckpointTimeout = 3 * time.Second }},
+		{"hooks.checkpoint_timeout seconds", "hooks:\n  checkpoint_timeout: 4\n", func(p *Prefs) { p.CheckpointTimeout = 4 * time.Second }},
+		{"hooks.checkpoint_timeout invalid", "hooks:\n  checkpoint_timeout: soon\n", func(p *Prefs) {}},
+		{"hooks.checkpoint_timeout negative", "hooks:\n  checkpoint_timeout: -2s\n", func(p *Prefs) {}},
+		{"hooks.session_start_max_age", "hooks:\n  session_start_max_age: 2h\n", func(p *Prefs) { p.SessionStartMaxAge = 2 * time.Hour }},
+		{"hooks.effort_env", "hooks:\n  effort_env: true\n", func(p *Prefs) { p.EffortEnv = true }},
+		{"hooks.effort_env yes", "hooks:\n  effort_env: yes\n", func(p *Prefs) {}},
+
+		{"anchors and aliases", "base: &b\n  max_task_iterations: 9\nexecution: *b\n", func(p *Prefs) { p.MaxTaskIterations = i64(9) }},
+		{"duplicate key takes the last", "eval:\n  cost_profile: budget\n  cost_profile: pay-per-use\n", func(p *Prefs) { p.CostProfile = "pay-per-use" }},
+		{"section not a mapping", "execution: fast\nprompts: [a, b]\n", func(p *Prefs) {}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root := t.TempDir()
+			require.NoError(t, os.WriteFile(filepath.Join(root, PrefsFile), []byte(tt.yaml), 0o644))
+			got, err := LoadPrefs(root)
+			require.NoError(t, err)
+			want := DefaultPrefs()
+			tt.want(&want)
+			assert.Equal(t, want, got)
+		})
+	}
+}
+
+func TestLoadPrefsDefaults(t *testing.T) {
+	p, err := LoadPrefs(t.TempDir())
+	require.NoError(t, err)
+	assert.Equal(t, Prefs{
+		Replan: true, MaxReplans: 2,
+		SubagentDiscipline: true, SearchBeforeBuild: true, AgentsFile: true, AlwaysRecommend: true,
+		PrioritizationFramework: "none", AnalyzeBeforeExecute: true, CostProfile: "budget", MaxBudgetUSD: "10",
+		Explanatory: "balanced", ExplanatoryScan: "",
+		CheckpointTimeout: 10 * time.Second, SessionStartMaxAge: 24 * time.Hour,
+	}, p)
+}
+
+// TestLoadPrefsUnusable: a file that is not YAML, or not a mapping, gives
+// the defaults and an error naming the file.
+func TestLoadPrefsUnusable(t *testing.T) {
+	for name, body := range map[string]string{
+		"not yaml":    "execution:\n  max_task_iterations: [1\n",
+		"tabs":        "execution:\n\tdefault_mode: tdd\n",
+		"a list":      "- execution\n- quick\n",
+		"a scalar":    "quick\n",
+		"binary junk": "\x00\x01\x02",
+	} {
+		t.Run(name, func(t *testing.T) {
+			root := t.TempDir()
+			require.NoError(t, os.WriteFile(filepath.Join(root, PrefsFile), []byte(body), 0o644))
+			got, err := LoadPrefs(root)
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), PrefsFile)
+			assert.Equal(t, DefaultPrefs(), got)
+		})
+	}
+	t.Run("unreadable", func(t *testing.T) {
+		root := t.TempDir()
+		require.NoError(t, os.Mkdir(filepath.Join(root, PrefsFile), 0o755))
+		got, err := LoadPrefs(root)
+		require.Error(t, err)
+		assert.Equal(t, DefaultPrefs(), got)
+	})
+}
+
+// TestStopUnparsablePrefs: a broken preferences file does not stop the
+// loop: the defaults apply and one line says why.
+func TestStopUnparsablePrefs(t *testing.T) {
+	p := newProj(t)
+	p.write(PrefsFile, []byte("replan: [\n"))
+	p.write(".ccc-state.json", stateJSON(t, nil))
+	d := p.stop(input(t, "stop.json", map[string]any{"last_assistant_message": outReplan}))
+	assert.Equal(t, RuleReplan, d.Rule, "replan.enabled defaults to true")
+	assert.Contains(t, p.errs.String(), "ccc hook stop: preferences: ")
+}

@@ -1,0 +1,252 @@
+package hook
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/ccc-checkpoint/ccc/state"
+)
+
+// ProgressFile is the session's handoff document.
+const ProgressFile = ".ccc-progress.md"
+
+// project reports whether root holds a ccc project: a progress document or
+// a state file. The hooks other than stop do nothing anywhere else, so a
+// plugin installed for every project never litters the others.
+func project(root string) error {
+	for _, name := range []string{ProgressFile, state.FileName} {
+		if _, err := os.Stat(filepath.Join(root, name)); err == nil {
+			return nil
+		} else if !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+	}
+	return fmt.Errorf("no %s or %s in %s: not a ccc project", ProgressFile, state.FileName, root)
+}
+
+// PreCompact saves progress before Claude Code compacts the context: the
+// automated checkpoint profile, within its deadline. It prints nothing, so
+// it never stands in the way of the compaction.
+func PreCompact(ctx context.Context, env Env, stdin []byte) {
+	const event = "pre-compact"
+	if _, err := ParseInput(stdin); err != nil {
+		env.logf(event, "%v", err)
+		return
+	}
+	root, err := env.Root(ctx)
+	if err == nil {
+		err = project(root)
+	}
+	if err != nil {
+		env.logf(event, "%v", err)
+		return
+	}
+	p, err := LoadPrefs(root)
+	if err != nil {
+		env.logf(event, "%v", err)
+	}
+	runCheckpoint(ctx, env, event, Checkpoint{Root: root, Deadline: p.CheckpointTimeout})
+}
+
+// Resume is what a new session is told about the last checkpoint.
+type Resume struct {
+	Prompt string
+	Issue  string
+	TaskN  int
+	TaskM  int
+	// Blockers are the open blockers' descriptions.
+	Blockers []string
+	Age      time.Duration
+	// Warnings say what moved since the checkpoint (branch, HEAD).
+	Warnings []string
+}
+
+// ResumeLoader reads a project's last checkpoint; ok is false when there is
+// none.
+type ResumeLoader func(ctx context.Context, root string) (r Resume, ok bool, err error)
+
+// SessionStart re-injects the continuation prompt into a session that
+// follows a compaction or resumes one, and into a new one when the last
+// checkpoint is recent. It returns the hook's stdout.
+func SessionStart(ctx context.Context, env Env, stdin []byte, load ResumeLoader) []byte {
+	const event = "session-start"
+	in, err := ParseInput(stdin)
+	if err != nil {
+		env.logf(event, "%v", err)
+		return nil
+	}
+	switch in.Source {
+	case "compact", "resume", "startup":
+	default:
+		return nil // clear: the user asked for a fresh context
+	}
+	root, err := env.Root(ctx)
+	if err != nil {
+		env.logf(event, "%v", err)
+		return nil
+	}
+	r, ok, err := load(ctx, root)
+	if err != nil {
+		env.logf(event, "%v", err)
+		return nil
+	}
+	if !ok {
+		env.logf(event, "no checkpoint in %s", root)
+		return nil
+	}
+	if in.Source == "startup" {
+		p, err := LoadPrefs(root)
+		if err != nil {
+			env.logf(event, "%v", err)
+		}
+		if r.Age >= p.SessionStartMaxAge {
+			env.logf(event, "the last checkpoint is %s old (hooks.session_start_max_age %s); not injected", FormatAge(r.Age), FormatAge(p.SessionStartMaxAge))
+			return nil
+		}
+	}
+	type specific struct {
+		HookEventName     string `json:"hookEventName"`
+		AdditionalContext string `json:"additionalContext"`
+	}
+	return writeJSON(struct {
+		HookSpecificOutput specific `json:"hookSpecificOutput"`
+	}{specific{"SessionStart", r.Context()}})
+}
+
+// Context is the text added to the new session: the prompt, one status
+// line, and a warning line per drift.
+func (r Resume) Context() string {
+	var b strings.Builder
+	b.WriteString("Resuming from the last ccc checkpoint. Continuation prompt (from " + ProgressFile + "):\n\n")
+	if p := strings.TrimSpace(r.Prompt); p != "" {
+		b.WriteString(p + "\n\n")
+	}
+	b.WriteString(r.Status() + "\n")
+	for _, w := range r.Warnings {
+		b.WriteString("Warning: " + w + "\n")
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// Status is the one-line summary: issue, task N of M, blockers, age.
+func (r Resume) Status() string {
+	var parts []string
+	if r.Issue != "" {
+		parts = append(parts, r.Issue)
+	}
+	parts = append(parts, fmt.Sprintf("task %d of %d", r.TaskN, r.TaskM))
+	if len(r.Blockers) == 0 {
+		parts = append(parts, "blockers: none")
+	} else {
+		parts = append(parts, "blockers: "+strings.Join(r.Blockers, "; "))
+	}
+	parts = append(parts, fmt.Sprintf("checkpoint taken %s ago", FormatAge(r.Age)))
+	return "ccc status: " + strings.Join(parts, ", ") + "."
+}
+
+// FormatAge prints a duration the way people say it: 45s, 12m, 3h5m, 2d4h.
+func FormatAge(d time.Duration) string {
+	d = max(d, 0).Round(time.Second)
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", int(d.Seconds()))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm", int(d.Minutes()))
+	case d < 48*time.Hour:
+		h, m := int(d.Hours()), int(d.Minutes())%60
+		if m != 0 {
+			return fmt.Sprintf("%dh%dm", h, m)
+		}
+		return fmt.Sprintf("%dh", h)
+	default:
+		days, h := int(d.Hours())/24, int(d.Hours())%24
+		if h != 0 {
+			return fmt.Sprintf("%dd%dh", days, h)
+		}
+		return fmt.Sprintf("%dd", days)
+	}
+}
+
+// Session copies of the progress document, kept by session-end.
+const (
+	SessionsDir  = "sessions"
+	KeepSessions = 20
+	sessionStamp = "20060102T150405Z"
+	sessionPre   = ".ccc-progress-"
+	sessionExt   = ".md"
+)
+
+// SessionEnd keeps a timestamped copy of the progress document in
+// .ccc/sessions (CCC put its copies at the project root), the newest
+// KeepSessions of them. It returns the copy's path, "" when none was made.
+func SessionEnd(ctx context.Context, env Env, stdin []byte) string {
+	const event = "session-end"
+	if _, err := ParseInput(stdin); err != nil {
+		env.logf(event, "%v", err)
+		return ""
+	}
+	root, err := env.Root(ctx)
+	if err != nil {
+		env.logf(event, "%v", err)
+		return ""
+	}
+	data, err := os.ReadFile(filepath.Join(root, ProgressFile))
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			err = fmt.Errorf("no %s in %s: nothing to keep", ProgressFile, root)
+		}
+		env.logf(event, "%v", err)
+		return ""
+	}
+	dir := filepath.Join(root, state.Dir, SessionsDir)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		env.logf(event, "%v", err)
+		return ""
+	}
+	dest := filepath.Join(dir, sessionPre+env.now().UTC().Format(sessionStamp)+sessionExt)
+	if err := state.WriteFileAtomic(dest, data, 0o644); err != nil {
+		env.logf(event, "%v", err)
+		return ""
+	}
+	if err := pruneSessions(dir); err != nil {
+		env.logf(event, "pruning old copies: %v", err)
+	}
+	return dest
+}
+
+// pruneSessions removes all but the newest KeepSessions copies; files that
+// are not ccc's copies are left alone.
+func pruneSessions(dir string) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	var names []string
+	for _, e := range entries {
+		stamp, ok := strings.CutPrefix(e.Name(), sessionPre)
+		if !ok || e.IsDir() {
+			continue
+		}
+		if stamp, ok = strings.CutSuffix(stamp, sessionExt); !ok {
+			continue
+		}
+		if _, err := time.Parse(sessionStamp, stamp); err != nil {
+			continue
+		}
+		names = append(names, e.Name())
+	}
+	// The stamp is fixed-width, so name order is time order.
+	sort.Sort(sort.Reverse(sort.StringSlice(names)))
+	for _, n := range names[min(len(names), KeepSessions):] {
+		if err := os.Remove(filepath.Join(dir, n)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+	}
+	return nil
+}

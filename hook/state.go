@@ -1,0 +1,167 @@
+package hook
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/ccc-checkpoint/ccc/state"
+)
+
+// lockWait bounds how long a hook waits for another ccc process's lock
+// before giving up on a write.
+const lockWait = 2 * time.Second
+
+// fields are the state keys the stop hook reads, with CCC's defaults.
+type fields struct {
+	taskIndex, totalTasks, taskIteration, maxTaskIterations int64
+	globalIteration, maxGlobalIterations, replanCount       int64
+	phase, executionMode, linearIssue, specPath, owner      string
+	awaitingGate                                            bool
+}
+
+// MistypedError is a listed state field holding another JSON type.
+type MistypedError struct {
+	Key, Want string
+	Value     string
+}
+
+func (e *MistypedError) Error() string {
+	v := e.Value
+	if len(v) > 40 {
+		v = v[:40] + "…"
+	}
+	return fmt.Sprintf("%s is %s, expected %s", e.Key, v, e.Want)
+}
+
+// readFields types the listed fields. Absent or null fields take their
+// defaults; any other JSON type than the listed one is a *MistypedError.
+func readFields(st *state.State) (fields, error) {
+	f := fields{taskIteration: 1, maxTaskIterations: 5, maxGlobalIterations: 50, executionMode: "quick"}
+	ints := []struct {
+		key string
+		dst *int64
+	}{
+		{"taskIndex", &f.taskIndex}, {"totalTasks", &f.totalTasks},
+		{"taskIteration", &f.taskIteration}, {"maxTaskIterations", &f.maxTaskIterations},
+		{"globalIteration", &f.globalIteration}, {"maxGlobalIterations", &f.maxGlobalIterations},
+		{"replanCount", &f.replanCount},
+	}
+	for _, k := range ints {
+		raw, ok := st.Raw(k.key)
+		if !ok || string(raw) == "null" {
+			continue
+		}
+		v, ok := jsonInt(raw)
+		if !ok {
+			return f, &MistypedError{Key: k.key, Want: "an integer", Value: string(raw)}
+		}
+		*k.dst = v
+	}
+	strs := []struct {
+		key string
+		dst *string
+	}{
+		{"phase", &f.phase}, {"executionMode", &f.executionMode}, {"linearIssue", &f.linearIssue},
+		{"specPath", &f.specPath}, {"ownerSessionId", &f.owner},
+	}
+	for _, k := range strs {
+		raw, ok := st.Raw(k.key)
+		if !ok || string(raw) == "null" {
+			continue
+		}
+		if raw[0] != '"' {
+			return f, &MistypedError{Key: k.key, Want: "a string", Value: string(raw)}
+		}
+		if err := json.Unmarshal(raw, k.dst); err != nil {
+			return f, &MistypedError{Key: k.key, Want: "a string", Value: string(raw)}
+		}
+	}
+	if raw, ok := st.Raw("awaitingGate"); ok {
+		switch string(raw) {
+		case "null", "false", `""`:
+		default:
+			f.awaitingGate = true
+		}
+	}
+	return f, nil
+}
+
+// jsonInt reads a JSON number with an integral value (JSON Schema's
+// integer: 3, 3.0 and 3e0 alike) that fits in an int64.
+func jsonInt(raw json.RawMessage) (int64, bool) {
+	if len(raw) == 0 || (raw[0] != '-' && (raw[0] < '0' || raw[0] > '9')) {
+		return 0, false
+	}
+	if v, err := strconv.ParseInt(string(raw), 10, 64); err == nil {
+		return v, true
+	}
+	f, err := strconv.ParseFloat(string(raw), 64)
+	if err != nil || f != math.Trunc(f) || f < math.MinInt64 || f >= math.MaxInt64 {
+		return 0, false
+	}
+	return int64(f), true
+}
+
+// errBlank is a state file with nothing in it.
+var errBlank = errors.New("blank, expected a JSON object")
+
+// parseState reads the state file's bytes; anything the stop hook must not
+// act on is an error.
+func parseState(data []byte) (*state.State, fields, error) {
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil, fields{}, errBlank
+	}
+	st, err := state.Parse(data)
+	if err != nil {
+		return nil, fields{}, err
+	}
+	f, err := readFields(st)
+	if err != nil {
+		return nil, fields{}, err
+	}
+	return st, f, nil
+}
+
+// replaceState writes data over the state file, provided the file still
+// holds orig: atomically, under the project lock.
+func replaceState(ctx context.Context, root string, orig, data []byte) error {
+	return withLock(ctx, root, func() error {
+		return state.ReplaceFile(state.Path(root), orig, data, 0o644)
+	})
+}
+
+// removeState deletes the state file, provided it still holds orig.
+func removeState(ctx context.Context, root string, orig []byte) error {
+	return withLock(ctx, root, func() error {
+		path := state.Path(root)
+		cur, err := os.ReadFile(path)
+		if errors.Is(err, os.ErrNotExist) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if !bytes.Equal(cur, orig) {
+			return fmt.Errorf("%s: %w", path, state.ErrChanged)
+		}
+		return os.Remove(path)
+	})
+}
+
+func withLock(ctx context.Context, root string, fn func() error) error {
+	ctx, cancel := context.WithTimeout(ctx, lockWait)
+	defer cancel()
+	unlock, err := state.Lock(ctx, root)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	return fn()
+}

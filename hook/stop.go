@@ -1,0 +1,399 @@
+package hook
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/ccc-checkpoint/ccc/state"
+)
+
+// Outcome is what the Stop hook tells Claude Code.
+type Outcome string
+
+const (
+	// Allow lets the agent stop: empty stdout.
+	Allow Outcome = "allow"
+	// Block keeps the agent working, with the reason as its next instruction.
+	Block Outcome = "block"
+	// Halt lets the agent stop and shows the user why [a].
+	Halt Outcome = "halt"
+)
+
+// Rule names the step of the decision order that decided, after issue 4's
+// numbering.
+type Rule string
+
+const (
+	RuleRejected    Rule = "3.1 stdin or state rejected"
+	RuleOwner       Rule = "3.2 another session owns the state"
+	RuleGate        Rule = "3.3 awaiting a gate"
+	RulePhase       Rule = "3.4 not executing"
+	RuleMode        Rule = "3.5 pair or swarm mode"
+	RuleGlobalCap   Rule = "3.6 max global iterations"
+	RuleTaskCap     Rule = "3.7 max task iterations"
+	RuleAllDone     Rule = "3.8 all tasks done"
+	RuleReplanCap   Rule = "3.9 max replans"
+	RuleReplan      Rule = "3.9 replan"
+	RuleRetry       Rule = "3.10 retry"
+	RuleNext        Rule = "3.11 next task"
+	RuleLastTask    Rule = "3.11 last task done"
+	RuleWriteFailed Rule = "4.3 state write failed"
+)
+
+// Decision is what `ccc hook stop` decided and why.
+type Decision struct {
+	Outcome Outcome
+	Rule    Rule
+	// Reason is a block's next instruction for the agent.
+	Reason string
+	// Message is a halt's message for the user.
+	Message string
+	// Effort is a block's CLAUDE_CODE_EFFORT_LEVEL, "" when not sent [e].
+	Effort string
+	// Gate is set at a gate boundary, where the checkpoint runs [f].
+	Gate bool
+}
+
+// Stdout is what the hook prints: nothing, or one JSON object and a newline.
+func (d Decision) Stdout() []byte {
+	switch d.Outcome {
+	case Block:
+		out := struct {
+			Decision string            `json:"decision"`
+			Reason   string            `json:"reason"`
+			Env      map[string]string `json:"env,omitempty"`
+		}{Decision: "block", Reason: d.Reason}
+		if d.Effort != "" {
+			out.Env = map[string]string{"CLAUDE_CODE_EFFORT_LEVEL": d.Effort}
+		}
+		return writeJSON(out)
+	case Halt:
+		return writeJSON(struct {
+			SystemMessage string `json:"systemMessage"`
+		}{d.Message})
+	}
+	return nil
+}
+
+// Stop decides a Stop hook: CCC's execution loop, rule by rule. It never
+// fails: whatever goes wrong is reported on env.Stderr and allows the stop.
+func Stop(ctx context.Context, env Env, stdin []byte) Decision {
+	d := stop(ctx, env, stdin)
+	if env.Debug {
+		env.logf("stop", "%s: %s", d.Outcome, d.Rule)
+	}
+	return d
+}
+
+func stop(ctx context.Context, env Env, stdin []byte) Decision {
+	in, err := ParseInput(stdin)
+	if err != nil {
+		env.logf("stop", "%v; allowing the stop", err)
+		return Decision{Outcome: Allow, Rule: RuleRejected}
+	}
+	root, err := env.Root(ctx)
+	if err != nil {
+		env.logf("stop", "%v; allowing the stop", err)
+		return Decision{Outcome: Allow, Rule: RuleRejected}
+	}
+	path := state.Path(root)
+	orig, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return Decision{Outcome: Allow, Rule: RuleRejected} // no CCC session here
+	}
+	if err != nil {
+		env.logf("stop", "%v; allowing the stop", err)
+		return Decision{Outcome: Allow, Rule: RuleRejected}
+	}
+	st, f, err := parseState(orig)
+	if err != nil {
+		env.logf("stop", "%s: %v; allowing the stop and leaving the file as it is", path, err)
+		return Decision{Outcome: Allow, Rule: RuleRejected}
+	}
+	s := &stopper{env: env, in: in, root: root, orig: orig, st: st, f: f}
+	return s.decide(ctx)
+}
+
+type stopper struct {
+	env   Env
+	in    Input
+	root  string
+	orig  []byte
+	st    *state.State
+	f     fields
+	prefs *Prefs
+}
+
+// pref loads the preferences once, when a rule first needs them.
+func (s *stopper) pref() Prefs {
+	if s.prefs == nil {
+		p, err := LoadPrefs(s.root)
+		if err != nil {
+			s.env.logf("stop", "%v", err)
+		}
+		s.prefs = &p
+	}
+	return *s.prefs
+}
+
+func (s *stopper) decide(ctx context.Context) Decision {
+	f := s.f
+	if f.owner != "" && f.owner != s.in.SessionID {
+		return Decision{Outcome: Allow, Rule: RuleOwner}
+	}
+	if f.awaitingGate {
+		return s.gate(ctx, Decision{Outcome: Allow, Rule: RuleGate})
+	}
+	if f.phase != "execution" {
+		return Decision{Outcome: Allow, Rule: RulePhase}
+	}
+	p := s.pref()
+	mode := f.executionMode
+	if p.DefaultMode != "" {
+		mode = p.DefaultMode
+	}
+	if mode == "pair" || mode == "swarm" {
+		return Decision{Outcome: Allow, Rule: RuleMode}
+	}
+	mt, mg := f.maxTaskIterations, f.maxGlobalIterations
+	if p.MaxTaskIterations != nil {
+		mt = *p.MaxTaskIterations
+	}
+	if p.MaxGlobalIterations != nil {
+		mg = *p.MaxGlobalIterations
+	}
+	i, n, t, g, rc := f.taskIndex, f.totalTasks, f.taskIteration, f.globalIteration, f.replanCount
+
+	if g >= mg {
+		return s.gate(ctx, Decision{Outcome: Halt, Rule: RuleGlobalCap,
+			Message: fmt.Sprintf("Max global iterations (%d) reached. Halting to prevent runaway execution.", mg)})
+	}
+	if t >= mt {
+		return s.gate(ctx, Decision{Outcome: Halt, Rule: RuleTaskCap,
+			Message: fmt.Sprintf("Task %d failed after %d attempts. Halting — manual intervention required.", i, mt)})
+	}
+	if i >= n {
+		if err := removeState(ctx, s.root, s.orig); err != nil {
+			return s.writeFailed(err)
+		}
+		return s.gate(ctx, Decision{Outcome: Allow, Rule: RuleAllDone})
+	}
+
+	out, err := LastOutput(s.in)
+	if err != nil {
+		s.env.logf("stop", "transcript: %v; reading the last output as empty", err)
+	}
+	r := reasons{f: f, p: p, mode: mode, mt: mt, issue: f.linearIssue, root: s.root}
+	if r.issue == "" {
+		r.issue = "unknown issue"
+	}
+	if strings.Contains(out, "REPLAN") && p.Replan {
+		if rc >= p.MaxReplans {
+			return s.gate(ctx, Decision{Outcome: Halt, Rule: RuleReplanCap,
+				Message: fmt.Sprintf("Max replans (%d) reached after %d replans. Halting — review .ccc-progress.md and adjust tasks manually.", p.MaxReplans, rc)})
+		}
+		if _, err := s.write(ctx, map[string]any{"replanCount": rc + 1, "phase": "replan", "globalIteration": g + 1}); err != nil {
+			return s.writeFailed(err)
+		}
+		return s.gate(ctx, s.block(RuleReplan, r.replan(), mode))
+	}
+	if !strings.Contains(out, "TASK_COMPLETE") {
+		if _, err := s.write(ctx, map[string]any{"taskIteration": t + 1, "globalIteration": g + 1}); err != nil {
+			return s.writeFailed(err)
+		}
+		return s.block(RuleRetry, r.retry(), mode)
+	}
+	written, err := s.write(ctx, map[string]any{"taskIndex": i + 1, "taskIteration": 1, "globalIteration": g + 1})
+	if err != nil {
+		return s.writeFailed(err)
+	}
+	if i+1 >= n {
+		if err := removeState(ctx, s.root, written); err != nil {
+			return s.writeFailed(err)
+		}
+		return s.gate(ctx, Decision{Outcome: Allow, Rule: RuleLastTask})
+	}
+	return s.gate(ctx, s.block(RuleNext, r.next(), mode))
+}
+
+// write sets keys (in this order for keys the file lacks) with
+// lastUpdatedAt and, for an unowned state, the session's ownership, and
+// replaces the file. It returns what it wrote.
+func (s *stopper) write(ctx context.Context, set map[string]any) ([]byte, error) {
+	order := []string{"replanCount", "phase", "taskIndex", "taskIteration", "globalIteration"}
+	for _, k := range order {
+		if v, ok := set[k]; ok {
+			if err := s.st.Set(k, v); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if err := s.st.Set("lastUpdatedAt", s.env.now().UTC().Format("2006-01-02T15:04:05Z")); err != nil {
+		return nil, err
+	}
+	if s.f.owner == "" && s.in.SessionID != "" {
+		if err := s.st.Set("ownerSessionId", s.in.SessionID); err != nil {
+			return nil, err
+		}
+	}
+	data, err := s.st.Marshal()
+	if err != nil {
+		return nil, err
+	}
+	if err := replaceState(ctx, s.root, s.orig, data); err != nil {
+		return nil, err
+	}
+	return data, nil
+}
+
+func (s *stopper) writeFailed(err error) Decision {
+	s.env.logf("stop", "%s: %v; allowing the stop", state.FileName, err)
+	return Decision{Outcome: Allow, Rule: RuleWriteFailed}
+}
+
+// block builds a block, with the effort level when the project asks for it.
+func (s *stopper) block(rule Rule, reason, mode string) Decision {
+	d := Decision{Outcome: Block, Rule: rule, Reason: reason}
+	if s.pref().EffortEnv {
+		d.Effort = effort(mode)
+	}
+	return d
+}
+
+// effort maps an execution mode to Claude Code's effort level.
+func effort(mode string) string {
+	switch mode {
+	case "quick":
+		return "low"
+	case "pair", "checkpoint", "swarm":
+		return "high"
+	}
+	return "medium"
+}
+
+// gate runs the checkpoint at a gate boundary, after the state mutation and
+// before the output. The state file is CCC's loop state here: the checkpoint
+// may add the tracker's bookkeeping to it, nothing else (§4.2).
+func (s *stopper) gate(ctx context.Context, d Decision) Decision {
+	d.Gate = true
+	if s.env.Checkpoint == nil {
+		return d
+	}
+	runCheckpoint(ctx, s.env, "stop", Checkpoint{Root: s.root, Deadline: s.pref().CheckpointTimeout, Issue: s.f.linearIssue, KeepState: true})
+	return d
+}
+
+// reasons builds the block reasons, sentence by sentence, as CCC words them.
+type reasons struct {
+	f     fields
+	p     Prefs
+	mode  string
+	mt    int64
+	issue string
+	root  string
+}
+
+func join(sentences ...[]string) string {
+	var all []string
+	for _, s := range sentences {
+		all = append(all, s...)
+	}
+	return strings.Join(all, " ")
+}
+
+func (r reasons) head() []string {
+	return []string{
+		fmt.Sprintf("Continue CCC execution for %s. Mode: %s.", r.issue, r.mode),
+		"Read .ccc-progress.md for completed task context.",
+	}
+}
+
+func (r reasons) retry() string {
+	i, t := r.f.taskIndex, r.f.taskIteration
+	return join(r.head(), []string{
+		fmt.Sprintf("Task %d did not signal TASK_COMPLETE. Retry attempt %d of %d.", i, t+1, r.mt),
+		fmt.Sprintf("Execute task %d from the decomposed task list.", i),
+	}, r.modeSentences(), r.enrichments(), []string{"Signal TASK_COMPLETE when done."})
+}
+
+func (r reasons) next() string {
+	s := []string{fmt.Sprintf("Execute task %d of %d from the decomposed task list.", r.f.taskIndex+1, r.f.totalTasks)}
+	if r.f.specPath != "" {
+		s = append(s, fmt.Sprintf("Spec: %s.", r.f.specPath))
+	}
+	return join(r.head(), s, r.modeSentences(), r.enrichments(), []string{"Signal TASK_COMPLETE when done."})
+}
+
+func (r reasons) replan() string {
+	read := "Read the spec and .ccc-progress.md."
+	if r.f.specPath != "" {
+		read = fmt.Sprintf("Read the spec at %s and .ccc-progress.md.", r.f.specPath)
+	}
+	return join([]string{
+		fmt.Sprintf("REPLAN triggered for %s (replan %d of %d).", r.issue, r.f.replanCount+1, r.p.MaxReplans),
+		read,
+		"Compare completed work against ALL acceptance criteria.",
+		"Regenerate remaining tasks based on what actually exists in the codebase.",
+		"Update .ccc-state.json: set phase back to execution, update totalTasks and taskIndex.",
+		"Then continue executing from the first new task. Signal TASK_COMPLETE when done.",
+	})
+}
+
+func (r reasons) modeSentences() []string {
+	switch r.mode {
+	case "tdd":
+		return []string{"Follow red-green-refactor cycle for each acceptance criterion."}
+	case "checkpoint":
+		return []string{"Pause at any checkpoint gates for human review before proceeding."}
+	}
+	return nil
+}
+
+// enrichments are ENR (6.4), E1 to E8, each when its preference is on.
+func (r reasons) enrichments() []string {
+	p := r.p
+	var s []string
+	if p.SubagentDiscipline {
+		s = append(s, "Use parallel subagents for codebase reads; single subagent for build/test.")
+	}
+	if p.SearchBeforeBuild {
+		s = append(s, "Before implementing, search the codebase for existing solutions. Don't assume functionality is missing.")
+	}
+	if p.AgentsFile {
+		if _, err := os.Stat(filepath.Join(r.root, ".ccc-agents.md")); err == nil {
+			s = append(s, "Read .ccc-agents.md for project-specific build commands and codebase patterns.")
+		}
+	}
+	if p.AlwaysRecommend {
+		s = append(s, "When presenting options, always highlight your recommended choice.")
+	}
+	switch p.PrioritizationFramework {
+	case "rice":
+		s = append(s, "Use RICE (Reach, Impact, Confidence, Effort) as a reasoning lens when prioritizing tasks.")
+	case "moscow":
+		s = append(s, "Use MoSCoW (Must, Should, Could, Won't) as a reasoning lens when prioritizing tasks.")
+	case "eisenhower":
+		s = append(s, "Use the Eisenhower Matrix (Urgent/Important) as a reasoning lens when prioritizing tasks.")
+	}
+	if p.AnalyzeBeforeExecute {
+		s = append(s, "For eval tools, run structural analysis first before expensive execution stages.")
+	}
+	switch p.CostProfile {
+	case "pay-per-use":
+		s = append(s, "Cost profile: pay-per-use. Default to structural-only evaluation; require explicit opt-in for execution.")
+	case "budget":
+		s = append(s, fmt.Sprintf("Cost profile: budget. Checkpoint if estimated eval cost exceeds $%s.", p.MaxBudgetUSD))
+	}
+	style := p.Explanatory
+	if p.ExplanatoryScan != "" {
+		style = p.ExplanatoryScan
+	}
+	if style != "balanced" {
+		s = append(s, fmt.Sprintf("Explanation depth for scan/execution output: %s.", style))
+	}
+	return s
+}

@@ -1,0 +1,435 @@
+package hook
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/ccc-checkpoint/ccc/state"
+)
+
+// What a case expects of the state file afterwards.
+const (
+	same    = "same"    // byte-identical
+	deleted = "deleted" // gone
+)
+
+const (
+	outRetry    = "Still on it: the lexer handles strings, numbers are next."
+	outComplete = "The parser is done and its tests pass.\n\nTASK_COMPLETE"
+	outReplan   = "Two remaining tasks are already done upstream. REPLAN"
+)
+
+// TestStopDecisionOrder has one case per path of the decision order (§3),
+// with its stdout compared to testdata/stop/<name>.golden.
+func TestStopDecisionOrder(t *testing.T) {
+	tests := []struct {
+		name    string
+		state   map[string]any // over baseState; nil with raw "" means no file
+		raw     string         // the state file as written, instead of state
+		noState bool
+		prefs   string
+		fixture string
+		set     map[string]any // changes to the recorded input
+		stdin   string         // raw stdin, instead of fixture
+		rule    Rule
+		outcome Outcome
+		gate    bool
+		after   any // same, deleted, or map[string]any of fields
+	}{
+		// 3.1
+		{name: "no-state", noState: true, fixture: "stop-active.json", rule: RuleRejected, outcome: Allow, after: deleted},
+		{name: "blank-state", raw: " \n\t\n", fixture: "stop-active.json", rule: RuleRejected, outcome: Allow, after: same},
+		{name: "invalid-state", raw: "NOT VALID JSON {{{", fixture: "stop-active.json", rule: RuleRejected, outcome: Allow, after: same},
+		{name: "array-state", raw: `[{"phase":"execution"}]`, fixture: "stop-active.json", rule: RuleRejected, outcome: Allow, after: same},
+		{name: "string-state", raw: `"execution"`, fixture: "stop-active.json", rule: RuleRejected, outcome: Allow, after: same},
+		{name: "trailing-garbage-state", raw: `{"phase":"execution"} {}`, fixture: "stop-active.json", rule: RuleRejected, outcome: Allow, after: same},
+		{name: "mistyped-state", state: map[string]any{"taskIndex": "1"}, fixture: "stop-active.json", rule: RuleRejected, outcome: Allow, after: same},
+		{name: "empty-stdin", stdin: "", rule: RuleRejected, outcome: Allow, after: same},
+		{name: "invalid-stdin", stdin: `{"session_id":`, rule: RuleRejected, outcome: Allow, after: same},
+		{name: "array-stdin", stdin: `[{"session_id":"x"}]`, rule: RuleRejected, outcome: Allow, after: same},
+		{name: "null-stdin", stdin: `null`, rule: RuleRejected, outcome: Allow, after: same},
+		// 3.2
+		{name: "other-owner", state: map[string]any{"ownerSessionId": "another-session"}, fixture: "stop-active.json",
+			rule: RuleOwner, outcome: Allow, after: same},
+		{name: "owner-no-session-id", state: map[string]any{"ownerSessionId": sessionID}, fixture: "stop-active.json",
+			set: map[string]any{"session_id": nil}, rule: RuleOwner, outcome: Allow, after: same},
+		{name: "same-owner", state: map[string]any{"ownerSessionId": sessionID}, fixture: "stop-active.json",
+			rule: RuleRetry, outcome: Block, after: map[string]any{"taskIteration": 2, "globalIteration": 5}},
+		// 3.3
+		{name: "awaiting-gate", state: map[string]any{"awaitingGate": "2"}, fixture: "stop-active.json",
+			rule: RuleGate, outcome: Allow, gate: true, after: same},
+		{name: "awaiting-gate-not-executing", state: map[string]any{"awaitingGate": 1, "phase": "spec"}, fixture: "stop-active.json",
+			rule: RuleGate, outcome: Allow, gate: true, after: same},
+		// 3.4
+		{name: "phase-spec", state: map[string]any{"phase": "spec"}, fixture: "stop.json", rule: RulePhase, outcome: Allow, after: same},
+		{name: "phase-replan", state: map[string]any{"phase": "replan"}, fixture: "stop.json", rule: RulePhase, outcome: Allow, after: same},
+		{name: "phase-empty", state: map[string]any{"phase": ""}, fixture: "stop.json", rule: RulePhase, outcome: Allow, after: same},
+		{name: "phase-null", state: map[string]any{"phase": nil}, fixture: "stop.json", rule: RulePhase, outcome: Allow, after: same},
+		{name: "phase-absent", state: map[string]any{"phase": drop{}}, fixture: "stop.json", rule: RulePhase, outcome: Allow, after: same},
+		// 3.5
+		{name: "mode-pair", state: map[string]any{"executionMode": "pair"}, fixture: "stop.json", rule: RuleMode, outcome: Allow, after: same},
+		{name: "mode-swarm", state: map[string]any{"executionMode": "swarm"}, fixture: "stop.json", rule: RuleMode, outcome: Allow, after: same},
+		{name: "prefs-mode-pair", prefs: "execution:\n  default_mode: pair\n", fixture: "stop.json", rule: RuleMode, outcome: Allow, after: same},
+		// 3.6
+		{name: "max-global", state: map[string]any{"globalIteration": 50}, fixture: "stop.json",
+			rule: RuleGlobalCap, outcome: Halt, gate: true, after: same},
+		{name: "max-global-over", state: map[string]any{"globalIteration": 51, "taskIteration": 9}, fixture: "stop.json",
+			rule: RuleGlobalCap, outcome: Halt, gate: true, after: same},
+		// 3.7
+		{name: "max-task", state: map[string]any{"taskIteration": 5}, fixture: "stop.json",
+			rule: RuleTaskCap, outcome: Halt, gate: true, after: same},
+		// 3.8
+		{name: "all-done", state: map[string]any{"taskIndex": 3}, fixture: "stop.json",
+			rule: RuleAllDone, outcome: Allow, gate: true, after: deleted},
+		{name: "no-tasks", state: map[string]any{"taskIndex": drop{}, "totalTasks": drop{}}, fixture: "stop.json",
+			rule: RuleAllDone, outcome: Allow, gate: true, after: deleted},
+		// 3.9
+		{name: "max-replans", state: map[string]any{"replanCount": 2}, fixture: "stop.json", set: map[string]any{"last_assistant_message": outReplan},
+			rule: RuleReplanCap, outcome: Halt, gate: true, after: same},
+		{name: "replan", fixture: "stop.json", set: map[string]any{"last_assistant_message": outReplan},
+			rule: RuleReplan, outcome: Block, gate: true,
+			after: map[string]any{"replanCount": 1, "phase": "replan", "globalIteration": 5, "taskIndex": 1, "taskIteration": 1}},
+		{name: "replan-and-complete", fixture: "stop.json", set: map[string]any{"last_assistant_message": "TASK_COMPLETE, but REPLAN"},
+			rule: RuleReplan, outcome: Block, gate: true, after: map[string]any{"replanCount": 1, "phase": "replan"}},
+		{name: "replan-disabled", prefs: "replan:\n  enabled: false\n", fixture: "stop.json", set: map[string]any{"last_assistant_message": outReplan},
+			rule: RuleRetry, outcome: Block, after: map[string]any{"replanCount": 0, "phase": "execution", "taskIteration": 2}},
+		{name: "replan-disabled-complete", prefs: "replan:\n  enabled: false\n", fixture: "stop.json",
+			set:  map[string]any{"last_assistant_message": "REPLAN? No. TASK_COMPLETE"},
+			rule: RuleNext, outcome: Block, gate: true, after: map[string]any{"taskIndex": 2, "replanCount": 0}},
+		{name: "replan-lowercase", fixture: "stop.json", set: map[string]any{"last_assistant_message": "maybe we should replan"},
+			rule: RuleRetry, outcome: Block, after: map[string]any{"taskIteration": 2}},
+		// 3.10
+		{name: "retry", state: map[string]any{"taskIteration": 2}, fixture: "stop-active.json",
+			rule: RuleRetry, outcome: Block, after: map[string]any{"taskIndex": 1, "taskIteration": 3, "globalIteration": 5}},
+		{name: "retry-no-output", fixture: "stop-no-message.json", set: map[string]any{"transcript_path": nil},
+			rule: RuleRetry, outcome: Block, after: map[string]any{"taskIteration": 2}},
+		{name: "retry-missing-transcript", fixture: "stop-no-message.json",
+			rule: RuleRetry, outcome: Block, after: map[string]any{"taskIteration": 2}},
+		{name: "task-complete-lowercase", fixture: "stop.json", set: map[string]any{"last_assistant_message": "task_complete"},
+			rule: RuleRetry, outcome: Block, after: map[string]any{"taskIteration": 2}},
+		// 3.11
+		{name: "next", state: map[string]any{"taskIteration": 3}, fixture: "stop.json",
+			rule: RuleNext, outcome: Block, gate: true, after: map[string]any{"taskIndex": 2, "taskIteration": 1, "globalIteration": 5}},
+		{name: "last-task", state: map[string]any{"taskIndex": 2}, fixture: "stop.json",
+			rule: RuleLastTask, outcome: Allow, gate: true, after: deleted},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := newProj(t)
+			var orig []byte
+			switch {
+			case tt.noState:
+			case tt.raw != "":
+				orig = []byte(tt.raw)
+			default:
+				orig = stateJSON(t, tt.state)
+			}
+			if orig != nil {
+				p.write(state.FileName, orig)
+			}
+			if tt.prefs != "" {
+				p.write(PrefsFile, []byte(tt.prefs))
+			}
+			stdin := []byte(tt.stdin)
+			if tt.fixture != "" {
+				stdin = input(t, tt.fixture, tt.set)
+			}
+
+			d := p.stop(stdin)
+
+			assert.Equal(t, tt.rule, d.Rule)
+			assert.Equal(t, tt.outcome, d.Outcome)
+			assert.Equal(t, tt.gate, d.Gate)
+			if tt.gate {
+				assert.Equal(t, 1, p.cp.count(), "the checkpoint runs once at a gate boundary")
+			} else {
+				assert.Zero(t, p.cp.count(), "no checkpoint off gate boundaries")
+			}
+			golden(t, "stop/"+tt.name+".golden", d.Stdout())
+			switch after := tt.after.(type) {
+			case string:
+				if after == same {
+					assert.Equal(t, string(orig), string(p.read(state.FileName)), "state byte-identical")
+				} else {
+					assert.Nil(t, p.read(state.FileName), "state deleted")
+				}
+			case map[string]any:
+				st := p.state()
+				for k, want := range after {
+					raw, ok := st.Raw(k)
+					require.True(t, ok, k)
+					wantRaw, _ := json.Marshal(want)
+					assert.JSONEq(t, string(wantRaw), string(raw), k)
+				}
+				assert.Equal(t, `"2026-11-21T13:45:00Z"`, string(mustRaw(t, st, "lastUpdatedAt")))
+			}
+		})
+	}
+}
+
+func mustRaw(t *testing.T, st *state.State, key string) []byte {
+	t.Helper()
+	raw, ok := st.Raw(key)
+	require.True(t, ok, key)
+	return raw
+}
+
+// TestStopUnreadableState: a state path that cannot be read is left alone.
+func TestStopUnreadableState(t *testing.T) {
+	p := newProj(t)
+	require.NoError(t, os.Mkdir(p.path(state.FileName), 0o755))
+	d := p.stop(input(t, "stop-active.json", nil))
+	assert.Equal(t, Decision{Outcome: Allow, Rule: RuleRejected}, d)
+	assert.Contains(t, p.errs.String(), "ccc hook stop: ")
+	assert.Equal(t, 1, strings.Count(p.errs.String(), "\n"), "one line on stderr")
+	fi, err := os.Stat(p.path(state.FileName))
+	require.NoError(t, err)
+	assert.True(t, fi.IsDir())
+}
+
+// TestStopMistypedFields: every listed field of another JSON type rejects
+// the state, which stays byte-identical; null takes the default.
+func TestStopMistypedFields(t *testing.T) {
+	ints := []string{"taskIndex", "totalTasks", "taskIteration", "maxTaskIterations", "globalIteration", "maxGlobalIterations", "replanCount"}
+	strs := []string{"phase", "executionMode", "linearIssue", "specPath", "ownerSessionId"}
+	type tc struct {
+		key string
+		val string
+	}
+	var bad []tc
+	for _, k := range ints {
+		for _, v := range []string{`"1"`, `true`, `1.5`, `[]`, `{}`, `1e30`, `-1e30`} {
+			bad = append(bad, tc{k, v})
+		}
+	}
+	for _, k := range strs {
+		for _, v := range []string{`1`, `true`, `false`, `[]`, `{"a":1}`} {
+			bad = append(bad, tc{k, v})
+		}
+	}
+	for _, c := range bad {
+		t.Run(c.key+"="+c.val, func(t *testing.T) {
+			p := newProj(t)
+			orig := stateJSON(t, map[string]any{c.key: json.RawMessage(c.val)})
+			p.write(state.FileName, orig)
+			d := p.stop(input(t, "stop.json", nil))
+			assert.Equal(t, Decision{Outcome: Allow, Rule: RuleRejected}, d)
+			assert.Equal(t, string(orig), string(p.read(state.FileName)))
+			assert.Contains(t, p.errs.String(), c.key)
+			assert.Zero(t, p.cp.count())
+		})
+	}
+}
+
+// TestStopFieldDefaults: absent and null fields take CCC's defaults, and
+// integral numbers in any JSON spelling are integers.
+func TestStopFieldDefaults(t *testing.T) {
+	tests := []struct {
+		name  string
+		over  map[string]any
+		out   string
+		rule  Rule
+		check func(t *testing.T, d Decision, st *state.State)
+	}{
+		{"taskIteration null is 1", map[string]any{"taskIteration": nil}, outRetry, RuleRetry,
+			func(t *testing.T, d Decision, st *state.State) {
+				assert.Contains(t, d.Reason, "Retry attempt 2 of 5.")
+			}},
+		{"maxTaskIterations absent is 5", map[string]any{"maxTaskIterations": drop{}, "taskIteration": 4}, outRetry, RuleRetry,
+			func(t *testing.T, d Decision, st *state.State) {
+				assert.Contains(t, d.Reason, "Retry attempt 5 of 5.")
+			}},
+		{"maxGlobalIterations null is 50", map[string]any{"maxGlobalIterations": nil, "globalIteration": 50}, outRetry, RuleGlobalCap, nil},
+		{"globalIteration absent is 0", map[string]any{"globalIteration": drop{}}, outRetry, RuleRetry,
+			func(t *testing.T, d Decision, st *state.State) {
+				assert.Equal(t, "1", string(mustRaw(t, st, "globalIteration")))
+			}},
+		{"taskIndex null is 0", map[string]any{"taskIndex": nil}, outComplete, RuleNext,
+			func(t *testing.T, d Decision, st *state.State) {
+				assert.Contains(t, d.Reason, "Execute task 1 of 3 from")
+			}},
+		{"replanCount absent is 0", map[string]any{"replanCount": drop{}}, outReplan, RuleReplan,
+			func(t *testing.T, d Decision, st *state.State) {
+				assert.Contains(t, d.Reason, "(replan 1 of 2)")
+			}},
+		{"executionMode absent is quick", map[string]any{"executionMode": drop{}}, outRetry, RuleRetry,
+			func(t *testing.T, d Decision, st *state.State) {
+				assert.Contains(t, d.Reason, "Mode: quick.")
+			}},
+		{"executionMode empty stays empty", map[string]any{"executionMode": ""}, outRetry, RuleRetry,
+			func(t *testing.T, d Decision, st *state.State) {
+				assert.Contains(t, d.Reason, "Mode: .")
+			}},
+		{"linearIssue null is unknown issue", map[string]any{"linearIssue": nil}, outRetry, RuleRetry,
+			func(t *testing.T, d Decision, st *state.State) {
+				assert.True(t, strings.HasPrefix(d.Reason, "Continue CCC execution for unknown issue. Mode: quick."))
+			}},
+		{"specPath absent", map[string]any{"specPath": drop{}}, outComplete, RuleNext,
+			func(t *testing.T, d Decision, st *state.State) {
+				assert.NotContains(t, d.Reason, "Spec:")
+			}},
+		{"3.0 is an integer", map[string]any{"taskIteration": json.RawMessage(`3.0`)}, outRetry, RuleRetry,
+			func(t *testing.T, d Decision, st *state.State) {
+				assert.Contains(t, d.Reason, "Retry attempt 4 of 5.")
+			}},
+		{"5e1 is an integer", map[string]any{"globalIteration": json.RawMessage(`5e1`)}, outRetry, RuleGlobalCap, nil},
+		{"negative integers", map[string]any{"taskIndex": -1}, outRetry, RuleRetry,
+			func(t *testing.T, d Decision, st *state.State) {
+				assert.Contains(t, d.Reason, "Task -1 did not signal TASK_COMPLETE.")
+			}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := newProj(t)
+			p.write(state.FileName, stateJSON(t, tt.over))
+			d := p.stop(input(t, "stop.json", map[string]any{"last_assistant_message": tt.out}))
+			require.Equal(t, tt.rule, d.Rule)
+			if tt.check != nil {
+				var st *state.State
+				if p.read(state.FileName) != nil {
+					st = p.state()
+				}
+				tt.check(t, d, st)
+			}
+		})
+	}
+}
+
+// TestAwaitingGate: any value is a set gate except absent, null, false and "".
+func TestAwaitingGate(t *testing.T) {
+	for _, v := range []string{`"2"`, `2`, `0`, `true`, `"x"`, `{}`, `[]`, `"false"`} {
+		t.Run("set "+v, func(t *testing.T) {
+			p := newProj(t)
+			orig := stateJSON(t, map[string]any{"awaitingGate": json.RawMessage(v)})
+			p.write(state.FileName, orig)
+			d := p.stop(input(t, "stop.json", nil))
+			assert.Equal(t, RuleGate, d.Rule)
+			assert.Equal(t, string(orig), string(p.read(state.FileName)))
+		})
+	}
+	for _, v := range []string{`null`, `false`, `""`, ""} {
+		t.Run("unset "+v, func(t *testing.T) {
+			p := newProj(t)
+			over := map[string]any{"awaitingGate": json.RawMessage(v)}
+			if v == "" {
+				over["awaitingGate"] = drop{}
+			}
+			p.write(state.FileName, stateJSON(t, over))
+			d := p.stop(input(t, "stop.json", nil))
+			assert.Equal(t, RuleNext, d.Rule, "falls through to the execution loop")
+		})
+	}
+}
+
+// TestStopStateWrite: the whole file after a write: the changed keys keep
+// their place, unknown keys survive, lastUpdatedAt and ownership are added.
+func TestStopStateWrite(t *testing.T) {
+	p := newProj(t)
+	p.write(state.FileName, []byte(`{"phase":"execution","taskIndex":0,"totalTasks":2,"custom":{"keep":[1,"two"]},"executionMode":"tdd","lastUpdatedAt":"2026-11-20T09:00:00Z"}`))
+	d := p.stop(input(t, "stop-active.json", nil))
+	require.Equal(t, RuleRetry, d.Rule)
+	assert.Equal(t, `{
+  "phase": "execution",
+  "taskIndex": 0,
+  "totalTasks": 2,
+  "custom": {
+    "keep": [
+      1,
+      "two"
+    ]
+  },
+  "executionMode": "tdd",
+  "lastUpdatedAt": "2026-11-21T13:45:00Z",
+  "taskIteration": 2,
+  "globalIteration": 1,
+  "ownerSessionId": "8f3c2a1e-4b7d-4e2a-9c51-0d6e7f8a9b10"
+}
+`, string(p.read(state.FileName)))
+	entries, err := os.ReadDir(p.root)
+	require.NoError(t, err)
+	for _, e := range entries {
+		assert.False(t, strings.Contains(e.Name(), ".tmp"), "no temp file left: %s", e.Name())
+	}
+}
+
+// TestStopWriteFailure: a state that cannot be written allows the stop,
+// leaves the file as it was and runs no checkpoint (4.3).
+func TestStopWriteFailure(t *testing.T) {
+	for _, out := range []string{outRetry, outComplete, outReplan} {
+		t.Run(out, func(t *testing.T) {
+			p := newProj(t)
+			orig := stateJSON(t, map[string]any{"taskIndex": 2}) // TASK_COMPLETE ends here: write and delete
+			p.write(state.FileName, orig)
+			p.write(state.Dir, []byte("a file where ccc's directory goes: no lock, no write"))
+			d := p.stop(input(t, "stop.json", map[string]any{"last_assistant_message": out}))
+			assert.Equal(t, Decision{Outcome: Allow, Rule: RuleWriteFailed}, d)
+			assert.Empty(t, d.Stdout())
+			assert.Equal(t, string(orig), string(p.read(state.FileName)))
+			assert.Zero(t, p.cp.count())
+			assert.Contains(t, p.errs.String(), "ccc hook stop: .ccc-state.json: ")
+		})
+	}
+}
+
+// TestStopStateChangedMeanwhile: a state file changed between read and
+// write is not overwritten.
+func TestStopStateChangedMeanwhile(t *testing.T) {
+	p := newProj(t)
+	p.write(state.FileName, stateJSON(t, nil))
+	s := &stopper{env: p.env(), in: Input{SessionID: sessionID, LastAssistantMessage: outRetry}, root: p.root}
+	s.orig = stateJSON(t, map[string]any{"taskIteration": 4}) // what it read, no longer on disk
+	st, f, err := parseState(s.orig)
+	require.NoError(t, err)
+	s.st, s.f = st, f
+	d := s.decide(context.Background())
+	assert.Equal(t, RuleWriteFailed, d.Rule)
+	assert.Equal(t, string(stateJSON(t, nil)), string(p.read(state.FileName)))
+}
+
+func TestDecisionStdout(t *testing.T) {
+	tests := []struct {
+		d    Decision
+		want string
+	}{
+		{Decision{Outcome: Allow}, ""},
+		{Decision{Outcome: Block, Reason: `Fix "a" & <b> — then go.`}, `{"decision":"block","reason":"Fix \"a\" & <b> — then go."}` + "\n"},
+		{Decision{Outcome: Block, Reason: "r", Effort: "low"}, `{"decision":"block","reason":"r","env":{"CLAUDE_CODE_EFFORT_LEVEL":"low"}}` + "\n"},
+		{Decision{Outcome: Halt, Message: "m"}, `{"systemMessage":"m"}` + "\n"},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, string(tt.d.Stdout()))
+	}
+}
+
+func TestStopDebug(t *testing.T) {
+	p := newProj(t)
+	p.write(state.FileName, stateJSON(t, nil))
+	env := p.env()
+	env.Debug = true
+	Stop(context.Background(), env, input(t, "stop-active.json", nil))
+	assert.Equal(t, "ccc hook stop: block: 3.10 retry\n", p.errs.String())
+}
+
+func TestStopNeedsNoProjectFilesBesidesState(t *testing.T) {
+	// The retry path reads only the state and the preferences: no
+	// progress file, no transcript, no .ccc-agents.md are created.
+	p := newProj(t)
+	p.write(state.FileName, stateJSON(t, nil))
+	p.stop(input(t, "stop-active.json", nil))
+	entries, err := os.ReadDir(p.root)
+	require.NoError(t, err)
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	assert.ElementsMatch(t, []string{state.FileName, state.Dir}, names)
+	_, err = os.Stat(filepath.Join(p.root, state.Dir, state.LockFile))
+	assert.NoError(t, err, "the write took the project lock")
+}

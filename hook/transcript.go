@@ -1,0 +1,121 @@
+package hook
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"strings"
+)
+
+// scanChunk is how much of the transcript is read at a time, from the end.
+const scanChunk = 64 << 10
+
+// LastOutput is the assistant's last output [c]: last_assistant_message when
+// it is a non-empty string, else the text of the last assistant record of
+// the transcript. A missing path, file or record is "".
+func LastOutput(in Input) (string, error) {
+	if in.LastAssistantMessage != "" {
+		return in.LastAssistantMessage, nil
+	}
+	if in.TranscriptPath == "" {
+		return "", nil
+	}
+	out, err := lastAssistantText(in.TranscriptPath)
+	if errors.Is(err, os.ErrNotExist) {
+		return "", nil
+	}
+	return out, err
+}
+
+// lastAssistantText reads a JSONL transcript backwards, line by line, and
+// returns the text of the last record that is an assistant's. Only the tail
+// up to that record is read: transcripts grow to many megabytes.
+func lastAssistantText(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return "", err
+	}
+	if !fi.Mode().IsRegular() {
+		return "", errors.New(path + " is not a regular file")
+	}
+	// win holds the file from winStart to the end of the line being looked
+	// at; it grows backwards, doubling, until it holds that line's start.
+	winStart := fi.Size()
+	var win []byte
+	for {
+		i := bytes.LastIndexByte(win, '\n')
+		if i < 0 && winStart > 0 {
+			n := min(max(int64(scanChunk), int64(len(win))), winStart)
+			grown := make([]byte, int(n)+len(win))
+			if _, err := f.ReadAt(grown[:n], winStart-n); err != nil && !errors.Is(err, io.EOF) {
+				return "", err
+			}
+			copy(grown[n:], win)
+			win, winStart = grown, winStart-n
+			continue
+		}
+		if text, ok := assistantText(win[i+1:]); ok {
+			return text, nil
+		}
+		if i < 0 {
+			return "", nil
+		}
+		win = win[:i]
+	}
+}
+
+// assistantText reports whether a transcript line is an assistant record
+// (role or message.role "assistant") and returns its text: the text items
+// of message.content joined with newlines, or a string content itself.
+// Lines that are not JSON objects are skipped.
+func assistantText(line []byte) (string, bool) {
+	line = bytes.TrimSpace(line)
+	if len(line) == 0 || line[0] != '{' {
+		return "", false
+	}
+	var rec struct {
+		Role    json.RawMessage `json:"role"`
+		Message json.RawMessage `json:"message"`
+	}
+	if err := json.Unmarshal(line, &rec); err != nil {
+		return "", false
+	}
+	var msg struct {
+		Role    json.RawMessage `json:"role"`
+		Content json.RawMessage `json:"content"`
+	}
+	if len(rec.Message) > 0 && rec.Message[0] == '{' {
+		_ = json.Unmarshal(rec.Message, &msg) // valid: the line parsed
+	}
+	if jsonString(rec.Role) != "assistant" && jsonString(msg.Role) != "assistant" {
+		return "", false
+	}
+	if len(msg.Content) > 0 && msg.Content[0] == '"' {
+		return jsonString(msg.Content), true
+	}
+	var items []json.RawMessage
+	if len(msg.Content) == 0 || msg.Content[0] != '[' || json.Unmarshal(msg.Content, &items) != nil {
+		return "", true
+	}
+	var texts []string
+	for _, raw := range items {
+		var item struct {
+			Type json.RawMessage `json:"type"`
+			Text json.RawMessage `json:"text"`
+		}
+		if len(raw) == 0 || raw[0] != '{' || json.Unmarshal(raw, &item) != nil {
+			continue
+		}
+		if jsonString(item.Type) == "text" {
+			texts = append(texts, jsonString(item.Text))
+		}
+	}
+	return strings.Join(texts, "\n"), true
+}

@@ -1,0 +1,120 @@
+package hook
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestLastOutput(t *testing.T) {
+	tests := []struct {
+		name string
+		in   Input
+		want string
+	}{
+		{"claude code transcript", Input{TranscriptPath: transcript(t, "claude-code.jsonl")},
+			"The parser is done and its tests pass.\nTASK_COMPLETE"},
+		{"torn last line skipped", Input{TranscriptPath: transcript(t, "torn-tail.jsonl")},
+			"The parser is done and its tests pass.\nTASK_COMPLETE"},
+		{"CCC's compact records", Input{TranscriptPath: transcript(t, "ccc-compact.jsonl")}, "All done. TASK_COMPLETE"},
+		{"spaced records", Input{TranscriptPath: transcript(t, "spaced.jsonl")}, "The remaining tasks are invalid. REPLAN"},
+		{"string content", Input{TranscriptPath: transcript(t, "string-content.jsonl")}, "Finished the lexer. TASK_COMPLETE"},
+		{"last assistant record has no text", Input{TranscriptPath: transcript(t, "tool-use-last.jsonl")}, ""},
+		{"no path", Input{}, ""},
+		{"missing file", Input{TranscriptPath: filepath.Join(t.TempDir(), "gone.jsonl")}, ""},
+		{"last_assistant_message first", Input{LastAssistantMessage: "REPLAN", TranscriptPath: transcript(t, "claude-code.jsonl")}, "REPLAN"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := LastOutput(tt.in)
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, got)
+		})
+	}
+}
+
+// TestLastOutputInputTypes: last_assistant_message counts only as a
+// non-empty string; otherwise the transcript is read.
+func TestLastOutputInputTypes(t *testing.T) {
+	tp := transcript(t, "ccc-compact.jsonl")
+	for _, msg := range []string{`""`, `42`, `null`, `["TASK_COMPLETE"]`, `{"text":"x"}`} {
+		t.Run(msg, func(t *testing.T) {
+			in, err := ParseInput([]byte(`{"session_id":"s","transcript_path":"` + tp + `","last_assistant_message":` + msg + `}`))
+			require.NoError(t, err)
+			got, err := LastOutput(in)
+			require.NoError(t, err)
+			assert.Equal(t, "All done. TASK_COMPLETE", got)
+		})
+	}
+}
+
+// TestLastOutputLargeTranscript: records longer than the read chunk, and
+// many records after the assistant's, are read correctly from the end.
+func TestLastOutputLargeTranscript(t *testing.T) {
+	long := strings.Repeat("x", 3*scanChunk+17)
+	tests := []struct {
+		name  string
+		lines []string
+		tail  string // after the last newline
+		want  string
+	}{
+		{"long assistant record", []string{
+			`{"type":"user","message":{"role":"user","content":"go"}}`,
+			`{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"` + long + ` TASK_COMPLETE"}]}}`,
+		}, "", long + " TASK_COMPLETE"},
+		{"long user record after it", []string{
+			`{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"REPLAN"}]}}`,
+			`{"type":"user","message":{"role":"user","content":"` + long + `"}}`,
+		}, "", "REPLAN"},
+		{"many records after it", append([]string{
+			`{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"first"},{"type":"text","text":"second"}]}}`,
+		}, repeat(`{"type":"progress","data":{"n":1}}`, 5000)...), "", "first\nsecond"},
+		{"no trailing newline", []string{
+			`{"type":"user","message":{"role":"user","content":"go"}}`,
+		}, `{"type":"assistant","message":{"role":"assistant","content":"last"}}`, "last"},
+		{"CRLF line ends", []string{
+			"{\"role\":\"assistant\",\"message\":{\"content\":\"crlf TASK_COMPLETE\"}}\r",
+			"not json\r",
+		}, "", "crlf TASK_COMPLETE"},
+		{"only the first line", nil, `{"role":"assistant","message":{"content":"only"}}`, "only"},
+		{"blank lines and junk", []string{"", "   ", "[1,2]", `"role":"assistant"`, "{bad"}, "", ""},
+		{"empty file", nil, "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "t.jsonl")
+			var b strings.Builder
+			for _, l := range tt.lines {
+				b.WriteString(l + "\n")
+			}
+			b.WriteString(tt.tail)
+			require.NoError(t, os.WriteFile(path, []byte(b.String()), 0o644))
+			got, err := LastOutput(Input{TranscriptPath: path})
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, got)
+		})
+	}
+}
+
+func repeat(s string, n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = s
+	}
+	return out
+}
+
+// TestStopUnreadableTranscript: a transcript that cannot be read is an
+// empty output (a retry), reported in one line.
+func TestStopUnreadableTranscript(t *testing.T) {
+	p := newProj(t)
+	p.write(".ccc-state.json", stateJSON(t, nil))
+	d := p.stop(input(t, "stop-no-message.json", map[string]any{"transcript_path": p.root}))
+	assert.Equal(t, RuleRetry, d.Rule)
+	assert.Equal(t, fmt.Sprintf("ccc hook stop: transcript: %s is not a regular file; reading the last output as empty\n", p.root), p.errs.String())
+}

@@ -1,0 +1,266 @@
+package markdown
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+)
+
+// StatusInput is what a "Checkpoint Status" comment says, taken from the
+// progress document.
+type StatusInput struct {
+	Updated time.Time
+	// TaskN is the current task's position among TaskM tasks; Completed of
+	// TaskM are done, Percent per cent.
+	TaskN, TaskM, Completed, Percent int
+	Task, Status, Next               string
+	// Decisions are "what: why" strings; Blockers are their text.
+	Decisions, Blockers []string
+}
+
+// StatusHeading is the first line of every status body.
+const StatusHeading = "## Checkpoint Status"
+
+// Field labels of the status body, in the order they are rendered. The
+// truncation below finds lines by these prefixes.
+const (
+	statusUpdated   = "**Updated:** "
+	statusTask      = "**Task:** "
+	statusState     = "**Status:** "
+	statusProgress  = "**Progress:** "
+	statusDecisions = "**Decisions:** "
+	statusBlockers  = "**Blockers:** "
+	statusNext      = "**Next:** "
+)
+
+// StatusBody renders the seed's Step 3 comment format. Every field is one
+// line: text from the progress document is collapsed onto that line so that
+// it can neither start a heading, list or fence of its own nor push the
+// fields below it out of place.
+func StatusBody(s StatusInput) string {
+	var b strings.Builder
+	b.WriteString(StatusHeading + "\n\n")
+	if !s.Updated.IsZero() {
+		b.WriteString(statusUpdated + s.Updated.UTC().Format(time.RFC3339) + "\n")
+	}
+	b.WriteString(statusTask + statusTaskText(s) + "\n")
+	b.WriteString(statusState + statusOrNone(statusStateText(s)) + "\n")
+	if s.TaskM > 0 {
+		fmt.Fprintf(&b, "%s%d/%d tasks (%d%%)\n", statusProgress, s.Completed, s.TaskM, s.Percent)
+	}
+	b.WriteString("\n")
+	b.WriteString(statusDecisions + statusOrNone(statusJoin(s.Decisions)) + "\n")
+	b.WriteString(statusBlockers + statusOrNone(statusJoin(s.Blockers)) + "\n")
+	b.WriteString(statusNext + statusOrNone(statusInline(s.Next)))
+	return b.String()
+}
+
+func statusTaskText(s StatusInput) string {
+	task := statusInline(s.Task)
+	switch {
+	case s.TaskM > 0 && task != "":
+		return fmt.Sprintf("%d of %d — %s", s.TaskN, s.TaskM, task)
+	case s.TaskM > 0:
+		return fmt.Sprintf("%d of %d", s.TaskN, s.TaskM)
+	default:
+		return statusOrNone(task)
+	}
+}
+
+// statusStateText derives the seed's status word when the caller gave none,
+// so the line is never blank.
+func statusStateText(s StatusInput) string {
+	if st := statusInline(s.Status); st != "" {
+		return st
+	}
+	if len(statusJoin(s.Blockers)) > 0 {
+		return "Blocked"
+	}
+	return "In Progress"
+}
+
+func statusOrNone(s string) string {
+	if s == "" {
+		return "None"
+	}
+	return s
+}
+
+func statusJoin(items []string) string {
+	var parts []string
+	for _, it := range items {
+		if t := statusInline(it); t != "" {
+			parts = append(parts, t)
+		}
+	}
+	return strings.Join(parts, "; ")
+}
+
+// statusRawHTML matches a "<" that CommonMark would read as the start of raw
+// HTML: an unclosed "<!--" or "<details>" in a task text would swallow the
+// rest of the comment.
+var statusRawHTML = regexp.MustCompile(`<([A-Za-z!/?])`)
+
+// statusInline makes text safe to place after a field label: all whitespace
+// (newlines included) becomes single spaces, control characters go, and a
+// "<" that would open raw HTML is escaped. Nothing else is escaped: the text
+// no longer starts a line, so Markdown that needs a line start (headings,
+// lists, fences, tables) cannot happen.
+func statusInline(s string) string {
+	s = strings.Map(func(r rune) rune {
+		switch {
+		case unicode.IsSpace(r):
+			return ' '
+		case unicode.IsControl(r), r == utf8.RuneError:
+			return -1
+		}
+		return r
+	}, s)
+	s = strings.Join(strings.Fields(s), " ")
+	return statusRawHTML.ReplaceAllString(s, `\<$1`)
+}
+
+// TruncateNote is the line TruncateStatus adds, naming the file that holds
+// the full status.
+func TruncateNote(progressPath string) string {
+	return "_Truncated: the full status is in " + progressPath + "._"
+}
+
+// TruncateStatus cuts a status body to at most limit characters (runes).
+// A body within the limit is returned unchanged. Otherwise the heading and
+// the Updated, Task, Status, Progress, Blockers and Next lines are kept, the
+// note is appended after a blank line, and text is cut in this order until
+// the body fits: the Decisions text, then lines the status format does not
+// know (last first), then the Blockers, Next and Task texts together, the
+// longest first, so that each keeps as much as the others. A cut text ends
+// in "…". Only when even the skeleton does not fit is the result hard-cut.
+func TruncateStatus(body string, limit int, note string) string {
+	if limit <= 0 {
+		return ""
+	}
+	if utf8.RuneCountInString(body) <= limit {
+		return body
+	}
+	lines := strings.Split(strings.TrimRight(body, "\n"), "\n")
+	tail := []string{"", note}
+	over := func() int { return statusRuneLen(append(lines[:len(lines):len(lines)], tail...)) - limit }
+
+	if i := statusLineWith(lines, statusDecisions); i >= 0 {
+		value := []rune(strings.TrimPrefix(lines[i], statusDecisions))
+		lines[i] = statusDecisions + statusCap(value, len(value)-over()-1)
+	}
+	for i := len(lines) - 1; i >= 0 && over() > 0; i-- {
+		if !statusKnown(lines[i]) {
+			lines = append(lines[:i], lines[i+1:]...)
+		}
+	}
+	lines = statusSqueezeBlank(lines)
+
+	if excess := over(); excess > 0 {
+		var idx []int
+		var values [][]rune
+		for _, label := range []string{statusBlockers, statusNext, statusTask} {
+			if i := statusLineWith(lines, label); i >= 0 {
+				idx = append(idx, i)
+				values = append(values, []rune(strings.TrimPrefix(lines[i], label)))
+			}
+		}
+		c := statusFairCap(values, excess)
+		for k, i := range idx {
+			label := lines[i][:len(lines[i])-len(string(values[k]))]
+			lines[i] = label + statusCap(values[k], c)
+		}
+	}
+
+	out := strings.Join(append(lines, tail...), "\n")
+	if utf8.RuneCountInString(out) > limit {
+		out = string([]rune(out)[:limit])
+	}
+	return out
+}
+
+// statusCap keeps at most n runes of value, marking a cut with "…".
+func statusCap(value []rune, n int) string {
+	if n >= len(value) {
+		return string(value)
+	}
+	return strings.TrimRightFunc(string(value[:max(n, 0)]), unicode.IsSpace) + "…"
+}
+
+// statusFairCap finds the largest length c such that capping every value at c
+// runes (plus "…") saves at least excess runes.
+func statusFairCap(values [][]rune, excess int) int {
+	saved := func(c int) int {
+		n := 0
+		for _, v := range values {
+			if len(v) > c {
+				n += len(v) - c - 1
+			}
+		}
+		return n
+	}
+	longest := 0
+	for _, v := range values {
+		longest = max(longest, len(v))
+	}
+	lo, hi := 0, longest
+	for lo < hi {
+		mid := (lo + hi + 1) / 2
+		if saved(mid) >= excess {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	return lo
+}
+
+func statusLineWith(lines []string, label string) int {
+	for i, l := range lines {
+		if strings.HasPrefix(l, label) {
+			return i
+		}
+	}
+	return -1
+}
+
+// statusSqueezeBlank drops blank lines left doubled, or trailing, by removals.
+func statusSqueezeBlank(lines []string) []string {
+	out := lines[:0]
+	for i, l := range lines {
+		if l == "" && (i == len(lines)-1 || (len(out) > 0 && out[len(out)-1] == "")) {
+			continue
+		}
+		out = append(out, l)
+	}
+	for len(out) > 0 && out[len(out)-1] == "" {
+		out = out[:len(out)-1]
+	}
+	return out
+}
+
+// statusKnown says whether a line belongs to the status format's skeleton: blank
+// lines between the blocks stay so the layout survives.
+func statusKnown(line string) bool {
+	if line == "" || line == StatusHeading {
+		return true
+	}
+	for _, label := range []string{statusUpdated, statusTask, statusState, statusProgress, statusDecisions, statusBlockers, statusNext} {
+		if strings.HasPrefix(line, label) {
+			return true
+		}
+	}
+	return false
+}
+
+// statusRuneLen is the length in runes of lines joined by newlines.
+func statusRuneLen(lines []string) int {
+	n := len(lines) - 1
+	for _, l := range lines {
+		n += utf8.RuneCountInString(l)
+	}
+	return n
+}

@@ -1,0 +1,270 @@
+package progress
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Edits are the changes a checkpoint makes to the document; zero values change nothing.
+type Edits struct {
+	// Done marks tasks finished. "" or the current task's text finishes the current task; the text of
+	// a remaining task finishes that one; any other text is recorded as a completed task.
+	Done []string
+	// Current sets the task in progress ("description" or "description — status").
+	Current   string
+	AddTasks  []string
+	Decisions []string // "what: why"
+	Blockers  []string // "text" or "text (unblocked by: condition)"
+	// Unblock removes blockers: the ones whose description equals the text (ignoring case), else the
+	// single one that contains it.
+	Unblock []string
+	Next    string
+	Issue   string // KEY-123
+	Session string // the timestamp for **Session:**
+	Mode    string // "exec:tdd"; a bare "tdd" gets the "exec:" prefix
+}
+
+// New returns ccc's template for a session on the given issue ("" for none): every canonical section,
+// empty.
+func New(issue string, now time.Time) *Document {
+	return &Document{
+		Title:   "Session Progress",
+		Issue:   Issue{Key: strings.TrimSpace(issue)},
+		Session: now.UTC().Format(time.RFC3339),
+		src:     &source{nl: "\n", template: true, pre: preamble{h1: -1}},
+	}
+}
+
+// Apply makes the edits in a fixed order: Issue, Session, Mode, Done, Current, AddTasks, Decisions,
+// Blockers, Unblock, Next. It applies every edit it can and returns the errors of the others, joined.
+// Adding something that is already there changes nothing, so repeating a checkpoint is harmless.
+func (d *Document) Apply(e Edits) error {
+	var errs []error
+	fail := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+
+	if e.Issue != "" {
+		key := strings.TrimSpace(e.Issue)
+		switch {
+		case !keyRe.MatchString(key):
+			fail("issue %q: not an issue key like CIA-123", e.Issue)
+		case key != d.Issue.Key:
+			d.Issue = Issue{Key: key} // the title belonged to the old issue
+		}
+	}
+	if v := oneLine(e.Session); v != "" {
+		d.Session = v
+	}
+	if v := oneLine(e.Mode); v != "" {
+		if !strings.HasPrefix(v, "exec:") {
+			v = "exec:" + v
+		}
+		d.Mode = v
+	}
+	for _, text := range e.Done {
+		if err := d.finish(text, e.Current != ""); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if e.Current != "" {
+		if err := d.setCurrent(e.Current); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	for _, text := range e.AddTasks {
+		t, err := itemFrom("add task", text)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		task := parseTask(t, kindRemaining)
+		if d.hasTask(task.Text) {
+			continue
+		}
+		d.Remaining = append(d.Remaining, adopt(task, d.Remaining, d.Completed))
+	}
+	for _, text := range e.Decisions {
+		t, err := itemFrom("decision", text)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if x := parseDecision(t); !slices.ContainsFunc(d.Decisions, func(y Decision) bool {
+			return y.What == x.What && y.Why == x.Why
+		}) {
+			d.Decisions = append(d.Decisions, x)
+		}
+	}
+	for _, text := range e.Blockers {
+		t, err := itemFrom("blocker", text)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		x := parseBlocker(t)
+		i := slices.IndexFunc(d.Blockers, func(y Blocker) bool { return y.Description == x.Description })
+		switch {
+		case i < 0:
+			d.Blockers = append(d.Blockers, x)
+		case x.UnblockedBy != "":
+			d.Blockers[i].UnblockedBy = x.UnblockedBy
+		}
+	}
+	for _, text := range e.Unblock {
+		if err := d.unblock(text); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if v := oneLine(e.Next); v != "" {
+		d.NextAction = v
+	}
+	return errors.Join(errs...)
+}
+
+// finish marks one task done; see Edits.Done.
+func (d *Document) finish(text string, currentSet bool) error {
+	text = normaliseText(text)
+	if text == "" || d.Current != nil && sameTask(d.Current.Text, text) {
+		if d.Current == nil {
+			return errors.New("done: there is no current task")
+		}
+		d.Completed = append(d.Completed, d.finished(*d.Current))
+		d.Current = nil
+		if !currentSet {
+			if i := slices.IndexFunc(d.Remaining, func(t Task) bool { return !t.Done }); i >= 0 {
+				t := d.Remaining[i]
+				d.Remaining = slices.Delete(d.Remaining, i, i+1)
+				d.Current = &t
+			}
+		}
+		return nil
+	}
+	t, err := itemFrom("done", text)
+	if err != nil {
+		return err
+	}
+	task := parseTask(t, kindCompleted)
+	if i := slices.IndexFunc(d.Remaining, func(r Task) bool { return sameTask(r.Text, task.Text) }); i >= 0 {
+		d.Completed = append(d.Completed, d.finished(d.Remaining[i]))
+		d.Remaining = slices.Delete(d.Remaining, i, i+1)
+		return nil
+	}
+	if i := slices.IndexFunc(d.Completed, func(c Task) bool { return sameTask(c.Text, task.Text) }); i >= 0 {
+		d.Completed[i].Done = true
+		return nil
+	}
+	d.Completed = append(d.Completed, d.finished(task))
+	return nil
+}
+
+// finished is a task as it is listed under Completed: done, checked if it has a checkbox, no status.
+func (d *Document) finished(t Task) Task {
+	t.Done, t.Status = true, ""
+	return adopt(t, d.Completed, d.Remaining)
+}
+
+// adopt gives a task that joins a list a checkbox when every item of the list has one (or, for an empty
+// list, every item of the fallback list), so a legacy "- [x]" list stays uniform.
+func adopt(t Task, list, fallback []Task) Task {
+	if len(list) == 0 {
+		list = fallback
+	}
+	if len(list) > 0 && !slices.ContainsFunc(list, func(x Task) bool { return !x.Checkbox }) {
+		t.Checkbox = true
+	}
+	return t
+}
+
+func (d *Document) setCurrent(text string) error {
+	t, err := itemFrom("current", text)
+	if err != nil {
+		return err
+	}
+	task := parseTask(t, kindCurrent)
+	if d.Current != nil && sameTask(d.Current.Text, task.Text) {
+		if task.Status != "" {
+			d.Current.Status = task.Status
+		}
+		return nil
+	}
+	if i := slices.IndexFunc(d.Remaining, func(r Task) bool { return sameTask(r.Text, task.Text) }); i >= 0 {
+		task.Checkbox = task.Checkbox || d.Remaining[i].Checkbox
+		d.Remaining = slices.Delete(d.Remaining, i, i+1)
+	}
+	if old := d.Current; old != nil {
+		// The task being replaced is not finished: it goes back to the front of the queue.
+		back := adopt(Task{Text: old.Text, Checkbox: old.Checkbox}, d.Remaining, d.Completed)
+		d.Remaining = slices.Insert(d.Remaining, 0, back)
+	}
+	d.Current = &task
+	return nil
+}
+
+func (d *Document) unblock(text string) error {
+	text = normaliseText(text)
+	if text == "" {
+		return errors.New("unblock: empty text")
+	}
+	n := len(d.Blockers)
+	d.Blockers = slices.DeleteFunc(d.Blockers, func(b Blocker) bool { return sameTask(b.Description, text) })
+	if len(d.Blockers) < n {
+		return nil
+	}
+	var match []int
+	for i, b := range d.Blockers {
+		if strings.Contains(strings.ToLower(b.Description), strings.ToLower(text)) {
+			match = append(match, i)
+		}
+	}
+	switch len(match) {
+	case 0:
+		return fmt.Errorf("unblock %q: no blocker matches", text)
+	case 1:
+		d.Blockers = slices.Delete(d.Blockers, match[0], match[0]+1)
+		return nil
+	}
+	return fmt.Errorf("unblock %q: %d blockers match; use more of the description", text, len(match))
+}
+
+// hasTask reports whether a task with exactly this text is listed anywhere.
+func (d *Document) hasTask(text string) bool {
+	same := func(t Task) bool { return t.Text == text }
+	return slices.ContainsFunc(d.Remaining, same) || slices.ContainsFunc(d.Completed, same) ||
+		d.Current != nil && same(*d.Current)
+}
+
+// itemFrom prepares the text of an edit as the source of a list item, so that it is read exactly as
+// Parse would read the item ccc writes for it.
+func itemFrom(op, text string) (string, error) {
+	t := normaliseText(text)
+	if t == "" {
+		return "", fmt.Errorf("%s: empty text", op)
+	}
+	if isNone(t) {
+		return "", fmt.Errorf("%s %q: %q marks an empty section", op, text, t)
+	}
+	return t, nil
+}
+
+// normaliseText gives text the shape Parse gives item text: "\n" line endings, no trailing spaces, no
+// leading or trailing blank lines, no indentation on the first line.
+func normaliseText(s string) string {
+	s = strings.ReplaceAll(s, "\r\n", "\n")
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimRight(l, " \t\r\v\f")
+	}
+	return strings.TrimLeft(strings.Trim(strings.Join(lines, "\n"), "\n"), " \t")
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// sameTask reports whether text names a task: its whole text or, for a multi-line task, its first line,
+// ignoring case and surrounding space.
+func sameTask(task, text string) bool {
+	text = strings.TrimSpace(text)
+	first, _, _ := strings.Cut(task, "\n")
+	return strings.EqualFold(strings.TrimSpace(task), text) || strings.EqualFold(strings.TrimSpace(first), text)
+}

@@ -1,0 +1,20 @@
+// Package all lists every sink ccc ships, in one place.
+package all
+
+import (
+	"github.com/ccc-checkpoint/ccc/sinks"
+	"github.com/ccc-checkpoint/ccc/sinks/linear"
+)
+
+// Registry returns the registry of every sink ccc ships.
+func Registry() *sinks.Registry {
+	r := &sinks.Registry{}
+	r.Register(sinks.Factory{Name: "linear", New: func(env sinks.Env) sinks.Sink {
+		cfg := linear.ConfigFromEnv(env.Getenv)
+		if env.HTTPClient != nil {
+			cfg.HTTPClient = env.HTTPClient
+		}
+		return linear.New(cfg)
+	}})
+	return r
+}

@@ -1,0 +1,42 @@
+package linear_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/ccc-checkpoint/ccc/sinks/linear/linearfake"
+	"github.com/ccc-checkpoint/ccc/sinks/sinktest"
+)
+
+// fakeControl adapts the Linear fake to the conformance suite.
+type fakeControl struct{ srv *linearfake.Server }
+
+func (f fakeControl) Comments(issue string) []sinktest.Comment {
+	var out []sinktest.Comment
+	for _, c := range f.srv.Comments(issue) {
+		out = append(out, sinktest.Comment{ID: c.ID, Body: c.Body, Own: c.UserID == linearfake.ViewerID})
+	}
+	return out
+}
+
+func (f fakeControl) Delete(id string) { f.srv.DeleteComment(id) }
+
+func (f fakeControl) AddForeign(issue, body string) string {
+	return f.srv.AddComment(issue, linearfake.OtherUserID, body).ID
+}
+
+func (f fakeControl) FailTransient(n int) {
+	f.srv.Inject(linearfake.Repeat(n, linearfake.Unavailable(503))...)
+}
+
+func (f fakeControl) FailPermanent()       { f.srv.Inject(linearfake.AuthFailure()) }
+func (f fakeControl) Slow(d time.Duration) { f.srv.Inject(linearfake.Slow(d)) }
+func (f fakeControl) LoseCreate()          { f.srv.Inject(linearfake.LostResponse("commentCreate")) }
+func (f fakeControl) Requests() int        { return f.srv.RequestCount() }
+
+func TestConformance(t *testing.T) {
+	sinktest.Run(t, sinktest.Harness{New: func(t *testing.T) sinktest.Instance {
+		srv := newFake(t)
+		return sinktest.Instance{Sink: newSink(srv), Fake: fakeControl{srv}, Issue: "CIA-9"}
+	}})
+}

@@ -1,0 +1,5 @@
+package linear
+
+// Documents lists every GraphQL document the sink can send, for the schema
+// test.
+var Documents = documents

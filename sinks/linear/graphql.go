@@ -1,0 +1,469 @@
+package linear
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"html"
+	"io"
+	"math"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/cenkalti/backoff/v4"
+	graphql "github.com/hasura/go-graphql-client"
+
+	"github.com/ccc-checkpoint/ccc/sinks"
+)
+
+// The documents the sink sends. Linear's ids are String!, not ID!; the
+// schema test validates every one of them against Linear's schema.
+const (
+	mutationCommentUpdate = `mutation CommentUpdate($id: String!, $input: CommentUpdateInput!) {
+  commentUpdate(id: $id, input: $input) { success comment { id url updatedAt } }
+}`
+	mutationCommentCreate = `mutation CommentCreate($input: CommentCreateInput!) {
+  commentCreate(input: $input) { success comment { id url updatedAt } }
+}`
+	queryIssueComments = `query IssueComments($issue: String!, $after: String) {
+  viewer { id }
+  issue(id: $issue) {
+    comments(first: 50, after: $after) {
+      nodes { id url body createdAt updatedAt user { id } }
+      pageInfo { hasNextPage endCursor }
+    }
+  }
+}`
+	queryViewer = `query Viewer {
+  viewer { id name email }
+  organization { name urlKey }
+}`
+	queryIssue = `query Issue($issue: String!) {
+  issue(id: $issue) { id identifier title url }
+}`
+)
+
+// documents lists every GraphQL document the sink can send.
+func documents() []string {
+	return []string{mutationCommentUpdate, mutationCommentCreate, queryIssueComments, queryViewer, queryIssue}
+}
+
+type comment struct {
+	ID        string    `json:"id"`
+	URL       string    `json:"url"`
+	CreatedAt time.Time `json:"createdAt"`
+	UpdatedAt time.Time `json:"updatedAt"`
+}
+
+type commentPayload struct {
+	Success bool     `json:"success"`
+	Comment *comment `json:"comment"`
+}
+
+func (p commentPayload) result(op string) (*comment, *failure) {
+	if !p.Success || p.Comment == nil || p.Comment.ID == "" {
+		return nil, &failure{op: op, cause: "Linear did not save the comment", permanent: true}
+	}
+	return p.Comment, nil
+}
+
+type commentsPage struct {
+	Viewer struct {
+		ID string `json:"id"`
+	} `json:"viewer"`
+	Issue struct {
+		Comments struct {
+			Nodes []struct {
+				comment
+				Body string `json:"body"`
+				User *struct {
+					ID string `json:"id"`
+				} `json:"user"`
+			} `json:"nodes"`
+			PageInfo struct {
+				HasNextPage bool   `json:"hasNextPage"`
+				EndCursor   string `json:"endCursor"`
+			} `json:"pageInfo"`
+		} `json:"comments"`
+	} `json:"issue"`
+}
+
+// failure is one classified failed request.
+type failure struct {
+	op    string
+	cause string
+	// permanent failures are not retried.
+	permanent bool
+	// notFound: Linear said "Entity not found" (of entity).
+	notFound bool
+	entity   string
+	// exists: a create said the id is taken.
+	exists bool
+	// ambiguous: the request may have been carried out.
+	ambiguous bool
+	// wait is the server's hint of when to try again.
+	wait time.Duration
+	err  error
+}
+
+// run is the state of one delivery or check: the counted requests and the
+// deadline they live in.
+type run struct {
+	s        *Sink
+	gql      *graphql.Client
+	requests int
+	// status and header of the last answer; 0 and nil when none came.
+	status int
+	header http.Header
+	// budget is the time the context allowed at the start, 0 for none.
+	budget time.Duration
+}
+
+func (s *Sink) newRun(ctx context.Context) *run {
+	r := &run{s: s}
+	if dl, ok := ctx.Deadline(); ok {
+		r.budget = dl.Sub(s.cfg.Now())
+	}
+	auth, _ := s.credential()
+	r.gql = graphql.NewClient(s.cfg.URL, doerFunc(r.do)).WithRequestModifier(func(req *http.Request) {
+		req.Header.Set("Authorization", auth)
+		req.Header.Set("User-Agent", "ccc")
+	})
+	return r
+}
+
+type doerFunc func(*http.Request) (*http.Response, error)
+
+func (f doerFunc) Do(req *http.Request) (*http.Response, error) { return f(req) }
+
+// do sends one HTTP request, counting it and keeping the answer's status
+// and headers, which the GraphQL client does not hand back on errors.
+func (r *run) do(req *http.Request) (*http.Response, error) {
+	r.requests++
+	resp, err := r.s.cfg.HTTPClient.Do(req)
+	if resp != nil {
+		r.status, r.header = resp.StatusCode, resp.Header
+	}
+	return resp, err
+}
+
+// call sends one GraphQL request and decodes its data into out.
+func (r *run) call(ctx context.Context, op, query string, vars map[string]any, out any) *failure {
+	r.status, r.header = 0, nil
+	data, err := r.gql.ExecRaw(ctx, query, vars, graphql.OperationName(op))
+	if err != nil {
+		return r.classify(ctx, op, err)
+	}
+	if err := json.Unmarshal(data, out); err != nil {
+		return &failure{op: op, cause: "unexpected answer from Linear", permanent: true, err: err}
+	}
+	return nil
+}
+
+// linearError is one entry of the "errors" array of a Linear answer.
+type linearError struct {
+	Message    string `json:"message"`
+	Extensions struct {
+		Code                   string `json:"code"`
+		Type                   string `json:"type"`
+		UserPresentableMessage string `json:"userPresentableMessage"`
+	} `json:"extensions"`
+}
+
+func (e linearError) text() string {
+	if m := e.Extensions.UserPresentableMessage; m != "" {
+		return m
+	}
+	return e.Message
+}
+
+// kind folds Linear's code and type spellings ("RATELIMITED",
+// "ratelimited", "authentication error", "AUTHENTICATION_ERROR") into one.
+func (e linearError) kind() string {
+	k := e.Extensions.Code
+	if k == "" {
+		k = e.Extensions.Type
+	}
+	return strings.NewReplacer("_", "", " ", "", "-", "").Replace(strings.ToLower(k))
+}
+
+// transientKinds are GraphQL error kinds worth another try.
+var transientKinds = map[string]bool{
+	"internalservererror": true, "internalerror": true, "networkerror": true, "locktimeout": true,
+}
+
+func (r *run) classify(ctx context.Context, op string, err error) *failure {
+	f := &failure{op: op, err: err}
+	if r.status == 0 {
+		if ctx.Err() != nil {
+			return r.ctxFailure(ctx, op)
+		}
+		var gerrs graphql.Errors
+		if errors.As(err, &gerrs) && len(gerrs) > 0 && gerrs[0].Extensions["code"] == graphql.ErrGraphQLEncode {
+			f.cause, f.permanent = "could not encode the request", true
+			return f
+		}
+		f.cause, f.ambiguous = "network error: "+netCause(err), true
+		return f
+	}
+
+	var errs []linearError
+	var nerr graphql.NetworkError
+	var gerrs graphql.Errors
+	switch {
+	case errors.As(err, &nerr):
+		var body struct {
+			Errors []linearError `json:"errors"`
+		}
+		if json.Unmarshal([]byte(nerr.Body()), &body) == nil {
+			errs = body.Errors
+		}
+	case errors.As(err, &gerrs):
+		for _, g := range gerrs {
+			switch g.Extensions["code"] {
+			case graphql.ErrJsonDecode, graphql.ErrRequestError:
+				if r.status == http.StatusOK || r.status == http.StatusCreated {
+					// A 200 that is not JSON comes from something in
+					// front of Linear; the request may have run.
+					f.cause, f.ambiguous = "unexpected answer from Linear", true
+				} else {
+					f.cause, f.permanent = fmt.Sprintf("HTTP %d", r.status), true
+				}
+				return f
+			}
+			var le linearError
+			le.Message = g.Message
+			if ext := g.Extensions; ext != nil {
+				le.Extensions.Code, _ = ext["code"].(string)
+				le.Extensions.Type, _ = ext["type"].(string)
+				le.Extensions.UserPresentableMessage, _ = ext["userPresentableMessage"].(string)
+			}
+			errs = append(errs, le)
+		}
+	}
+
+	kinds := map[string]linearError{}
+	for _, e := range errs {
+		kinds[e.kind()] = e
+	}
+	_, limited := kinds["ratelimited"]
+	_, denied := kinds["authenticationerror"]
+	_, forbidden := kinds["forbidden"]
+	switch {
+	case limited || r.status == http.StatusTooManyRequests:
+		f.wait = retryHint(r.header, r.s.cfg.Now())
+		f.cause = "rate limited"
+		if f.wait > 0 {
+			f.cause += ", retry after " + humanDuration(f.wait, time.Second)
+		}
+		return f
+	case denied || r.status == http.StatusUnauthorized:
+		_, variable := r.s.credential()
+		f.cause, f.permanent = "authentication failed: check "+variable, true
+		return f
+	case forbidden || r.status == http.StatusForbidden:
+		f.cause, f.permanent = "permission denied", true
+		if e, ok := kinds["forbidden"]; ok {
+			f.cause += ": " + short(e.text())
+		}
+		return f
+	case r.status >= 500:
+		f.cause, f.ambiguous = fmt.Sprintf("HTTP %d", r.status), true
+		return f
+	}
+	for _, e := range errs {
+		switch {
+		case strings.HasPrefix(e.Message, "Entity not found"):
+			f.notFound, f.permanent = true, true
+			f.entity = strings.TrimSpace(strings.TrimPrefix(strings.TrimPrefix(e.Message, "Entity not found"), ":"))
+			f.cause = "not found: " + short(e.text())
+			return f
+		case strings.Contains(strings.ToLower(e.Message+" "+e.Extensions.UserPresentableMessage), "already exists"):
+			f.exists, f.permanent = true, true
+			f.cause = "rejected by Linear: " + short(e.text())
+			return f
+		}
+	}
+	for _, e := range errs {
+		if transientKinds[e.kind()] {
+			f.cause, f.ambiguous = "Linear error: "+short(e.text()), true
+			return f
+		}
+	}
+	f.permanent = true
+	if len(errs) > 0 {
+		f.cause = "rejected by Linear: " + short(errs[0].text())
+	} else {
+		f.cause = fmt.Sprintf("HTTP %d", r.status)
+	}
+	return f
+}
+
+// ctxFailure is the failure of a context that ended.
+func (r *run) ctxFailure(ctx context.Context, op string) *failure {
+	f := &failure{op: op, permanent: true, err: ctx.Err()}
+	switch {
+	case !errors.Is(ctx.Err(), context.DeadlineExceeded):
+		f.cause = "canceled"
+	case r.budget > 0:
+		f.cause = "timeout after " + humanDuration(r.budget, time.Millisecond)
+	default:
+		f.cause = "timeout"
+	}
+	return f
+}
+
+// netCause is a transport error without the URL, which the caller chose
+// and which could carry credentials of a proxy.
+func netCause(err error) string {
+	var uerr *url.Error
+	if errors.As(err, &uerr) {
+		err = uerr.Err
+	}
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return "connection closed before an answer"
+	}
+	return short(err.Error())
+}
+
+// retryHint is how long Linear asks us to wait: Retry-After (seconds or an
+// HTTP date), else the reset time of the request budget (epoch
+// milliseconds).
+func retryHint(h http.Header, now time.Time) time.Duration {
+	if v := h.Get("Retry-After"); v != "" {
+		if secs, err := strconv.ParseFloat(v, 64); err == nil && secs >= 0 {
+			return time.Duration(secs * float64(time.Second))
+		}
+		if t, err := http.ParseTime(v); err == nil {
+			return max(t.Sub(now), 0)
+		}
+	}
+	for _, name := range []string{"X-RateLimit-Requests-Reset", "X-RateLimit-Complexity-Reset"} {
+		if v := h.Get(name); v != "" {
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil {
+				continue
+			}
+			t := time.UnixMilli(n)
+			if n < 1e11 { // seconds, not milliseconds
+				t = time.Unix(n, 0)
+			}
+			if d := t.Sub(now); d > 0 {
+				return d
+			}
+		}
+	}
+	return 0
+}
+
+// humanDuration prints d rounded up to unit: "40s", "2m30s", "1h", "300ms".
+func humanDuration(d, unit time.Duration) string {
+	if d >= time.Second {
+		unit = time.Second
+	}
+	d = time.Duration(math.Ceil(float64(d)/float64(unit))) * unit
+	if d >= time.Second && d < time.Minute {
+		return strconv.Itoa(int(d/time.Second)) + "s"
+	}
+	s := d.String()
+	s = strings.TrimSuffix(s, "0s")
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
+}
+
+// short makes a server message fit a report line.
+func short(s string) string {
+	s = strings.Join(strings.Fields(html.UnescapeString(s)), " ")
+	s = strings.TrimSuffix(s, ".")
+	if utf8.RuneCountInString(s) > 120 {
+		s = string([]rune(s)[:119]) + "…"
+	}
+	return s
+}
+
+// retry runs attempt until it succeeds, fails permanently, runs out of
+// tries, or the next wait would not end before the context's deadline (or
+// last over a minute, without a deadline); in that last case it fails at
+// once with the attempt's cause rather than wait for a timeout.
+func (r *run) retry(ctx context.Context, attempt func() *failure) *failure {
+	cfg := r.s.cfg
+	b := backoff.NewExponentialBackOff(
+		backoff.WithInitialInterval(cfg.InitialInterval),
+		backoff.WithMaxInterval(cfg.MaxInterval),
+		backoff.WithMultiplier(2),
+		backoff.WithRandomizationFactor(0.5),
+		backoff.WithMaxElapsedTime(0),
+		backoff.WithClockProvider(clock(cfg.Now)),
+	)
+	for n := 1; ; n++ {
+		f := attempt()
+		if f == nil || f.permanent || n >= cfg.MaxAttempts {
+			return f
+		}
+		if ctx.Err() != nil {
+			return r.ctxFailure(ctx, f.op)
+		}
+		wait := max(b.NextBackOff(), f.wait)
+		if dl, ok := ctx.Deadline(); ok && cfg.Now().Add(wait).After(dl) {
+			return f
+		} else if !ok && wait > maxWaitWithoutDeadline {
+			return f
+		}
+		if err := cfg.Sleep(ctx, wait); err != nil {
+			return r.ctxFailure(ctx, f.op)
+		}
+	}
+}
+
+// maxWaitWithoutDeadline keeps a caller that set no deadline from waiting
+// out a long rate-limit reset.
+const maxWaitWithoutDeadline = time.Minute
+
+type clock func() time.Time
+
+func (c clock) Now() time.Time { return c() }
+
+// error turns a failure into the sink's error, keeping every credential
+// out of its text.
+func (r *run) error(f *failure) error {
+	var err error
+	if f.err != nil {
+		err = &redacted{err: f.err, secrets: []string{r.s.cfg.APIKey, r.s.cfg.OAuthToken}}
+	}
+	return &sinks.Error{
+		Cause:     redact(f.cause, r.s.cfg.APIKey, r.s.cfg.OAuthToken),
+		Permanent: f.permanent,
+		Err:       fmt.Errorf("linear: %s: %w", f.op, orCause(err, f.cause)),
+	}
+}
+
+func orCause(err error, cause string) error {
+	if err == nil {
+		return errors.New(cause)
+	}
+	return err
+}
+
+type redacted struct {
+	err     error
+	secrets []string
+}
+
+func (e *redacted) Error() string { return redact(e.err.Error(), e.secrets...) }
+func (e *redacted) Unwrap() error { return e.err }
+
+func redact(s string, secrets ...string) string {
+	for _, sec := range secrets {
+		if len(sec) >= 4 {
+			s = strings.ReplaceAll(s, sec, "[redacted]")
+		}
+	}
+	return s
+}

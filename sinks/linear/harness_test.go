@@ -1,0 +1,113 @@
+package linear_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"github.com/vektah/gqlparser/v2"
+	"github.com/vektah/gqlparser/v2/ast"
+	"github.com/vektah/gqlparser/v2/validator"
+
+	"github.com/ccc-checkpoint/ccc/sinks/linear"
+	"github.com/ccc-checkpoint/ccc/sinks/linear/linearfake"
+)
+
+// schemaPath is Linear's published schema in the repository's sibling
+// shared/ folder.
+var schemaPath = filepath.Join("..", "..", "..", "shared", "schemas", "linear.graphql")
+
+var (
+	schemaOnce sync.Once
+	schema     *ast.Schema
+	schemaErr  error
+)
+
+// linearSchema loads the schema once; it returns nil when the file is not
+// there (a checkout without shared/).
+func linearSchema(t *testing.T) *ast.Schema {
+	t.Helper()
+	schemaOnce.Do(func() {
+		src, err := os.ReadFile(schemaPath)
+		if err != nil {
+			schemaErr = err
+			return
+		}
+		schema, schemaErr = gqlparser.LoadSchema(&ast.Source{Name: "linear.graphql", Input: string(src)})
+	})
+	if os.IsNotExist(schemaErr) {
+		return nil
+	}
+	require.NoError(t, schemaErr, "loading %s", schemaPath)
+	return schema
+}
+
+// validateDocument checks a document and, when given, its variables
+// against Linear's schema.
+func validateDocument(t *testing.T, s *ast.Schema, query string, vars map[string]any) {
+	t.Helper()
+	doc, errs := gqlparser.LoadQuery(s, query)
+	require.Empty(t, errs, "document does not validate against Linear's schema:\n%s", query)
+	for _, op := range doc.Operations {
+		_, err := validator.VariableValues(s, op, vars)
+		require.NoError(t, err, "variables %v do not fit %s", vars, op.Name)
+	}
+}
+
+// newFake starts a fake with issue CIA-9; when the test ends, every
+// document the fake received is validated against Linear's schema, so no
+// request the sink sends goes unvalidated.
+func newFake(t *testing.T) *linearfake.Server {
+	t.Helper()
+	srv := linearfake.New()
+	srv.AddIssue("CIA-9", "Write the Linear sink")
+	t.Cleanup(func() {
+		srv.Close()
+		s := linearSchema(t)
+		if s == nil {
+			return
+		}
+		for _, req := range srv.Requests() {
+			validateDocument(t, s, req.Query, req.Variables)
+		}
+	})
+	return srv
+}
+
+// waits records the sink's retry waits instead of spending them.
+type waits struct {
+	mu sync.Mutex
+	d  []time.Duration
+}
+
+func (w *waits) sleep(ctx context.Context, d time.Duration) error {
+	w.mu.Lock()
+	w.d = append(w.d, d)
+	w.mu.Unlock()
+	return ctx.Err()
+}
+
+func (w *waits) all() []time.Duration {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return append([]time.Duration(nil), w.d...)
+}
+
+// newSink is a sink for srv with test-sized retries; edit adjusts the
+// config.
+func newSink(srv *linearfake.Server, edit ...func(*linear.Config)) *linear.Sink {
+	cfg := linear.Config{
+		APIKey:          linearfake.APIKey,
+		URL:             srv.URL,
+		InitialInterval: time.Millisecond,
+		MaxInterval:     5 * time.Millisecond,
+	}
+	for _, e := range edit {
+		e(&cfg)
+	}
+	return linear.New(cfg)
+}

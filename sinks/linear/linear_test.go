@@ -1,0 +1,566 @@
+package linear_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/ccc-checkpoint/ccc/markdown"
+	"github.com/ccc-checkpoint/ccc/sinks"
+	"github.com/ccc-checkpoint/ccc/sinks/linear"
+	"github.com/ccc-checkpoint/ccc/sinks/linear/linearfake"
+	"github.com/ccc-checkpoint/ccc/sinks/sinktest"
+)
+
+func delivery(issue, agent, next string, prev sinks.Ref) sinks.Delivery {
+	return sinks.Delivery{Target: sinks.Target{Issue: issue, Agent: agent}, Body: sinktest.Body(next), Prev: prev}
+}
+
+func upsert(t *testing.T, s *linear.Sink, d sinks.Delivery) (sinks.Result, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	return s.Upsert(ctx, d)
+}
+
+func ops(reqs []linearfake.Request) []string {
+	var out []string
+	for _, r := range reqs {
+		out = append(out, r.Operation)
+	}
+	return out
+}
+
+func causeOf(t *testing.T, err error) *sinks.Error {
+	t.Helper()
+	var serr *sinks.Error
+	require.True(t, errors.As(err, &serr), "want *sinks.Error, got %T: %v", err, err)
+	return serr
+}
+
+func TestConfigFromEnv(t *testing.T) {
+	env := map[string]string{
+		"LINEAR_API_KEY":     " lin_api_x\n",
+		"LINEAR_OAUTH_TOKEN": "tok",
+		"LINEAR_API_URL":     "http://localhost:1/graphql",
+	}
+	cfg := linear.ConfigFromEnv(func(k string) string { return env[k] })
+	assert.Equal(t, linear.Config{APIKey: "lin_api_x", OAuthToken: "tok", URL: "http://localhost:1/graphql"}, cfg)
+	assert.Equal(t, linear.Config{}, linear.ConfigFromEnv(func(string) string { return "" }))
+}
+
+func TestNoCredentialsSkips(t *testing.T) {
+	srv := newFake(t)
+	s := newSink(srv, func(c *linear.Config) { c.APIKey = "" })
+	res, err := sinks.Deliver(context.Background(), s, delivery("CIA-9", "main", "x", sinks.Ref{}))
+	var skip *sinks.SkipError
+	require.True(t, errors.As(err, &skip), "%v", err)
+	assert.Equal(t, "LINEAR_API_KEY not set", skip.Reason)
+	assert.Equal(t, sinks.Skipped, res.Action)
+	_, err = s.Check(context.Background(), "CIA-9")
+	assert.True(t, errors.As(err, &skip))
+	assert.Zero(t, srv.RequestCount())
+	assert.Equal(t, "linear", s.Name())
+	assert.Equal(t, "Linear", s.Title())
+}
+
+// The fake accepts a personal key only bare and an OAuth token only as a
+// Bearer token, as Linear does.
+func TestAuthorizationHeader(t *testing.T) {
+	tests := []struct {
+		name      string
+		cfg       func(*linear.Config)
+		wantCause string
+	}{
+		{"api key", func(c *linear.Config) {}, ""},
+		{"oauth token", func(c *linear.Config) { c.APIKey, c.OAuthToken = "", linearfake.OAuthToken }, ""},
+		{"api key wins", func(c *linear.Config) { c.OAuthToken = "ignored" }, ""},
+		{"bad key", func(c *linear.Config) { c.APIKey = "lin_api_wrong" }, "authentication failed: check LINEAR_API_KEY"},
+		{"bad token", func(c *linear.Config) { c.APIKey, c.OAuthToken = "", "wrong" }, "authentication failed: check LINEAR_OAUTH_TOKEN"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := newFake(t)
+			res, err := upsert(t, newSink(srv, tt.cfg), delivery("CIA-9", "main", "x", sinks.Ref{}))
+			if tt.wantCause == "" {
+				require.NoError(t, err)
+				assert.Equal(t, linearfake.ViewerID, srv.Comments("CIA-9")[0].UserID)
+				return
+			}
+			serr := causeOf(t, err)
+			assert.Equal(t, tt.wantCause, serr.Cause)
+			assert.True(t, serr.Permanent)
+			assert.Equal(t, 1, res.Requests, "authentication failures are not retried")
+		})
+	}
+}
+
+// Scripted failures on the steady-state update: what is retried, how long
+// it waits, and what the report will say.
+func TestFailures(t *testing.T) {
+	type want struct {
+		ok        bool
+		cause     string
+		permanent bool
+		requests  int
+		// minWaits are lower bounds of the recorded retry waits.
+		minWaits []time.Duration
+		noWait   bool
+	}
+	tests := []struct {
+		name     string
+		faults   []linearfake.Fault
+		deadline time.Duration
+		cfg      func(*linear.Config)
+		want     want
+	}{
+		{
+			name:   "503 three times then success",
+			faults: linearfake.Repeat(3, linearfake.Unavailable(503)),
+			want:   want{ok: true, requests: 4},
+		},
+		{
+			name:   "503 until the attempts run out",
+			faults: linearfake.Repeat(10, linearfake.Unavailable(503)),
+			cfg:    func(c *linear.Config) { c.MaxAttempts = 3 },
+			want:   want{cause: "HTTP 503", requests: 3},
+		},
+		{
+			name:   "dropped connection is retried",
+			faults: []linearfake.Fault{linearfake.Dropped()},
+			want:   want{ok: true, requests: 2},
+		},
+		{
+			name:   "rate limited honours Retry-After",
+			faults: []linearfake.Fault{linearfake.RateLimited(time.Second, true)},
+			want:   want{ok: true, requests: 2, minWaits: []time.Duration{time.Second}},
+		},
+		{
+			name:   "rate limited honours the reset header",
+			faults: []linearfake.Fault{linearfake.RateLimited(3*time.Second, false)},
+			want:   want{ok: true, requests: 2, minWaits: []time.Duration{2 * time.Second}},
+		},
+		{
+			name:   "HTTP 429 honours Retry-After",
+			faults: []linearfake.Fault{linearfake.TooManyRequests(2 * time.Second)},
+			want:   want{ok: true, requests: 2, minWaits: []time.Duration{2 * time.Second}},
+		},
+		{
+			name:     "a wait past the deadline fails at once",
+			faults:   []linearfake.Fault{linearfake.RateLimited(40*time.Second, true)},
+			deadline: 5 * time.Second,
+			want:     want{cause: "rate limited, retry after 40s", requests: 1, noWait: true},
+		},
+		{
+			name:   "without a deadline a long rate-limit wait is not started",
+			faults: []linearfake.Fault{linearfake.RateLimited(2*time.Minute, true)},
+			want:   want{cause: "rate limited, retry after 2m", requests: 1, noWait: true},
+		},
+		{
+			name:     "a backoff past the deadline fails at once with the last cause",
+			faults:   []linearfake.Fault{linearfake.Unavailable(503)},
+			deadline: time.Second,
+			cfg:      func(c *linear.Config) { c.InitialInterval, c.MaxInterval = 10*time.Second, 10*time.Second },
+			want:     want{cause: "HTTP 503", requests: 1, noWait: true},
+		},
+		{
+			name:   "authentication error is permanent",
+			faults: []linearfake.Fault{linearfake.AuthFailure()},
+			want:   want{cause: "authentication failed: check LINEAR_API_KEY", permanent: true, requests: 1},
+		},
+		{
+			name:   "validation error is permanent and uses the user-presentable message",
+			faults: []linearfake.Fault{linearfake.InvalidInput("commentUpdate", "Body is too long.")},
+			want:   want{cause: "rejected by Linear: Body is too long", permanent: true, requests: 1},
+		},
+		{
+			name: "HTTP 500 is retried",
+			faults: []linearfake.Fault{
+				linearfake.Unavailable(500), linearfake.Unavailable(502), linearfake.Unavailable(504),
+			},
+			want: want{ok: true, requests: 4},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := newFake(t)
+			var w waits
+			s := newSink(srv, func(c *linear.Config) {
+				c.Sleep = w.sleep
+				if tt.cfg != nil {
+					tt.cfg(c)
+				}
+			})
+			first, err := upsert(t, s, delivery("CIA-9", "main", "first", sinks.Ref{}))
+			require.NoError(t, err)
+			srv.Inject(tt.faults...)
+
+			ctx := context.Background()
+			if tt.deadline > 0 {
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithTimeout(ctx, tt.deadline)
+				defer cancel()
+			}
+			res, err := s.Upsert(ctx, delivery("CIA-9", "main", "second", first.Ref))
+			assert.Equal(t, tt.want.requests, res.Requests, "requests")
+			if tt.want.ok {
+				require.NoError(t, err)
+				assert.Equal(t, sinks.Updated, res.Action)
+				assert.Equal(t, first.Ref.ID, res.Ref.ID)
+			} else {
+				serr := causeOf(t, err)
+				assert.Equal(t, tt.want.cause, serr.Cause)
+				assert.Equal(t, tt.want.permanent, serr.Permanent)
+				assert.Equal(t, sinks.Failed, res.Action)
+				assert.Equal(t, first.Ref, res.Ref, "a failed update keeps the stored ref")
+			}
+			got := w.all()
+			require.GreaterOrEqual(t, len(got), len(tt.want.minWaits))
+			for i, atLeast := range tt.want.minWaits {
+				assert.GreaterOrEqual(t, got[i], atLeast, "wait %d", i)
+			}
+			if tt.want.noWait {
+				assert.Empty(t, got, "no wait is started that would outlive the deadline")
+			}
+		})
+	}
+}
+
+func TestTimeoutCause(t *testing.T) {
+	srv := newFake(t)
+	s := newSink(srv)
+	first, err := upsert(t, s, delivery("CIA-9", "main", "first", sinks.Ref{}))
+	require.NoError(t, err)
+	srv.Inject(linearfake.Slow(10 * time.Second))
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	res, err := s.Upsert(ctx, delivery("CIA-9", "main", "second", first.Ref))
+	serr := causeOf(t, err)
+	assert.Equal(t, "timeout after 300ms", serr.Cause)
+	assert.True(t, errors.Is(err, context.DeadlineExceeded))
+	assert.Equal(t, 1, res.Requests)
+}
+
+func TestCanceled(t *testing.T) {
+	srv := newFake(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := newSink(srv).Upsert(ctx, delivery("CIA-9", "main", "x", sinks.Ref{}))
+	assert.Equal(t, "canceled", causeOf(t, err).Cause)
+	assert.Empty(t, srv.Comments("CIA-9"))
+}
+
+// Linear answers "Entity not found" with HTTP 200 or 400; either way a gone
+// comment sends the sink looking for its marker.
+func TestCommentNotFoundEitherStatus(t *testing.T) {
+	for _, status := range []int{http.StatusOK, http.StatusBadRequest} {
+		t.Run(fmt.Sprint(status), func(t *testing.T) {
+			srv := newFake(t)
+			s := newSink(srv)
+			first, err := upsert(t, s, delivery("CIA-9", "main", "first", sinks.Ref{}))
+			require.NoError(t, err)
+			srv.Inject(linearfake.NotFound("commentUpdate", "Comment", status))
+			before := srv.RequestCount()
+			res, err := upsert(t, s, delivery("CIA-9", "main", "second", first.Ref))
+			require.NoError(t, err)
+			assert.Equal(t, sinks.Updated, res.Action)
+			assert.Equal(t, first.Ref.ID, res.Ref.ID)
+			assert.Equal(t, []string{"CommentUpdate", "IssueComments", "CommentUpdate"}, ops(srv.Requests()[before:]))
+		})
+	}
+}
+
+func TestIssueNotFound(t *testing.T) {
+	srv := newFake(t)
+	s := newSink(srv)
+	res, err := upsert(t, s, delivery("CIA-404", "main", "x", sinks.Ref{}))
+	serr := causeOf(t, err)
+	assert.Equal(t, "issue CIA-404 not found", serr.Cause)
+	assert.True(t, serr.Permanent)
+	assert.Equal(t, 1, res.Requests)
+
+	// The same when the search is skipped and the create finds no issue.
+	res, err = upsert(t, s, delivery("CIA-404", "main", "x", sinks.Ref{PendingID: "7d3c5a8e-1f2b-4c6d-8e9f-0a1b2c3d4e5f"}))
+	assert.Equal(t, "issue CIA-404 not found", causeOf(t, err).Cause)
+	assert.Equal(t, []string{"CommentUpdate", "CommentCreate"}, ops(srv.Requests()[1:]))
+	assert.Equal(t, sinks.Ref{PendingID: "7d3c5a8e-1f2b-4c6d-8e9f-0a1b2c3d4e5f"}, res.Ref)
+}
+
+var uuidV4 = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`)
+
+// The create sends a client-chosen UUID v4 that was persisted before the
+// request left, does not subscribe the user, and names the issue by its
+// identifier.
+func TestCreatePersistsIDFirst(t *testing.T) {
+	srv := newFake(t)
+	s := newSink(srv)
+	var persisted []sinks.Ref
+	var createsWhenPersisted int
+	d := delivery("CIA-9", "main", "x", sinks.Ref{})
+	d.Persist = func(r sinks.Ref) error {
+		persisted = append(persisted, r)
+		for _, req := range srv.Requests() {
+			if req.Operation == "CommentCreate" {
+				createsWhenPersisted++
+			}
+		}
+		return nil
+	}
+	res, err := upsert(t, s, d)
+	require.NoError(t, err)
+	require.Len(t, persisted, 1)
+	assert.Zero(t, createsWhenPersisted, "the id is stored before the create is sent")
+	id := persisted[0].PendingID
+	assert.Regexp(t, uuidV4, id)
+	assert.Equal(t, sinks.Ref{PendingID: id}, persisted[0])
+	assert.Equal(t, id, res.Ref.ID)
+	assert.Empty(t, res.Ref.PendingID)
+	assert.Equal(t, 2, res.Requests, "one search, one create")
+
+	reqs := srv.Requests()
+	create := reqs[len(reqs)-1]
+	require.Equal(t, "CommentCreate", create.Operation)
+	input := create.Variables["input"].(map[string]any)
+	assert.Equal(t, id, input["id"])
+	assert.Equal(t, "CIA-9", input["issueId"])
+	assert.Equal(t, true, input["doNotSubscribeToIssue"])
+	c := srv.Comments("CIA-9")[0]
+	assert.True(t, c.DoNotSubscribe)
+	assert.True(t, strings.HasSuffix(c.Body, "\n\n"+linear.Marker("main")), c.Body)
+	assert.Equal(t, c.URL, res.Ref.URL)
+}
+
+func TestPersistFailureSendsNoCreate(t *testing.T) {
+	srv := newFake(t)
+	d := delivery("CIA-9", "main", "x", sinks.Ref{})
+	d.Persist = func(sinks.Ref) error { return errors.New("disk full") }
+	_, err := upsert(t, newSink(srv), d)
+	serr := causeOf(t, err)
+	assert.True(t, serr.Permanent)
+	assert.ErrorContains(t, err, "disk full")
+	assert.Equal(t, []string{"IssueComments"}, ops(srv.Requests()))
+	assert.Empty(t, srv.Comments("CIA-9"))
+}
+
+// A run that finds a PendingID and no ID tries that id before anything
+// else: the earlier create may have landed.
+func TestPendingID(t *testing.T) {
+	const pending = "2f1e0d9c-8b7a-4655-a443-322110ffeedd"
+	t.Run("landed", func(t *testing.T) {
+		srv := newFake(t)
+		probeFails := linearfake.Unavailable(503)
+		probeFails.Field = "commentUpdate"
+		srv.Inject(linearfake.LostResponse("commentCreate"))
+		srv.Inject(linearfake.Repeat(2, probeFails)...)
+		s := newSink(srv, func(c *linear.Config) { c.NewID = func() string { return pending }; c.MaxAttempts = 2 })
+		res, err := upsert(t, s, delivery("CIA-9", "main", "first", sinks.Ref{}))
+		require.Error(t, err)
+		assert.Equal(t, sinks.Ref{PendingID: pending}, res.Ref)
+		require.Len(t, srv.Comments("CIA-9"), 1, "the lost create landed")
+
+		srv = newFake(t)
+		c := srv.AddComment("CIA-9", linearfake.ViewerID, "old body")
+		s = newSink(srv, func(cfg *linear.Config) { cfg.NewID = func() string { panic("no fresh id") } })
+		res, err = upsert(t, s, delivery("CIA-9", "main", "second", sinks.Ref{PendingID: c.ID}))
+		require.NoError(t, err)
+		assert.Equal(t, sinks.Created, res.Action)
+		assert.Equal(t, c.ID, res.Ref.ID)
+		assert.Equal(t, []string{"CommentUpdate"}, ops(srv.Requests()))
+	})
+	t.Run("never landed", func(t *testing.T) {
+		srv := newFake(t)
+		s := newSink(srv, func(cfg *linear.Config) { cfg.NewID = func() string { panic("no fresh id") } })
+		res, err := upsert(t, s, delivery("CIA-9", "main", "x", sinks.Ref{PendingID: pending}))
+		require.NoError(t, err)
+		assert.Equal(t, pending, res.Ref.ID, "the same id, not a fresh one")
+		assert.Equal(t, []string{"CommentUpdate", "CommentCreate"}, ops(srv.Requests()))
+	})
+	t.Run("landed then deleted", func(t *testing.T) {
+		srv := newFake(t)
+		c := srv.AddComment("CIA-9", linearfake.ViewerID, "old")
+		srv.DeleteComment(c.ID)
+		const fresh = "9a8b7c6d-5e4f-4a3b-9c1d-0e0f0a0b0c0d"
+		s := newSink(srv, func(cfg *linear.Config) { cfg.NewID = func() string { return fresh } })
+		var persisted []sinks.Ref
+		d := delivery("CIA-9", "main", "x", sinks.Ref{PendingID: c.ID})
+		d.Persist = func(r sinks.Ref) error { persisted = append(persisted, r); return nil }
+		res, err := upsert(t, s, d)
+		require.NoError(t, err)
+		assert.Equal(t, fresh, res.Ref.ID)
+		assert.Equal(t, []sinks.Ref{{PendingID: fresh}}, persisted)
+		assert.Equal(t, []string{"CommentUpdate", "CommentCreate", "CommentCreate"}, ops(srv.Requests()))
+	})
+}
+
+// A lost create answer within one run: the retry looks the id up instead
+// of creating again.
+func TestLostCreateProbesByID(t *testing.T) {
+	srv := newFake(t)
+	srv.Inject(linearfake.LostResponse("commentCreate"))
+	res, err := upsert(t, newSink(srv), delivery("CIA-9", "main", "x", sinks.Ref{}))
+	require.NoError(t, err)
+	assert.Equal(t, sinks.Created, res.Action)
+	assert.Equal(t, []string{"IssueComments", "CommentCreate", "CommentUpdate"}, ops(srv.Requests()))
+	assert.Len(t, srv.Comments("CIA-9"), 1)
+}
+
+// The search reads every page and takes the newest of the agent's own
+// comments, skipping other agents and other users.
+func TestSearchPaginates(t *testing.T) {
+	srv := newFake(t)
+	srv.PageSize = 2
+	marker := "\n\n" + linear.Marker("main")
+	srv.AddComment("CIA-9", linearfake.ViewerID, "older own"+marker)
+	srv.AddComment("CIA-9", linearfake.OtherUserID, "chatter")
+	want := srv.AddComment("CIA-9", linearfake.ViewerID, "newer own"+marker)
+	srv.AddComment("CIA-9", linearfake.ViewerID, "other agent\n\n"+linear.Marker("main-2"))
+	srv.AddComment("CIA-9", linearfake.OtherUserID, "copied"+marker)
+	srv.AddComment("CIA-9", linearfake.ViewerID, linear.Marker("main")+"\n\nmarker not last")
+	srv.AddComment("CIA-9", linearfake.OtherUserID, "last")
+
+	res, err := upsert(t, newSink(srv), delivery("CIA-9", "main", "x", sinks.Ref{}))
+	require.NoError(t, err)
+	assert.Equal(t, sinks.Updated, res.Action)
+	assert.Equal(t, want.ID, res.Ref.ID)
+	assert.Equal(t, []string{"IssueComments", "IssueComments", "IssueComments", "IssueComments", "CommentUpdate"}, ops(srv.Requests()))
+	assert.Len(t, srv.Comments("CIA-9"), 7)
+}
+
+func TestLongBodyIsTruncated(t *testing.T) {
+	srv := newFake(t)
+	s := newSink(srv, func(c *linear.Config) { c.MaxBody = 600; c.ProgressPath = "notes/progress.md" })
+	body := markdown.StatusBody(markdown.StatusInput{
+		TaskN: 1, TaskM: 2, Task: "long", Next: "ship it",
+		Decisions: []string{strings.Repeat("because ", 200)},
+	})
+	_, err := upsert(t, s, sinks.Delivery{Target: sinks.Target{Issue: "CIA-9", Agent: "main"}, Body: body})
+	require.NoError(t, err)
+	got := srv.Comments("CIA-9")[0].Body
+	assert.LessOrEqual(t, utf8.RuneCountInString(got), 600)
+	assert.Contains(t, got, "\n**Next:** ship it\n")
+	assert.Contains(t, got, "\n"+markdown.TruncateNote("notes/progress.md")+"\n")
+	assert.True(t, strings.HasSuffix(got, "\n"+linear.Marker("main")), "the marker survives truncation")
+	assert.Equal(t, got, s.Body(body, "main"))
+}
+
+// No credential appears in any error, result, or anything the fake
+// recorded (the Authorization header itself is the one place it goes).
+func TestSecretsNeverLeak(t *testing.T) {
+	scenarios := [][]linearfake.Fault{
+		{linearfake.AuthFailure()},
+		linearfake.Repeat(5, linearfake.Unavailable(503)),
+		{linearfake.RateLimited(time.Minute, true)},
+		{linearfake.InvalidInput("commentUpdate", "Nope.")},
+		{linearfake.NotFound("commentUpdate", "Comment", 400), linearfake.NotFound("issue", "Issue", 400)},
+		{linearfake.Dropped(), linearfake.Dropped(), linearfake.Dropped()},
+		{linearfake.Slow(5 * time.Second)},
+	}
+	for _, key := range []string{linearfake.APIKey, linearfake.OAuthToken} {
+		for i, faults := range scenarios {
+			t.Run(fmt.Sprintf("%s/%d", key[:8], i), func(t *testing.T) {
+				srv := newFake(t)
+				s := newSink(srv, func(c *linear.Config) {
+					c.MaxAttempts = 3
+					if key == linearfake.OAuthToken {
+						c.APIKey, c.OAuthToken = "", key
+					}
+				})
+				first, err := upsert(t, s, delivery("CIA-9", "main", "first", sinks.Ref{}))
+				require.NoError(t, err)
+				srv.Inject(faults...)
+				ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+				defer cancel()
+				res, err := s.Upsert(ctx, delivery("CIA-9", "main", "second", first.Ref))
+				ctx, cancel = context.WithTimeout(context.Background(), 2*time.Second)
+				defer cancel()
+				_, cerr := s.Check(ctx, "CIA-404")
+				require.Error(t, cerr)
+
+				var seen strings.Builder
+				for _, e := range []error{err, cerr} {
+					if e != nil {
+						fmt.Fprintf(&seen, "%v\n%+v\n%#v\n", e, e, e)
+						if serr := (*sinks.Error)(nil); errors.As(e, &serr) {
+							seen.WriteString(serr.Cause + "\n")
+						}
+					}
+				}
+				fmt.Fprintf(&seen, "%+v\n", res)
+				reqs := srv.Requests()
+				for _, r := range reqs {
+					assert.Equal(t, linearfake.ViewerID, r.User, "the key did reach the server")
+					assert.Empty(t, r.Header.Get("Authorization"))
+				}
+				recorded, jerr := json.Marshal(reqs)
+				require.NoError(t, jerr)
+				seen.Write(recorded)
+				assert.NotContains(t, seen.String(), key)
+				assert.NotContains(t, seen.String(), key[len(key)-12:], "not even part of it")
+			})
+		}
+	}
+}
+
+func TestCheck(t *testing.T) {
+	t.Run("healthy", func(t *testing.T) {
+		srv := newFake(t)
+		h, err := newSink(srv).Check(context.Background(), "CIA-9")
+		require.NoError(t, err)
+		assert.Equal(t, "LINEAR_API_KEY", h.Credential)
+		assert.Equal(t, linearfake.ViewerID, h.UserID)
+		assert.Equal(t, "Fake Viewer", h.UserName)
+		assert.Equal(t, "viewer@example.com", h.UserEmail)
+		assert.Equal(t, "Fake Org", h.Organization)
+		assert.Equal(t, "CIA-9", h.IssueIdentifier)
+		assert.Equal(t, "Write the Linear sink", h.IssueTitle)
+		assert.NotEmpty(t, h.IssueURL)
+		assert.True(t, h.RateLimit.Known)
+		assert.Equal(t, linearfake.DefaultRateLimit, h.RateLimit.Limit)
+		assert.Equal(t, linearfake.DefaultRateLimit-2, h.RateLimit.Remaining)
+		assert.True(t, h.RateLimit.Reset.After(time.Now()))
+		assert.Equal(t, 2, h.Requests)
+		assert.Empty(t, srv.Comments("CIA-9"), "a check writes nothing")
+	})
+	t.Run("no issue asked", func(t *testing.T) {
+		srv := newFake(t)
+		h, err := newSink(srv).Check(context.Background(), "")
+		require.NoError(t, err)
+		assert.Equal(t, 1, h.Requests)
+		assert.Empty(t, h.IssueID)
+	})
+	t.Run("missing issue", func(t *testing.T) {
+		srv := newFake(t)
+		h, err := newSink(srv).Check(context.Background(), "CIA-404")
+		assert.Equal(t, "issue CIA-404 not found", causeOf(t, err).Cause)
+		assert.Equal(t, linearfake.ViewerID, h.UserID, "what was learnt before the failure is kept")
+	})
+	t.Run("bad key", func(t *testing.T) {
+		srv := newFake(t)
+		h, err := newSink(srv, func(c *linear.Config) { c.APIKey = "lin_api_wrong" }).Check(context.Background(), "CIA-9")
+		assert.Equal(t, "authentication failed: check LINEAR_API_KEY", causeOf(t, err).Cause)
+		assert.Equal(t, 1, h.Requests)
+	})
+}
+
+func TestUnreachable(t *testing.T) {
+	srv := linearfake.New()
+	url := srv.URL
+	srv.Close()
+	s := linear.New(linear.Config{APIKey: linearfake.APIKey, URL: url, InitialInterval: time.Millisecond, MaxAttempts: 3})
+	res, err := upsert(t, s, delivery("CIA-9", "main", "x", sinks.Ref{}))
+	serr := causeOf(t, err)
+	assert.True(t, strings.HasPrefix(serr.Cause, "network error: "), serr.Cause)
+	assert.NotContains(t, serr.Cause, "/graphql", "the URL stays out of the report")
+	assert.False(t, serr.Permanent)
+	assert.Equal(t, 3, res.Requests)
+}

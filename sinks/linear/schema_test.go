@@ -1,0 +1,40 @@
+package linear_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/vektah/gqlparser/v2"
+
+	"github.com/ccc-checkpoint/ccc/sinks/linear"
+)
+
+func requireSchema(t *testing.T) {
+	t.Helper()
+	if linearSchema(t) == nil {
+		t.Skipf("Linear's schema is not at %s (a checkout without the shared/ folder): documents not validated", schemaPath)
+	}
+}
+
+// Every document the sink can send validates against Linear's schema. The
+// traffic of every scenario is validated too, with its variables, when its
+// fake closes (see newFake).
+func TestDocumentsValidate(t *testing.T) {
+	requireSchema(t)
+	for _, doc := range linear.Documents() {
+		_, errs := gqlparser.LoadQuery(linearSchema(t), doc)
+		assert.Empty(t, errs, "%s", doc)
+	}
+}
+
+// The validation is strict enough to catch the classic mistake of typing
+// Linear's ids as ID!, and variables of the wrong type.
+func TestSchemaValidationCatchesMistakes(t *testing.T) {
+	requireSchema(t)
+	s := linearSchema(t)
+	_, errs := gqlparser.LoadQuery(s, `mutation M($id: ID!) { commentUpdate(id: $id, input: {body: "x"}) { success } }`)
+	require.NotEmpty(t, errs, "ID! where Linear wants String! must not validate")
+	_, errs = gqlparser.LoadQuery(s, `query { viewer { id nosuchfield } }`)
+	require.NotEmpty(t, errs)
+}

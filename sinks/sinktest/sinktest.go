@@ -1,0 +1,328 @@
+// Package sinktest is the conformance suite every sink passes: the same
+// subtests, run against a fake of the sink's tracker, prove the contract of
+// sinks.Sink (one comment per agent, updated in place, found again by its
+// marker, never duplicated, retried only when worth it, inside the
+// caller's deadline).
+package sinktest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/ccc-checkpoint/ccc/markdown"
+	"github.com/ccc-checkpoint/ccc/sinks"
+)
+
+// Comment is a comment as the fake tracker holds it.
+type Comment struct {
+	ID   string
+	Body string
+	// Own is true when the account the sink authenticates as wrote it.
+	Own bool
+}
+
+// Fake is the control surface of a fake tracker.
+type Fake interface {
+	// Comments lists the live comments on issue, oldest first.
+	Comments(issue string) []Comment
+	// Delete deletes a comment as a person would in the tracker's UI.
+	Delete(id string)
+	// AddForeign writes body on issue as another account; it returns the
+	// new comment's id.
+	AddForeign(issue, body string) string
+	// FailTransient makes the next n requests fail in a way worth
+	// retrying (HTTP 503).
+	FailTransient(n int)
+	// FailPermanent makes the next request fail in a way never worth
+	// retrying (bad credentials).
+	FailPermanent()
+	// Slow makes the next request answer only after d.
+	Slow(d time.Duration)
+	// LoseCreate makes the next comment create succeed on the tracker and
+	// its answer never reach the sink.
+	LoseCreate()
+	// Requests counts the requests received so far.
+	Requests() int
+}
+
+// Instance is a sink talking to a fresh fake.
+type Instance struct {
+	Sink sinks.Sink
+	Fake Fake
+	// Issue exists on the fake and has no comments.
+	Issue string
+}
+
+// Harness starts instances. New is called once per subtest; it registers
+// its own cleanup with t. The sink it returns must retry quickly (a few
+// milliseconds between tries) so the suite stays fast.
+type Harness struct {
+	New func(t *testing.T) Instance
+}
+
+// Run runs the conformance suite.
+func Run(t *testing.T, h Harness) {
+	tests := []struct {
+		name string
+		run  func(t *testing.T, in Instance)
+	}{
+		{"create", testCreate},
+		{"update in place", testUpdate},
+		{"unchanged sends nothing", testUnchanged},
+		{"stale id recovers by marker", testStaleID},
+		{"lost state recovers by marker", testLostState},
+		{"deleted comment is recreated", testDeleted},
+		{"transient failure then success", testTransient},
+		{"permanent failure is not retried", testPermanent},
+		{"deadline is respected", testDeadline},
+		{"lost create response leaves one comment", testLostCreate},
+		{"lost create then failed run leaves one comment", testLostCreateAcrossRuns},
+		{"another account's marker is never adopted", testForeignMarker},
+		{"two agents own two comments", testTwoAgents},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.run(t, h.New(t))
+		})
+	}
+}
+
+// Body renders a status whose Next line is next, so that tests can tell
+// deliveries apart.
+func Body(next string) string { return bodyAt(next, updated) }
+
+var updated = time.Date(2026, 11, 21, 13, 45, 0, 0, time.UTC)
+
+func bodyAt(next string, at time.Time) string {
+	return markdown.StatusBody(markdown.StatusInput{
+		Updated: at, TaskN: 1, TaskM: 2, Completed: 0, Percent: 0,
+		Task: "conformance", Status: "In Progress", Next: next,
+	})
+}
+
+const nextPrefix = "**Next:** "
+
+// deliver runs one delivery through sinks.Deliver with a generous deadline.
+func deliver(t *testing.T, in Instance, agent, next string, prev sinks.Ref) (sinks.Result, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	return sinks.Deliver(ctx, in.Sink, sinks.Delivery{
+		Target: sinks.Target{Issue: in.Issue, Agent: agent},
+		Body:   Body(next),
+		Prev:   prev,
+	})
+}
+
+func mustDeliver(t *testing.T, in Instance, agent, next string, prev sinks.Ref, want sinks.Action) sinks.Result {
+	t.Helper()
+	res, err := deliver(t, in, agent, next, prev)
+	require.NoError(t, err)
+	require.Equal(t, want, res.Action)
+	if want != sinks.Unchanged {
+		require.NotEmpty(t, res.Ref.ID)
+		require.Empty(t, res.Ref.PendingID, "a delivered ref has no pending id")
+	}
+	return res
+}
+
+// only returns the one live comment, failing when there is not exactly one.
+func only(t *testing.T, in Instance) Comment {
+	t.Helper()
+	cs := in.Fake.Comments(in.Issue)
+	require.Len(t, cs, 1, "comments: %v", cs)
+	return cs[0]
+}
+
+func byID(t *testing.T, in Instance, id string) Comment {
+	t.Helper()
+	for _, c := range in.Fake.Comments(in.Issue) {
+		if c.ID == id {
+			return c
+		}
+	}
+	t.Fatalf("no live comment %s", id)
+	return Comment{}
+}
+
+func says(c Comment, next string) bool {
+	return strings.Contains(c.Body, nextPrefix+next+"\n")
+}
+
+func testCreate(t *testing.T, in Instance) {
+	res := mustDeliver(t, in, "main", "first", sinks.Ref{}, sinks.Created)
+	c := only(t, in)
+	assert.Equal(t, res.Ref.ID, c.ID)
+	assert.True(t, c.Own)
+	assert.True(t, says(c, "first"), c.Body)
+	assert.True(t, strings.HasPrefix(c.Body, markdown.StatusHeading), c.Body)
+	assert.NotEmpty(t, res.Ref.URL)
+	assert.Equal(t, sinks.BodyHash(Body("first")), res.Ref.BodyHash)
+	assert.Equal(t, in.Fake.Requests(), res.Requests, "Result.Requests counts every request")
+}
+
+func testUpdate(t *testing.T, in Instance) {
+	first := mustDeliver(t, in, "main", "first", sinks.Ref{}, sinks.Created)
+	before := in.Fake.Requests()
+	res := mustDeliver(t, in, "main", "second", first.Ref, sinks.Updated)
+	assert.Equal(t, first.Ref.ID, res.Ref.ID)
+	assert.Equal(t, 1, in.Fake.Requests()-before, "the steady state is one request")
+	assert.Equal(t, 1, res.Requests)
+	assert.True(t, says(only(t, in), "second"))
+}
+
+func testUnchanged(t *testing.T, in Instance) {
+	first := mustDeliver(t, in, "main", "same", sinks.Ref{}, sinks.Created)
+	before := in.Fake.Requests()
+	res, err := sinks.Deliver(context.Background(), in.Sink, sinks.Delivery{
+		Target: sinks.Target{Issue: in.Issue, Agent: "main"},
+		Body:   bodyAt("same", updated.Add(time.Hour)),
+		Prev:   first.Ref,
+	})
+	require.NoError(t, err)
+	assert.Equal(t, sinks.Unchanged, res.Action, "a new timestamp alone is no change")
+	assert.Equal(t, first.Ref, res.Ref)
+	assert.Equal(t, before, in.Fake.Requests(), "an unchanged body sends nothing")
+}
+
+func testStaleID(t *testing.T, in Instance) {
+	gone := mustDeliver(t, in, "scratch", "scratch", sinks.Ref{}, sinks.Created)
+	in.Fake.Delete(gone.Ref.ID)
+	own := mustDeliver(t, in, "main", "first", sinks.Ref{}, sinks.Created)
+	res := mustDeliver(t, in, "main", "second", sinks.Ref{ID: gone.Ref.ID}, sinks.Updated)
+	assert.Equal(t, own.Ref.ID, res.Ref.ID, "the stored id is gone: the agent's own comment is found by its marker")
+	assert.True(t, says(only(t, in), "second"))
+}
+
+func testLostState(t *testing.T, in Instance) {
+	first := mustDeliver(t, in, "main", "first", sinks.Ref{}, sinks.Created)
+	res := mustDeliver(t, in, "main", "second", sinks.Ref{}, sinks.Updated)
+	assert.Equal(t, first.Ref.ID, res.Ref.ID)
+	assert.True(t, says(only(t, in), "second"))
+}
+
+func testDeleted(t *testing.T, in Instance) {
+	first := mustDeliver(t, in, "main", "first", sinks.Ref{}, sinks.Created)
+	in.Fake.Delete(first.Ref.ID)
+	res := mustDeliver(t, in, "main", "second", first.Ref, sinks.Created)
+	assert.NotEqual(t, first.Ref.ID, res.Ref.ID)
+	c := only(t, in)
+	assert.Equal(t, res.Ref.ID, c.ID)
+	assert.True(t, says(c, "second"))
+}
+
+func testTransient(t *testing.T, in Instance) {
+	first := mustDeliver(t, in, "main", "first", sinks.Ref{}, sinks.Created)
+	in.Fake.FailTransient(2)
+	before := in.Fake.Requests()
+	res := mustDeliver(t, in, "main", "second", first.Ref, sinks.Updated)
+	assert.Equal(t, 3, in.Fake.Requests()-before, "two failures, then the update")
+	assert.Equal(t, 3, res.Requests)
+	assert.True(t, says(only(t, in), "second"))
+}
+
+func sinkError(t *testing.T, err error) *sinks.Error {
+	t.Helper()
+	var serr *sinks.Error
+	require.True(t, errors.As(err, &serr), "want a *sinks.Error, got %T: %v", err, err)
+	require.NotEmpty(t, serr.Cause)
+	return serr
+}
+
+func testPermanent(t *testing.T, in Instance) {
+	first := mustDeliver(t, in, "main", "first", sinks.Ref{}, sinks.Created)
+	in.Fake.FailPermanent()
+	before := in.Fake.Requests()
+	res, err := deliver(t, in, "main", "second", first.Ref)
+	serr := sinkError(t, err)
+	assert.True(t, serr.Permanent)
+	assert.Equal(t, sinks.Failed, res.Action)
+	assert.Equal(t, 1, in.Fake.Requests()-before, "a permanent failure is not retried")
+	assert.Equal(t, 1, res.Requests)
+	assert.True(t, says(only(t, in), "first"))
+}
+
+func testDeadline(t *testing.T, in Instance) {
+	first := mustDeliver(t, in, "main", "first", sinks.Ref{}, sinks.Created)
+	in.Fake.Slow(10 * time.Second)
+	const budget = 300 * time.Millisecond
+	ctx, cancel := context.WithTimeout(context.Background(), budget)
+	defer cancel()
+	start := time.Now()
+	_, err := sinks.Deliver(ctx, in.Sink, sinks.Delivery{
+		Target: sinks.Target{Issue: in.Issue, Agent: "main"}, Body: Body("second"), Prev: first.Ref,
+	})
+	elapsed := time.Since(start)
+	serr := sinkError(t, err)
+	assert.True(t, strings.HasPrefix(serr.Cause, "timeout"), "cause %q", serr.Cause)
+	// Loose on purpose: the point is that it does not hang.
+	assert.Less(t, elapsed, budget+3*time.Second)
+}
+
+func testLostCreate(t *testing.T, in Instance) {
+	in.Fake.LoseCreate()
+	res := mustDeliver(t, in, "main", "first", sinks.Ref{}, sinks.Created)
+	c := only(t, in)
+	assert.Equal(t, res.Ref.ID, c.ID)
+	assert.True(t, says(c, "first"))
+}
+
+func testLostCreateAcrossRuns(t *testing.T, in Instance) {
+	in.Fake.LoseCreate()
+	in.Fake.FailPermanent()
+	var persisted []sinks.Ref
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	res, err := sinks.Deliver(ctx, in.Sink, sinks.Delivery{
+		Target:  sinks.Target{Issue: in.Issue, Agent: "main"},
+		Body:    Body("first"),
+		Persist: func(r sinks.Ref) error { persisted = append(persisted, r); return nil },
+	})
+	sinkError(t, err)
+	if len(persisted) > 0 {
+		assert.Equal(t, persisted[len(persisted)-1], res.Ref, "a failed result carries what was persisted")
+	}
+	again := mustDeliver(t, in, "main", "second", res.Ref, sinks.Created)
+	c := only(t, in)
+	assert.Equal(t, again.Ref.ID, c.ID)
+	assert.True(t, says(c, "second"))
+}
+
+func testForeignMarker(t *testing.T, in Instance) {
+	first := mustDeliver(t, in, "main", "first", sinks.Ref{}, sinks.Created)
+	copied := byID(t, in, first.Ref.ID).Body
+	foreign := in.Fake.AddForeign(in.Issue, copied)
+	in.Fake.Delete(first.Ref.ID)
+
+	res := mustDeliver(t, in, "main", "second", sinks.Ref{}, sinks.Created)
+	assert.NotEqual(t, foreign, res.Ref.ID)
+	f := byID(t, in, foreign)
+	assert.Equal(t, copied, f.Body, "another account's comment is never touched")
+	assert.False(t, f.Own)
+	assert.Len(t, in.Fake.Comments(in.Issue), 2)
+}
+
+func testTwoAgents(t *testing.T, in Instance) {
+	other := mustDeliver(t, in, "main-2", "other first", sinks.Ref{}, sinks.Created)
+	mine := mustDeliver(t, in, "main", "mine first", sinks.Ref{}, sinks.Created)
+	assert.NotEqual(t, other.Ref.ID, mine.Ref.ID, `"main" must not adopt the comment of "main-2"`)
+
+	other2 := mustDeliver(t, in, "main-2", "other second", sinks.Ref{}, sinks.Updated)
+	assert.Equal(t, other.Ref.ID, other2.Ref.ID)
+	mine2 := mustDeliver(t, in, "main", "mine second", sinks.Ref{}, sinks.Updated)
+	assert.Equal(t, mine.Ref.ID, mine2.Ref.ID)
+
+	require.Len(t, in.Fake.Comments(in.Issue), 2)
+	assert.True(t, says(byID(t, in, other.Ref.ID), "other second"))
+	assert.True(t, says(byID(t, in, mine.Ref.ID), "mine second"))
+	for _, c := range in.Fake.Comments(in.Issue) {
+		assert.Equal(t, 1, strings.Count(c.Body, nextPrefix), fmt.Sprintf("one status per comment: %q", c.Body))
+	}
+}
