@@ -3,12 +3,12 @@ package checkpoint
 import (
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/ccc-checkpoint/ccc/config"
 	"github.com/ccc-checkpoint/ccc/progress"
-	"github.com/ccc-checkpoint/ccc/sinks"
 	"github.com/ccc-checkpoint/ccc/state"
 )
 
@@ -37,18 +37,41 @@ func (p Profile) Steps(cp *Checkpoint) []Step {
 	switch p {
 	case Automated:
 		return []Step{
-			persistStep{},         // first: every later step reads what it saved
-			trackerStep{cp.Sinks}, // best-effort; the stop hook carries the prompt
+			persistStep{},            // first: every later step reads what it saved
+			trackerStep{cp.Trackers}, // best-effort; the stop hook carries the prompt
 		}
 	default:
 		return []Step{
-			persistStep{},         // first: every later step reads what it saved
-			gitStep{},             // before the tracker, so a crash loses no work
-			trackerStep{cp.Sinks}, // best-effort, after the local work is safe
-			promptStep{},          // last: the human copies it as the session ends
+			persistStep{},            // first: every later step reads what it saved
+			gitStep{},                // before the tracker, so a crash loses no work
+			trackerStep{cp.Trackers}, // best-effort, after the local work is safe
+			promptStep{},             // last: the human copies it as the session ends
 		}
 	}
 }
+
+// LoadProgress reads the progress document and the state without changing
+// either, for runs that only report (`ccc post`). A missing progress file
+// leaves Doc nil.
+func (cp *Checkpoint) LoadProgress() error {
+	loaded, err := state.Load(cp.Root, cp.Now)
+	if err != nil {
+		return err
+	}
+	cp.State, cp.stateReadOnly = loaded.State, loaded.Corrupt != nil
+	data, err := readProgress(filepath.Join(cp.Root, progress.FileName))
+	if err != nil || data == nil {
+		return err
+	}
+	if cp.Doc, err = progress.Parse(data); err != nil {
+		return fileError(progress.FileName, err)
+	}
+	return nil
+}
+
+// TrackerStep is the tracker update alone, for `ccc post`: a status
+// delivered from CI without a progress session.
+func TrackerStep(cp *Checkpoint) Step { return trackerStep{cp.Trackers} }
 
 // Checkpoint carries one run's inputs and what the steps learn along the
 // way.
@@ -70,8 +93,11 @@ type Checkpoint struct {
 	SkipTracker bool
 	// SkipTrackerFlag names the flag that set SkipTracker, for its reason.
 	SkipTrackerFlag string
-	// Sinks are the trackers to update; none skips the tracker step.
-	Sinks []sinks.Sink
+	// Trackers are the sinks to update; none skips the tracker step.
+	Trackers []Tracker
+	// Body, when set, is delivered instead of the status rendered from the
+	// progress document (`ccc post --body-file`).
+	Body string
 	// Issue is the tracker target given on the command line.
 	Issue string
 	// Timeout bounds the tracker step, retries included.
@@ -86,6 +112,9 @@ type Checkpoint struct {
 	State    *state.State
 	Prompt   string
 	Warnings []string
+	// StatusBody is what the tracker step delivered (for CI summaries).
+	StatusBody  string
+	sinkResults []SinkResult
 	// stateReadOnly is set when the state file on disk is corrupt: it is
 	// never overwritten.
 	stateReadOnly bool

@@ -368,14 +368,20 @@ func TestResumeWithoutProgress(t *testing.T) {
 
 // fakeSink answers like a tracker from a script of errors.
 type fakeSink struct {
+	name   string // "fake" when empty
 	mu     sync.Mutex
 	errs   []error
 	calls  int
 	bodies []string
 }
 
-func (s *fakeSink) Name() string  { return "fake" }
-func (s *fakeSink) Title() string { return "Fake" }
+func (s *fakeSink) Name() string {
+	if s.name == "" {
+		return "fake"
+	}
+	return s.name
+}
+func (s *fakeSink) Title() string { return strings.ToUpper(s.Name()[:1]) + s.Name()[1:] }
 func (s *fakeSink) Upsert(_ context.Context, d sinks.Delivery) (sinks.Result, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -399,7 +405,7 @@ func TestTrackerStepUpsertsAndRemembers(t *testing.T) {
 	fs := &fakeSink{}
 	run := func(e progress.Edits) Report {
 		cp := newCP(root, Automated, e)
-		cp.Sinks = []sinks.Sink{fs}
+		cp.Trackers = []Tracker{{Sink: fs}}
 		cp.Now = cp.Now.Add(time.Duration(fs.calls) * time.Minute)
 		return runCP(cp)
 	}
@@ -462,7 +468,7 @@ func TestKeepStateLeavesStateButBookkeeping(t *testing.T) {
 	write(t, root, state.FileName, orig)
 	cp := newCP(root, Automated, progress.Edits{Current: "a"})
 	cp.KeepState = true
-	cp.Sinks = []sinks.Sink{&fakeSink{}}
+	cp.Trackers = []Tracker{{Sink: &fakeSink{}}}
 	r := runCP(cp)
 	require.Equal(t, ExitOK, r.ExitCode(), r.Lines())
 
@@ -488,9 +494,62 @@ func TestKeepStateNeverRecreatesState(t *testing.T) {
 	root := t.TempDir()
 	cp := newCP(root, Automated, progress.Edits{Issue: "CIA-14", Current: "a"})
 	cp.KeepState = true
-	cp.Sinks = []sinks.Sink{&fakeSink{}}
+	cp.Trackers = []Tracker{{Sink: &fakeSink{}}}
 	r := runCP(cp)
 	require.Equal(t, ExitOK, r.ExitCode(), r.Lines())
 	assert.Contains(t, r.Lines(), "Fake update: created comment on CIA-14 https://tracker.example/c-1.")
 	assert.NoFileExists(t, filepath.Join(root, state.FileName))
+}
+
+func TestTrackerFanOut(t *testing.T) {
+	root := t.TempDir()
+	good := &fakeSink{name: "good"}
+	bad := &fakeSink{name: "bad", errs: []error{&sinks.Error{Cause: "HTTP 502"}}}
+	cp := newCP(root, Automated, progress.Edits{Issue: "CIA-15", Current: "a"})
+	cp.Trackers = []Tracker{
+		{Sink: good},
+		{Sink: bad, Target: "acme/app#7"},
+		{Sink: &fakeSink{name: "untargeted"}, Skip: "no GitHub issue or pull request (pass --github owner/repo#N)"},
+	}
+	r := runCP(cp)
+	assert.Equal(t, ExitPartial, r.ExitCode())
+	assert.Equal(t, 1, good.calls, "delivered although another sink failed")
+	assert.Equal(t, 1, bad.calls)
+	tracker := step(t, r, "Tracker update")
+	assert.Equal(t, []string{
+		"Checkpoint complete: 1/2 steps succeeded.",
+		"Persist progress: created .ccc-progress.md (task 1 of 1, In Progress).",
+		"Failed: Tracker update (Bad: HTTP 502) — status not persisted to issue tracker.",
+		"  Good: created comment on CIA-15 https://tracker.example/c-1.",
+		"  Bad: failed (HTTP 502).",
+		"  Untargeted: skipped — no GitHub issue or pull request (pass --github owner/repo#N).",
+	}, r.Lines())
+	require.Len(t, tracker.Sinks, 3)
+	assert.Equal(t, SinkResult{Sink: "good", Title: "Good", Target: "CIA-15", Action: sinks.Created, URL: "https://tracker.example/c-1", Requests: 1}, tracker.Sinks[0])
+	assert.Equal(t, SinkResult{Sink: "bad", Title: "Bad", Target: "acme/app#7", Action: sinks.Failed, Requests: 1, Error: "HTTP 502"}, tracker.Sinks[1])
+	assert.Equal(t, sinks.Skipped, tracker.Sinks[2].Action)
+	assert.Contains(t, r.StatusBody, "## Checkpoint Status")
+
+	// Next run: the good sink is unchanged, the bad one recovers.
+	cp = newCP(root, Automated, progress.Edits{})
+	cp.Trackers = []Tracker{{Sink: good}, {Sink: bad, Target: "acme/app#7"}}
+	r = runCP(cp)
+	assert.Equal(t, ExitOK, r.ExitCode(), r.Lines())
+	assert.Equal(t, 1, good.calls, "unchanged: no call")
+	assert.Contains(t, r.Lines(), "Tracker update: 1 of 2 delivered.")
+	assert.Contains(t, r.Lines(), "  Good: skipped — status unchanged.")
+	assert.Contains(t, r.Lines(), "  Bad: created comment on acme/app#7 https://tracker.example/c-1.")
+}
+
+func TestPostBodyReplacesStatus(t *testing.T) {
+	root := t.TempDir()
+	fs := &fakeSink{}
+	cp := newCP(root, Automated, progress.Edits{})
+	cp.Body = "Deployed build 42."
+	cp.Trackers = []Tracker{{Sink: fs, Target: "CIA-16"}}
+	r := Run(context.Background(), cp, []Step{TrackerStep(cp)})
+	assert.Equal(t, ExitOK, r.ExitCode(), r.Lines())
+	require.Len(t, fs.bodies, 1)
+	assert.Equal(t, "Deployed build 42.", fs.bodies[0])
+	assert.NoFileExists(t, filepath.Join(root, progress.FileName), "post writes no progress")
 }

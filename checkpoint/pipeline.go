@@ -67,10 +67,12 @@ type Result struct {
 	Name   string `json:"name"`
 	Status Status `json:"status"`
 	// Message is the skip reason, the failure cause, or what the step did.
-	Message     string        `json:"message,omitempty"`
-	Consequence string        `json:"consequence,omitempty"`
-	Duration    time.Duration `json:"-"`
-	DurationMS  int64         `json:"duration_ms"`
+	Message     string `json:"message,omitempty"`
+	Consequence string `json:"consequence,omitempty"`
+	// Sinks has the tracker step's outcome per sink.
+	Sinks      []SinkResult  `json:"sinks,omitempty"`
+	Duration   time.Duration `json:"-"`
+	DurationMS int64         `json:"duration_ms"`
 }
 
 // run runs one step with the cross-cutting work around it: timing, panic
@@ -94,6 +96,7 @@ func run(ctx context.Context, s Step, cp *Checkpoint) (res Result) {
 	err := s.Run(ctx, cp)
 	// A note belongs to its step, and only to a step that succeeded.
 	note := cp.takeNote()
+	res.Sinks, cp.sinkResults = cp.sinkResults, nil
 	var skip *SkipError
 	var fail *Failure
 	switch {
@@ -124,5 +127,6 @@ func Run(ctx context.Context, cp *Checkpoint, steps []Step) Report {
 	r.Total = len(steps)
 	r.Prompt = cp.Prompt
 	r.Warnings = cp.Warnings
+	r.StatusBody = cp.StatusBody
 	return r
 }

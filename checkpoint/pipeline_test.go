@@ -82,6 +82,8 @@ func TestExitCode(t *testing.T) {
 	for _, tt := range tests {
 		assert.Equal(t, tt.want, Report{Succeeded: tt.succeeded, Total: tt.total}.ExitCode(), "%d/%d", tt.succeeded, tt.total)
 	}
+	post := Report{Total: 1, Steps: []Result{{Name: "Tracker update", Status: Failed, Sinks: []SinkResult{{Action: "failed"}}}}}
+	assert.Equal(t, ExitPartial, post.ExitCode(), "a sink that failed is a partial success")
 }
 
 func TestReportJSON(t *testing.T) {

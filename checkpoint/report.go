@@ -14,6 +14,8 @@ type Report struct {
 	// Prompt is the continuation prompt (manual profile).
 	Prompt   string   `json:"prompt,omitempty"`
 	Warnings []string `json:"warnings,omitempty"`
+	// StatusBody is the body the tracker step delivered.
+	StatusBody string `json:"-"`
 }
 
 // Exit statuses of a checkpoint run.
@@ -24,16 +26,22 @@ const (
 	ExitPartial = 3 // at least one step failed, the others ran
 )
 
-// ExitCode maps the report to the command's exit status.
+// ExitCode maps the report to the command's exit status. A tracker step
+// that reached its sinks ran, even when one of them failed: that is a
+// partial success, not "nothing could run".
 func (r Report) ExitCode() int {
 	switch {
 	case r.Succeeded == r.Total:
 		return ExitOK
-	case r.Succeeded == 0:
-		return ExitNothing
-	default:
+	case r.Succeeded > 0:
 		return ExitPartial
 	}
+	for _, s := range r.Steps {
+		if len(s.Sinks) > 0 {
+			return ExitPartial
+		}
+	}
+	return ExitNothing
 }
 
 // Lines renders the report in the protocol's words: the summary, then one
@@ -55,6 +63,11 @@ func (r Report) Lines() []string {
 				line += " — " + s.Consequence
 			}
 			lines = append(lines, line+".")
+		}
+		if len(s.Sinks) > 1 {
+			for _, r := range s.Sinks {
+				lines = append(lines, fmt.Sprintf("  %s: %s.", r.Title, r.line()))
+			}
 		}
 	}
 	for _, w := range r.Warnings {

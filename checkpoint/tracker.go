@@ -16,13 +16,53 @@ import (
 	"github.com/ccc-checkpoint/ccc/state"
 )
 
+// Tracker is one sink and where it writes.
+type Tracker struct {
+	Sink sinks.Sink
+	// Target is the sink's target ("owner/repo#12"); "" means the project's
+	// issue key as FindIssue finds it (how Linear names an issue).
+	Target string
+	// Skip, when set, is why the sink cannot run here (no target).
+	Skip string
+}
+
+// SinkResult is one sink's part of the tracker step.
+type SinkResult struct {
+	Sink     string       `json:"sink"`
+	Title    string       `json:"-"`
+	Target   string       `json:"target,omitempty"`
+	Action   sinks.Action `json:"action"`
+	URL      string       `json:"url,omitempty"`
+	Requests int          `json:"requests"`
+	// Error is the failure's cause or the skip's reason.
+	Error string `json:"error,omitempty"`
+}
+
+// line is how the report shows one sink's outcome.
+func (r SinkResult) line() string {
+	switch r.Action {
+	case sinks.Created, sinks.Updated:
+		s := fmt.Sprintf("%s comment on %s", r.Action, r.Target)
+		if r.URL != "" {
+			s += " " + r.URL
+		}
+		return s
+	case sinks.Unchanged:
+		return "skipped — status unchanged"
+	case sinks.Skipped:
+		return "skipped — " + r.Error
+	default:
+		return "failed (" + r.Error + ")"
+	}
+}
+
 // trackerStep is protocol step 3: upsert this agent's status comment on
-// every configured tracker.
-type trackerStep struct{ sinks []sinks.Sink }
+// every configured tracker, each independently of the others.
+type trackerStep struct{ trackers []Tracker }
 
 func (t trackerStep) String() string {
-	if len(t.sinks) == 1 {
-		return t.sinks[0].Title() + " update"
+	if len(t.trackers) == 1 {
+		return t.trackers[0].Sink.Title() + " update"
 	}
 	return "Tracker update"
 }
@@ -37,68 +77,104 @@ func (t trackerStep) Run(ctx context.Context, cp *Checkpoint) error {
 			flag = "--skip-tracker"
 		}
 		return Skip("%s given", flag)
-	case len(t.sinks) == 0:
+	case len(t.trackers) == 0:
 		return Skip("no tracker configured")
-	case cp.Doc == nil:
+	case cp.Doc == nil && cp.Body == "":
 		return Skip("no progress document to report")
 	}
-	issue, from := cp.trackerIssue()
-	if issue == "" {
-		return Skip("no issue to update (pass --issue KEY-123, or set linearIssue in %s)", state.FileName)
-	}
-	cp.debugf("tracker: issue %s from %s", issue, from)
 	if cp.Timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, cp.Timeout)
 		defer cancel()
 	}
-	body := markdown.StatusBody(statusInput(cp))
+	body := cp.Body
+	if body == "" {
+		body = markdown.StatusBody(statusInput(cp))
+	}
+	cp.StatusBody = body
 
-	var fails, notes []string
-	var skips []string
-	for _, s := range t.sinks {
-		res, err := cp.deliver(ctx, s, issue, body)
-		var skip *sinks.SkipError
-		var serr *sinks.Error
-		switch {
-		case errors.As(err, &skip):
-			skips = append(skips, skip.Reason)
-		case errors.As(err, &serr):
-			fails = append(fails, serr.Cause)
-			cp.debugf("tracker: %s: %v", s.Name(), err)
-		case err != nil:
-			fails = append(fails, err.Error())
-		case res.Action == sinks.Unchanged:
-			skips = append(skips, "status unchanged")
+	issue, from := cp.trackerIssue()
+	results := make([]SinkResult, len(t.trackers))
+	for i, tr := range t.trackers {
+		results[i] = cp.deliverTo(ctx, tr, issue, from, body)
+	}
+	cp.sinkResults = results
+
+	var fails, skips, done []string
+	for _, r := range results {
+		prefix := ""
+		if len(results) > 1 {
+			prefix = r.Title + ": "
+		}
+		switch r.Action {
+		case sinks.Failed:
+			fails = append(fails, prefix+r.Error)
+		case sinks.Skipped:
+			skips = append(skips, prefix+r.Error)
+		case sinks.Unchanged:
+			skips = append(skips, prefix+"status unchanged")
 		default:
-			note := fmt.Sprintf("%s comment on %s", res.Action, issue)
-			if res.Ref.URL != "" {
-				note += " " + res.Ref.URL
-			}
-			notes = append(notes, note)
+			done = append(done, prefix+r.line())
 		}
 	}
 	switch {
 	case len(fails) > 0:
 		return &Failure{Cause: strings.Join(fails, "; ")}
-	case len(notes) == 0:
+	case len(done) == 0:
 		return Skip("%s", strings.Join(skips, "; "))
+	case len(results) == 1:
+		cp.notef("%s", done[0])
+	default:
+		cp.notef("%d of %d delivered", len(done), len(results))
 	}
-	cp.notef("%s", strings.Join(notes, "; "))
 	return nil
 }
 
+// deliverTo sends body through one tracker and stores the reference it
+// returns; every outcome, failure included, comes back as a SinkResult.
+func (cp *Checkpoint) deliverTo(ctx context.Context, tr Tracker, issue, from, body string) SinkResult {
+	s := tr.Sink
+	res := SinkResult{Sink: s.Name(), Title: s.Title(), Target: tr.Target}
+	if res.Target == "" {
+		res.Target = issue
+		if issue == "" && tr.Skip == "" {
+			tr.Skip = fmt.Sprintf("no issue to update (pass --issue KEY-123, or set linearIssue in %s)", state.FileName)
+		}
+	}
+	if tr.Skip != "" {
+		res.Action, res.Error = sinks.Skipped, tr.Skip
+		return res
+	}
+	if tr.Target == "" {
+		cp.debugf("tracker: %s: issue %s from %s", s.Name(), issue, from)
+	}
+	r, err := cp.deliver(ctx, s, res.Target, body)
+	res.Action, res.Requests, res.URL = r.Action, r.Requests, r.Ref.URL
+	var skip *sinks.SkipError
+	var serr *sinks.Error
+	switch {
+	case errors.As(err, &skip):
+		res.Error = skip.Reason
+	case errors.As(err, &serr):
+		res.Error = serr.Cause
+		cp.debugf("tracker: %s: %v", s.Name(), err)
+	case err != nil:
+		res.Error = err.Error()
+	}
+	return res
+}
+
 // deliver sends body through one sink and stores the reference it returns.
-func (cp *Checkpoint) deliver(ctx context.Context, s sinks.Sink, issue, body string) (sinks.Result, error) {
+func (cp *Checkpoint) deliver(ctx context.Context, s sinks.Sink, target, body string) (sinks.Result, error) {
 	var prev sinks.Ref
 	if cp.State != nil {
-		if _, err := cp.State.Ref(s.Name(), issue, cp.Agent, &prev); err != nil {
+		if _, err := cp.State.Ref(s.Name(), target, cp.Agent, &prev); err != nil {
 			cp.warnf("%v", err)
 		}
 	}
 	saveRef := func(ref sinks.Ref) error {
 		return cp.updateState(ctx, func(st *state.State) error {
-			if err := st.SetRef(s.Name(), issue, cp.Agent, ref); err != nil {
+			if err := st.SetRef(s.Name(), target, cp.Agent, ref); err != nil {
 				return err
 			}
 			// The seed's key for the comment id: the main agent's Linear one.
@@ -109,7 +185,7 @@ func (cp *Checkpoint) deliver(ctx context.Context, s sinks.Sink, issue, body str
 		})
 	}
 	res, err := sinks.Deliver(ctx, s, sinks.Delivery{
-		Target:  sinks.Target{Issue: issue, Agent: cp.Agent},
+		Target:  sinks.Target{Issue: target, Agent: cp.Agent},
 		Body:    body,
 		Prev:    prev,
 		Persist: saveRef,

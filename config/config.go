@@ -39,7 +39,25 @@ type Prefs struct {
 		// StaleAfter is the age past which `ccc go` flags a checkpoint.
 		StaleAfter Duration `yaml:"stale_after"`
 	} `yaml:"checkpoint"`
+	// Sinks lists the trackers to update and their settings; nil when the
+	// file has no sinks: section (then the environment decides).
+	Sinks map[string]SinkPrefs `yaml:"sinks"`
 }
+
+// SinkPrefs is one entry of the sinks: section. A listed sink is on unless
+// it says enabled: false.
+type SinkPrefs struct {
+	Enabled *bool `yaml:"enabled"`
+	// Repo is GitHub's owner/repo; Issue the issue or pull request number
+	// (inside GitHub Actions the event gives it).
+	Repo  string `yaml:"repo"`
+	Issue int    `yaml:"issue"`
+	// Path is the file sink's output file, relative to the project root.
+	Path string `yaml:"path"`
+}
+
+// On reports whether a listed sink is enabled.
+func (s SinkPrefs) On() bool { return s.Enabled == nil || *s.Enabled }
 
 // Duration reads "30s", "2m" or a bare number of seconds.
 type Duration time.Duration
@@ -108,7 +126,21 @@ func LoadPrefs(root string) (Prefs, error) {
 	if v := read.Checkpoint.StaleAfter; v > 0 {
 		p.Checkpoint.StaleAfter = v
 	}
+	p.Sinks = read.Sinks
+	if p.Sinks == nil && hasKey(data, "sinks") {
+		p.Sinks = map[string]SinkPrefs{} // "sinks:" with nothing under it: none
+	}
 	return p, nil
+}
+
+// hasKey reports whether the YAML document has a top-level key.
+func hasKey(data []byte, key string) bool {
+	var top map[string]yaml.Node
+	if err := yaml.Unmarshal(data, &top); err != nil {
+		return false
+	}
+	_, ok := top[key]
+	return ok
 }
 
 // FindRoot picks the project root: dir (--dir), else $CCC_PROJECT_ROOT, else

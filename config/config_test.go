@@ -28,6 +28,19 @@ func TestLoadPrefs(t *testing.T) {
 			}, ""},
 		{"blank values keep defaults", "checkpoint:\n  commit_message: \"  \"\n  timeout:\n",
 			func(t *testing.T, p Prefs) { assert.Equal(t, Default(), p) }, ""},
+		{"sinks", "sinks:\n  linear: {enabled: true}\n  github: {repo: acme/app, issue: 7}\n  file: {path: STATUS.md, enabled: false}\n  jira: {}\n",
+			func(t *testing.T, p Prefs) {
+				require.Len(t, p.Sinks, 4)
+				assert.True(t, p.Sinks["linear"].On())
+				assert.Equal(t, SinkPrefs{Repo: "acme/app", Issue: 7}, p.Sinks["github"])
+				assert.True(t, p.Sinks["github"].On(), "listed means on")
+				assert.False(t, p.Sinks["file"].On())
+				assert.Equal(t, "STATUS.md", p.Sinks["file"].Path)
+			}, ""},
+		{"empty sinks section", "sinks:\n", func(t *testing.T, p Prefs) {
+			assert.NotNil(t, p.Sinks, "an empty section means no sinks, not the defaults")
+			assert.Empty(t, p.Sinks)
+		}, ""},
 		{"bad duration", "checkpoint:\n  timeout: soon\n",
 			func(t *testing.T, p Prefs) { assert.Equal(t, Default(), p) }, `line 2: "soon" is not a duration`},
 		{"not yaml", "checkpoint: [\n", func(t *testing.T, p Prefs) { assert.Equal(t, Default(), p) }, "line"},

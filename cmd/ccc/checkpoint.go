@@ -2,18 +2,16 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/ccc-checkpoint/ccc/checkpoint"
 	"github.com/ccc-checkpoint/ccc/config"
 	"github.com/ccc-checkpoint/ccc/progress"
-	"github.com/ccc-checkpoint/ccc/sinks"
-	"github.com/ccc-checkpoint/ccc/sinks/all"
 )
 
 // CheckpointOptions is `ccc checkpoint` as parsed from its flags.
@@ -27,6 +25,7 @@ type CheckpointOptions struct {
 	Agent         string
 	Timeout       time.Duration
 	JSON          bool
+	Trackers      TrackerFlags
 }
 
 // NewCmdCheckpoint builds `ccc checkpoint`; runF replaces the run in tests
@@ -45,6 +44,10 @@ continuation prompt. The automated profile (hooks, CI) runs persist and the
 tracker update only. Every step runs even when an earlier one failed; the
 report on stderr says what each did.
 
+The tracker step updates every configured sink (--sinks, else $CCC_SINKS,
+else the preferences' sinks:, else Linear when LINEAR_API_KEY is set and GitHub
+inside GitHub Actions or with --github), each independently.
+
 The edit flags change .ccc-progress.md before it is saved (created from the
 template when missing). --done TEXT moves the current task to Completed when
 TEXT matches it (or is empty) and promotes the next remaining task; a TEXT
@@ -52,7 +55,7 @@ that matches a remaining task moves that one; any other TEXT is added to
 Completed. The continuation prompt is regenerated when it is empty, when ccc
 wrote it, or with --refresh-prompt; a prompt the agent wrote is kept.` + exitStatusHelp(
 			"0  every step succeeded or skipped",
-			"3  partial success: at least one step failed, the others ran",
+			"3  partial success: a step (or one of several trackers) failed, the rest ran",
 			"1  nothing could run (every step failed, or the project is unreadable)",
 			"2  usage error"),
 		Example: `  # start a session
@@ -110,7 +113,13 @@ wrote it, or with --refresh-prompt; a prompt the agent wrote is kept.` + exitSta
 	fl.StringVar(&opts.Agent, "agent", "", "this writer's name; each agent owns one status comment (default $CCC_AGENT, else main)")
 	fl.DurationVar(&opts.Timeout, "timeout", 0, "deadline for the tracker update, retries included (default 30s manual, 10s automated; preferences checkpoint.timeout)")
 	fl.BoolVar(&opts.JSON, "json", false, "print the report as one JSON object on stdout")
+	addTrackerFlags(fl, &opts.Trackers)
 	return cmd
+}
+
+func addTrackerFlags(fl *pflag.FlagSet, t *TrackerFlags) {
+	fl.StringSliceVar(&t.Sinks, "sinks", nil, "sinks to update, e.g. linear,github (default: $CCC_SINKS, else the preferences' sinks:, else those with credentials)")
+	fl.StringVar(&t.GitHub, "github", "", "GitHub issue or pull request to comment on, owner/repo#N (default: the GitHub Actions event)")
 }
 
 func checkpointRun(ctx context.Context, f *Factory, opts *CheckpointOptions) error {
@@ -118,7 +127,7 @@ func checkpointRun(ctx context.Context, f *Factory, opts *CheckpointOptions) err
 	if err != nil {
 		return err
 	}
-	cp, err := f.newCheckpoint(root, opts.Profile, opts.Agent, opts.Timeout)
+	cp, err := f.newCheckpoint(root, opts.Profile, opts.Agent, opts.Timeout, opts.Trackers)
 	if err != nil {
 		return err
 	}
@@ -129,28 +138,13 @@ func checkpointRun(ctx context.Context, f *Factory, opts *CheckpointOptions) err
 	cp.SkipTracker, cp.SkipTrackerFlag = opts.SkipTracker != "", opts.SkipTracker
 
 	report := checkpoint.Run(ctx, cp, opts.Profile.Steps(cp))
-	if opts.JSON {
-		enc := json.NewEncoder(f.IO.Out)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(report); err != nil {
-			return err
-		}
-	} else {
-		printReport(f.IO, report)
-		if opts.Profile == checkpoint.Manual && report.Prompt != "" {
-			fmt.Fprint(f.IO.Out, checkpoint.PromptBox(report.Prompt))
-		}
-	}
-	if code := report.ExitCode(); code != 0 {
-		return &exitError{code: code}
-	}
-	return nil
+	return f.finish(report, "ccc checkpoint", opts.JSON, opts.Profile == checkpoint.Manual)
 }
 
 // newCheckpoint prepares a run in root with everything but the edits:
 // preferences (a broken file is a warning), the agent, the deadline (flag,
 // else the profile's preference), the sinks and the clock.
-func (f *Factory) newCheckpoint(root string, profile checkpoint.Profile, agent string, timeout time.Duration) (*checkpoint.Checkpoint, error) {
+func (f *Factory) newCheckpoint(root string, profile checkpoint.Profile, agent string, timeout time.Duration, tf TrackerFlags) (*checkpoint.Checkpoint, error) {
 	prefs, err := config.LoadPrefs(root)
 	if err != nil {
 		fmt.Fprintf(f.IO.ErrOut, "Warning: %v; using defaults\n", err)
@@ -173,26 +167,8 @@ func (f *Factory) newCheckpoint(root string, profile checkpoint.Profile, agent s
 	if f.Getenv("CCC_DEBUG") != "" {
 		cp.Debug = f.IO.ErrOut
 	}
-	if cp.Sinks, err = f.sinks(); err != nil {
-		return nil, err
-	}
+	cp.Trackers, cp.Warnings = f.trackers(prefs, tf)
 	return cp, nil
-}
-
-// sinks builds every registered sink; each decides for itself whether it can
-// run (credentials, target) and skips with the reason when not.
-func (f *Factory) sinks() ([]sinks.Sink, error) {
-	reg := all.Registry()
-	env := sinks.Env{Getenv: f.Getenv, HTTPClient: f.HTTPClient, Version: version}
-	var out []sinks.Sink
-	for _, name := range reg.Names() {
-		s, err := reg.New(name, env)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, s)
-	}
-	return out, nil
 }
 
 // printReport writes the report's lines to stderr, marked and coloured on a

@@ -19,10 +19,11 @@ import (
 
 // DoctorOptions is `ccc doctor` as parsed.
 type DoctorOptions struct {
-	Dir     string
-	Issue   string
-	Timeout time.Duration
-	JSON    bool
+	Dir      string
+	Issue    string
+	Timeout  time.Duration
+	JSON     bool
+	Trackers TrackerFlags
 }
 
 // Check is one line of the doctor's findings.
@@ -64,6 +65,7 @@ limit is left. Nothing is written anywhere.` + exitStatusHelp(
 	cmd.Flags().StringVar(&opts.Issue, "issue", "", "the issue to look up (default: as checkpoint finds it)")
 	cmd.Flags().DurationVar(&opts.Timeout, "timeout", 15*time.Second, "deadline for each tracker's checks")
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the checks as JSON")
+	addTrackerFlags(cmd.Flags(), &opts.Trackers)
 	return cmd
 }
 
@@ -106,24 +108,37 @@ func doctorRun(ctx context.Context, f *Factory, opts *DoctorOptions) error {
 		add("issue", "ok", fmt.Sprintf("%s (from %s)", issue, from), "")
 	}
 
-	all, err := f.sinks()
-	if err != nil {
-		return err
+	prefs, _ := config.LoadPrefs(root)
+	trackers, warnings := f.trackers(prefs, opts.Trackers)
+	for _, w := range warnings {
+		add("sinks", "warn", w, "")
 	}
-	for _, s := range all {
+	if len(trackers) == 0 {
+		add("sinks", "warn", "no tracker configured", "set LINEAR_API_KEY, pass --github owner/repo#N, or list sinks in "+config.PrefsFile)
+	}
+	for _, tr := range trackers {
+		s := tr.Sink
+		if tr.Skip != "" {
+			add(s.Name(), "warn", s.Title()+": "+tr.Skip, "")
+			continue
+		}
+		target := tr.Target
+		if target == "" {
+			target = issue
+		}
 		hc, ok := s.(sinks.HealthChecker)
 		if !ok {
 			add(s.Name(), "ok", "configured (no health check)", "")
 			continue
 		}
 		cctx, cancel := context.WithTimeout(ctx, opts.Timeout)
-		h, err := hc.Health(cctx, issue)
+		h, err := hc.Health(cctx, target)
 		cancel()
 		var skip *sinks.SkipError
 		var serr *sinks.Error
 		switch {
 		case errors.As(err, &skip):
-			add(s.Name(), "warn", s.Title()+" not configured: "+skip.Reason, "set LINEAR_API_KEY (or LINEAR_OAUTH_TOKEN) to update "+s.Title())
+			add(s.Name(), "warn", s.Title()+" not configured: "+skip.Reason, "")
 			continue
 		case errors.As(err, &serr):
 			add(s.Name(), "fail", s.Title()+": "+serr.Cause, hintFor(s, serr))
@@ -134,7 +149,7 @@ func doctorRun(ctx context.Context, f *Factory, opts *DoctorOptions) error {
 			add(s.Name(), "ok", fmt.Sprintf("authenticated as %s (%s)", h.Account, h.Credential), "")
 		}
 		if h.Target != "" {
-			add(s.Name(), "ok", "issue "+h.Target+" found "+h.TargetURL, "")
+			add(s.Name(), "ok", h.Target+" found "+h.TargetURL, "")
 		}
 		if h.RateLimit != "" {
 			add(s.Name(), "ok", "rate limit: "+h.RateLimit, "")
@@ -147,6 +162,8 @@ func hintFor(s sinks.Sink, e *sinks.Error) string {
 	switch {
 	case s.Name() == "linear" && e.Permanent:
 		return "check the key at Linear → Settings → API, and the issue key"
+	case s.Name() == "github" && e.Permanent:
+		return "check GITHUB_TOKEN (scopes: issues and pull requests, write) and owner/repo#N"
 	case e.Permanent:
 		return ""
 	default:

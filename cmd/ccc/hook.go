@@ -157,7 +157,7 @@ func (f *Factory) hookEnv(dir string) hook.Env {
 // progress document, then update the configured trackers. Its report comes
 // back as the error when a step failed.
 func (f *Factory) hookCheckpoint(ctx context.Context, c hook.Checkpoint) error {
-	cp, err := f.newCheckpoint(c.Root, checkpoint.Automated, "", c.Deadline)
+	cp, err := f.newCheckpoint(c.Root, checkpoint.Automated, "", c.Deadline, TrackerFlags{})
 	if err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -16,6 +17,7 @@ import (
 
 	"github.com/ccc-checkpoint/ccc/checkpoint"
 	"github.com/ccc-checkpoint/ccc/progress"
+	"github.com/ccc-checkpoint/ccc/sinks/github/githubfake"
 	"github.com/ccc-checkpoint/ccc/sinks/linear/linearfake"
 )
 
@@ -36,15 +38,22 @@ func TestScripts(t *testing.T) {
 			env.Setenv("CCC_NOW", "2026-11-21T13:45:00Z")
 			// Every script gets its own fake Linear; LINEAR_API_KEY stays
 			// unset until a script sets it from FAKE_LINEAR_KEY.
-			srv := linearfake.New()
-			env.Defer(srv.Close)
-			env.Values[linearKey{}] = srv
-			env.Setenv("LINEAR_API_URL", srv.URL)
+			lin := linearfake.New()
+			env.Defer(lin.Close)
+			env.Values["linear"] = fake(linearFake{lin})
+			env.Setenv("LINEAR_API_URL", lin.URL)
 			env.Setenv("FAKE_LINEAR_KEY", linearfake.APIKey)
+			gh := githubfake.New()
+			env.Defer(gh.Close)
+			env.Values["github"] = fake(githubFake{gh})
+			env.Setenv("GITHUB_API_URL", gh.URL)
+			env.Setenv("FAKE_GITHUB_TOKEN", githubfake.InstallationToken)
+			env.Setenv("FAKE_GITHUB_READONLY_TOKEN", githubfake.ReadOnlyToken)
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"linear": cmdLinear,
+			"linear": cmdFake("linear"),
+			"github": cmdFake("github"),
 			"exits":  cmdExits,
 		},
 	})
@@ -72,82 +81,113 @@ func cmdExits(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
-type linearKey struct{}
+// fake is what the scripts need of a fake tracker.
+type fake interface {
+	addTarget(target, title string)
+	bodies(target string) []string
+	requestCount() int
+	fail(status, n int)
+	heal()
+	deleteAll(target string)
+}
 
-// cmdLinear drives and inspects the script's fake Linear:
-//
-//	linear issue KEY TITLE      add an issue
-//	linear fail STATUS N        answer the next N requests with HTTP STATUS
-//	linear heal                 drop the failures not used yet
-//	linear reset                forget the requests seen so far
-//	linear requests N           exactly N requests since the last reset
-//	linear comments KEY N       KEY has exactly N comments
-//	linear body KEY             print KEY's newest comment body
-//	linear delete KEY           delete KEY's comments
-func cmdLinear(ts *testscript.TestScript, neg bool, args []string) {
-	if neg {
-		ts.Fatalf("linear does not support !")
+type linearFake struct{ *linearfake.Server }
+
+func (f linearFake) addTarget(target, title string) { f.AddIssue(target, title) }
+func (f linearFake) requestCount() int              { return f.RequestCount() }
+func (f linearFake) heal()                          { f.ClearFaults() }
+func (f linearFake) fail(status, n int) {
+	f.Inject(linearfake.Repeat(n, linearfake.Unavailable(status))...)
+}
+func (f linearFake) bodies(target string) []string {
+	var out []string
+	for _, c := range f.Comments(target) {
+		out = append(out, c.Body)
 	}
-	if len(args) == 0 {
-		ts.Fatalf("usage: linear issue|fail|reset|requests|comments|body|delete ...")
-	}
-	srv := ts.Value(linearKey{}).(*linearfake.Server)
-	atoi := func(s string) int {
-		n, err := strconv.Atoi(s)
-		ts.Check(err)
-		return n
-	}
-	switch args[0] {
-	case "issue":
-		srv.AddIssue(args[1], args[2])
-	case "fail":
-		srv.Inject(linearfake.Repeat(atoi(args[2]), linearfake.Unavailable(atoi(args[1])))...)
-	case "heal":
-		srv.ClearFaults()
-	case "reset":
-		ts.Setenv("LINEAR_SEEN", strconv.Itoa(srv.RequestCount()))
-	case "requests":
-		seen, _ := strconv.Atoi(ts.Getenv("LINEAR_SEEN"))
-		if got := srv.RequestCount() - seen; got != atoi(args[1]) {
-			ts.Fatalf("linear: %d requests, want %s", got, args[1])
-		}
-	case "comments":
-		if got := len(srv.Comments(args[1])); got != atoi(args[2]) {
-			ts.Fatalf("linear: %s has %d comments, want %s", args[1], got, args[2])
-		}
-	case "body":
-		cs := srv.Comments(args[1])
-		if len(cs) == 0 {
-			ts.Fatalf("linear: %s has no comments", args[1])
-		}
-		fmt.Fprint(ts.Stdout(), cs[len(cs)-1].Body)
-	case "delete":
-		for _, c := range srv.Comments(args[1]) {
-			srv.DeleteComment(c.ID)
-		}
-	default:
-		ts.Fatalf("linear: unknown subcommand %q", args[0])
+	return out
+}
+func (f linearFake) deleteAll(target string) {
+	for _, c := range f.Comments(target) {
+		f.DeleteComment(c.ID)
 	}
 }
 
-// isolateGit keeps the developer's git configuration out of the tests and
-// gives commits an identity.
-func isolateGit(setenv func(k, v string), home string) {
-	for k, v := range map[string]string{
-		"HOME":                home,
-		"GIT_CONFIG_GLOBAL":   os.DevNull,
-		"GIT_CONFIG_NOSYSTEM": "1",
-		"GIT_AUTHOR_NAME":     "Test Agent",
-		"GIT_AUTHOR_EMAIL":    "agent@example.com",
-		"GIT_COMMITTER_NAME":  "Test Agent",
-		"GIT_COMMITTER_EMAIL": "agent@example.com",
-		"LINEAR_API_KEY":      "",
-		"LINEAR_OAUTH_TOKEN":  "",
-		"CCC_AGENT":           "",
-		"CCC_PROJECT_ROOT":    "",
-		"NO_COLOR":            "1",
-	} {
-		setenv(k, v)
+type githubFake struct{ *githubfake.Server }
+
+func (f githubFake) addTarget(target, title string) { f.AddPullRequest(target, title) }
+func (f githubFake) requestCount() int              { return f.RequestCount() }
+func (f githubFake) heal()                          { f.ClearFaults() }
+func (f githubFake) fail(status, n int) {
+	f.Inject(githubfake.Repeat(n, githubfake.Unavailable(status))...)
+}
+func (f githubFake) bodies(target string) []string {
+	var out []string
+	for _, c := range f.Comments(target) {
+		out = append(out, c.Body)
+	}
+	return out
+}
+func (f githubFake) deleteAll(target string) {
+	for _, c := range f.Comments(target) {
+		f.DeleteComment(c.ID)
+	}
+}
+
+// cmdFake drives and inspects one of the script's fake trackers:
+//
+//	NAME target TARGET TITLE   add an issue (Linear) or a pull request (GitHub)
+//	NAME fail STATUS N         answer the next N requests with HTTP STATUS
+//	NAME heal                  drop the failures not used yet
+//	NAME reset                 forget the requests seen so far
+//	NAME requests N            exactly N requests since the last reset
+//	NAME comments TARGET N     TARGET has exactly N comments
+//	NAME body TARGET           print TARGET's newest comment body
+//	NAME delete TARGET         delete TARGET's comments
+func cmdFake(name string) func(ts *testscript.TestScript, neg bool, args []string) {
+	return func(ts *testscript.TestScript, neg bool, args []string) {
+		if neg || len(args) == 0 {
+			ts.Fatalf("usage: %s target|fail|heal|reset|requests|comments|body|delete ...", name)
+		}
+		arity := map[string]int{"target": 3, "fail": 3, "heal": 1, "reset": 1, "requests": 2, "comments": 3, "body": 2, "delete": 2}
+		if n, ok := arity[args[0]]; ok && len(args) != n {
+			ts.Fatalf("%s %s: want %d arguments, got %q (quote targets with #)", name, args[0], n-1, args[1:])
+		}
+		f := ts.Value(name).(fake)
+		atoi := func(s string) int {
+			n, err := strconv.Atoi(s)
+			ts.Check(err)
+			return n
+		}
+		seenKey := "SEEN_" + strings.ToUpper(name)
+		switch args[0] {
+		case "target":
+			f.addTarget(args[1], args[2])
+		case "fail":
+			f.fail(atoi(args[1]), atoi(args[2]))
+		case "heal":
+			f.heal()
+		case "reset":
+			ts.Setenv(seenKey, strconv.Itoa(f.requestCount()))
+		case "requests":
+			seen, _ := strconv.Atoi(ts.Getenv(seenKey))
+			if got := f.requestCount() - seen; got != atoi(args[1]) {
+				ts.Fatalf("%s: %d requests, want %s", name, got, args[1])
+			}
+		case "comments":
+			if got := len(f.bodies(args[1])); got != atoi(args[2]) {
+				ts.Fatalf("%s: %s has %d comments, want %s", name, args[1], got, args[2])
+			}
+		case "body":
+			bodies := f.bodies(args[1])
+			if len(bodies) == 0 {
+				ts.Fatalf("%s: %s has no comments", name, args[1])
+			}
+			fmt.Fprint(ts.Stdout(), bodies[len(bodies)-1])
+		case "delete":
+			f.deleteAll(args[1])
+		default:
+			ts.Fatalf("%s: unknown subcommand %q", name, args[0])
+		}
 	}
 }
 
@@ -249,5 +289,34 @@ func TestAge(t *testing.T) {
 		72 * time.Hour:              "3d",
 	} {
 		assert.Equal(t, want, age(d))
+	}
+}
+
+// isolateGit keeps the developer's git configuration and CI's environment out
+// of the tests, and gives commits an identity.
+func isolateGit(setenv func(k, v string), home string) {
+	for k, v := range map[string]string{
+		"HOME":                home,
+		"GIT_CONFIG_GLOBAL":   os.DevNull,
+		"GIT_CONFIG_NOSYSTEM": "1",
+		"GIT_AUTHOR_NAME":     "Test Agent",
+		"GIT_AUTHOR_EMAIL":    "agent@example.com",
+		"GIT_COMMITTER_NAME":  "Test Agent",
+		"GIT_COMMITTER_EMAIL": "agent@example.com",
+		"LINEAR_API_KEY":      "",
+		"LINEAR_OAUTH_TOKEN":  "",
+		"CCC_AGENT":           "",
+		"CCC_PROJECT_ROOT":    "",
+		"CCC_SINKS":           "",
+		"GITHUB_ACTIONS":      "",
+		"GITHUB_TOKEN":        "",
+		"GH_TOKEN":            "",
+		"GITHUB_REPOSITORY":   "",
+		"GITHUB_EVENT_PATH":   "",
+		"GITHUB_REF":          "",
+		"GITHUB_STEP_SUMMARY": "",
+		"NO_COLOR":            "1",
+	} {
+		setenv(k, v)
 	}
 }

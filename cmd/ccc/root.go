@@ -33,6 +33,7 @@ date, and prints the continuation prompt the next session starts from.`,
 		NewCmdCheckpoint(f, &dir, nil),
 		NewCmdGo(f, &dir, nil),
 		NewCmdValidate(f, &dir, nil),
+		NewCmdPost(f, &dir, nil),
 		NewCmdDoctor(f, &dir, nil),
 		NewCmdHook(f, &dir),
 	)

@@ -3,6 +3,7 @@ package all
 
 import (
 	"github.com/ccc-checkpoint/ccc/sinks"
+	"github.com/ccc-checkpoint/ccc/sinks/github"
 	"github.com/ccc-checkpoint/ccc/sinks/linear"
 )
 
@@ -15,6 +16,14 @@ func Registry() *sinks.Registry {
 			cfg.HTTPClient = env.HTTPClient
 		}
 		return linear.New(cfg)
+	}})
+	r.Register(sinks.Factory{Name: "github", New: func(env sinks.Env) sinks.Sink {
+		cfg := github.ConfigFromEnv(env.Getenv)
+		if env.HTTPClient != nil {
+			cfg.HTTPClient = env.HTTPClient
+		}
+		cfg.Version = env.Version
+		return github.New(cfg)
 	}})
 	return r
 }

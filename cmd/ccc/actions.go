@@ -1,0 +1,98 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/ccc-checkpoint/ccc/checkpoint"
+	"github.com/ccc-checkpoint/ccc/sinks"
+)
+
+// finish prints a report (JSON on stdout, or lines on stderr and the prompt
+// on stdout), tells GitHub Actions about it when running there, and turns
+// its outcome into the exit status.
+func (f *Factory) finish(r checkpoint.Report, title string, asJSON, withPrompt bool) error {
+	if asJSON {
+		enc := json.NewEncoder(f.IO.Out)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(r); err != nil {
+			return err
+		}
+	} else {
+		printReport(f.IO, r)
+		if withPrompt && r.Prompt != "" {
+			fmt.Fprint(f.IO.Out, checkpoint.PromptBox(r.Prompt))
+		}
+	}
+	if f.Getenv("GITHUB_ACTIONS") == "true" {
+		annotate(f.IO.ErrOut, r)
+		if path := f.Getenv("GITHUB_STEP_SUMMARY"); path != "" {
+			if err := appendSummary(path, title, r); err != nil {
+				fmt.Fprintf(f.IO.ErrOut, "Warning: step summary: %v\n", err)
+			}
+		}
+	}
+	if code := r.ExitCode(); code != 0 {
+		return &exitError{code: code}
+	}
+	return nil
+}
+
+// annotate prints GitHub Actions workflow commands: a warning for each
+// skipped sink, an error for each failed sink or step. They go to stderr so
+// that --json keeps stdout one clean object.
+func annotate(w io.Writer, r checkpoint.Report) {
+	for _, s := range r.Steps {
+		for _, sr := range s.Sinks {
+			switch sr.Action {
+			case sinks.Skipped:
+				fmt.Fprintf(w, "::warning title=%s::%s\n", escapeProperty("ccc: "+sr.Title+" skipped"), escapeData(sr.Error))
+			case sinks.Failed:
+				fmt.Fprintf(w, "::error title=%s::%s\n", escapeProperty("ccc: "+sr.Title+" failed"), escapeData(sr.Error))
+			}
+		}
+		if s.Status == checkpoint.Failed && len(s.Sinks) == 0 {
+			fmt.Fprintf(w, "::error title=%s::%s\n", escapeProperty("ccc: "+s.Name+" failed"), escapeData(s.Message))
+		}
+	}
+}
+
+// appendSummary adds the report and the delivered body to the job's step
+// summary, keeping what earlier steps wrote there.
+func appendSummary(path, title string, r checkpoint.Report) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "### %s\n\n```\n%s```\n", title, r.String())
+	for _, s := range r.Steps {
+		for _, sr := range s.Sinks {
+			if sr.URL != "" {
+				fmt.Fprintf(&b, "\n- %s: [%s](%s) (%s)", sr.Title, sr.Target, sr.URL, sr.Action)
+			}
+		}
+	}
+	if r.StatusBody != "" {
+		fmt.Fprintf(&b, "\n\n<details><summary>Status body</summary>\n\n%s\n\n</details>\n", r.StatusBody)
+	}
+	b.WriteString("\n")
+	fh, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := fh.WriteString(b.String()); err != nil {
+		fh.Close()
+		return err
+	}
+	return fh.Close()
+}
+
+// escapeData escapes a workflow command's message as the runner expects.
+func escapeData(s string) string {
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s)
+}
+
+// escapeProperty escapes a workflow command's property value.
+func escapeProperty(s string) string {
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
+}

@@ -1,0 +1,128 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ccc-checkpoint/ccc/checkpoint"
+	"github.com/ccc-checkpoint/ccc/progress"
+)
+
+// PostOptions is `ccc post` as parsed.
+type PostOptions struct {
+	Dir      string
+	BodyFile string
+	Issue    string
+	Agent    string
+	Timeout  time.Duration
+	JSON     bool
+	Trackers TrackerFlags
+}
+
+// NewCmdPost builds `ccc post`.
+func NewCmdPost(f *Factory, dir *string, runF func(*PostOptions) error) *cobra.Command {
+	opts := &PostOptions{}
+	cmd := &cobra.Command{
+		Use:   "post",
+		Short: "Upsert this agent's status comment from CI, without a progress session",
+		Long: `Deliver one status to every configured tracker: the body of --body-file
+(- for stdin) as it stands, or else the status rendered from the project's
+.ccc-progress.md. Nothing but the tracker bookkeeping in .ccc-state.json is
+written. The report, --json and the exit statuses are checkpoint's, with one
+step.
+
+Sinks: --sinks, else $CCC_SINKS, else the sinks: section of
+.ccc-preferences.yaml, else Linear when LINEAR_API_KEY is set and GitHub inside
+GitHub Actions or with --github. Inside GitHub Actions the report and the body
+are appended to $GITHUB_STEP_SUMMARY, and skipped or failed sinks are flagged
+with ::warning:: and ::error:: workflow commands on stderr.` + exitStatusHelp(
+			"0  every sink delivered, or had nothing new to deliver, or skipped",
+			"3  a sink failed",
+			"1  nothing could run (no body, unreadable project)",
+			"2  usage error"),
+		Example: `  # in a GitHub Actions job (GITHUB_TOKEN and the event give the PR)
+  ccc post --body-file report.md
+
+  # a Linear issue and a pull request at once
+  ccc post --issue CIA-12 --github acme/app#34 --sinks linear,github
+
+  # the project's progress, as JSON
+  ccc post --json`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			opts.Dir = *dir
+			if opts.Issue != "" && !progress.ValidIssue(opts.Issue) {
+				return &usageError{fmt.Errorf("--issue %q is not an issue key like CIA-123", opts.Issue)}
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return postRun(cmd.Context(), f, opts)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&opts.BodyFile, "body-file", "", "file whose content is the comment body (- for stdin; default: the status from .ccc-progress.md)")
+	fl.StringVar(&opts.Issue, "issue", "", "the Linear issue, KEY-123")
+	fl.StringVar(&opts.Agent, "agent", "", "this writer's name; each agent owns one status comment (default $CCC_AGENT, else main)")
+	fl.DurationVar(&opts.Timeout, "timeout", 30*time.Second, "deadline for the delivery, retries included")
+	fl.BoolVar(&opts.JSON, "json", false, "print the report as one JSON object on stdout")
+	addTrackerFlags(fl, &opts.Trackers)
+	return cmd
+}
+
+func postRun(ctx context.Context, f *Factory, opts *PostOptions) error {
+	root, err := f.root(ctx, opts.Dir)
+	if err != nil {
+		return err
+	}
+	cp, err := f.newCheckpoint(root, checkpoint.Automated, opts.Agent, opts.Timeout, opts.Trackers)
+	if err != nil {
+		return err
+	}
+	cp.Issue = opts.Issue
+	switch opts.BodyFile {
+	case "":
+		if err := cp.LoadProgress(); err != nil {
+			return err
+		}
+		if cp.Doc == nil {
+			return fmt.Errorf("nothing to post: no %s in %s (pass --body-file)", progress.FileName, root)
+		}
+	default:
+		body, err := readBody(f.IO.In, opts.BodyFile)
+		if err != nil {
+			return err
+		}
+		if err := cp.LoadProgress(); err != nil {
+			// The body stands alone; the state is only for the references.
+			cp.Warnings = append(cp.Warnings, err.Error())
+		}
+		cp.Body = body
+	}
+	report := checkpoint.Run(ctx, cp, []checkpoint.Step{checkpoint.TrackerStep(cp)})
+	return f.finish(report, "ccc post", opts.JSON, false)
+}
+
+func readBody(stdin io.Reader, name string) (string, error) {
+	var data []byte
+	var err error
+	if name == "-" {
+		data, err = io.ReadAll(io.LimitReader(stdin, 1<<20))
+	} else {
+		data, err = os.ReadFile(name)
+	}
+	if err != nil {
+		return "", fmt.Errorf("--body-file: %w", err)
+	}
+	body := strings.TrimSpace(string(data))
+	if body == "" {
+		return "", fmt.Errorf("--body-file %s is empty", name)
+	}
+	return body, nil
+}

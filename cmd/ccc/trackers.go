@@ -1,0 +1,118 @@
+package main
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/ccc-checkpoint/ccc/checkpoint"
+	"github.com/ccc-checkpoint/ccc/config"
+	"github.com/ccc-checkpoint/ccc/sinks"
+	"github.com/ccc-checkpoint/ccc/sinks/all"
+	"github.com/ccc-checkpoint/ccc/sinks/github"
+)
+
+// TrackerFlags are the flags that choose sinks and their targets.
+type TrackerFlags struct {
+	// Sinks lists the sinks to use (--sinks), overriding the environment
+	// (CCC_SINKS) and the preferences' sinks: section.
+	Sinks []string
+	// GitHub is --github owner/repo#N.
+	GitHub string
+}
+
+// trackers decides which sinks run and where each writes. Precedence:
+// --sinks, CCC_SINKS, the preferences' sinks: section; without any, Linear
+// when its credentials are set and GitHub inside GitHub Actions or with
+// --github. Problems that concern one sink become that sink's skip; what
+// the user should fix comes back as warnings.
+func (f *Factory) trackers(prefs config.Prefs, fl TrackerFlags) ([]checkpoint.Tracker, []string) {
+	reg := all.Registry()
+	var warnings []string
+	names := fl.Sinks
+	if len(names) == 0 {
+		names = splitList(f.Getenv("CCC_SINKS"))
+	}
+	if len(names) == 0 && prefs.Sinks != nil {
+		for _, name := range reg.Names() {
+			if p, ok := prefs.Sinks[name]; ok && p.On() {
+				names = append(names, name)
+			}
+		}
+		for name := range prefs.Sinks {
+			if !slices.Contains(reg.Names(), name) {
+				warnings = append(warnings, fmt.Sprintf("%s: unknown sink %q ignored (known: %s)", config.PrefsFile, name, strings.Join(reg.Names(), ", ")))
+			}
+		}
+	}
+	if len(names) == 0 && prefs.Sinks == nil {
+		if f.Getenv("LINEAR_API_KEY") != "" || f.Getenv("LINEAR_OAUTH_TOKEN") != "" {
+			names = append(names, "linear")
+		}
+		if f.Getenv("GITHUB_ACTIONS") == "true" || fl.GitHub != "" {
+			names = append(names, "github")
+		}
+	}
+
+	env := sinks.Env{Getenv: f.Getenv, HTTPClient: f.HTTPClient, Version: version}
+	var out []checkpoint.Tracker
+	for _, name := range dedupe(names) {
+		s, err := reg.New(name, env)
+		if err != nil {
+			warnings = append(warnings, err.Error()+"; ignored")
+			continue
+		}
+		tr := checkpoint.Tracker{Sink: s}
+		if name == "github" {
+			tr.Target, tr.Skip = githubTarget(fl.GitHub, prefs.Sinks["github"], f.Getenv)
+		}
+		out = append(out, tr)
+	}
+	return out, warnings
+}
+
+// githubTarget finds the issue or pull request to comment on: --github,
+// else the GitHub Actions event, else the preferences' repo and issue.
+func githubTarget(flag string, p config.SinkPrefs, getenv func(string) string) (target, skip string) {
+	if flag != "" {
+		t, err := github.ParseTarget(flag)
+		if err != nil {
+			return "", fmt.Sprintf("--github %q: %v", flag, err)
+		}
+		return t.String(), ""
+	}
+	t, reason, ok := github.TargetFromActions(getenv)
+	if ok {
+		return t.String(), ""
+	}
+	if p.Repo != "" && p.Issue > 0 {
+		t, err := github.ParseTarget(fmt.Sprintf("%s#%d", p.Repo, p.Issue))
+		if err != nil {
+			return "", fmt.Sprintf("%s sinks.github: %v", config.PrefsFile, err)
+		}
+		return t.String(), ""
+	}
+	skip = "no GitHub issue or pull request (pass --github owner/repo#N)"
+	if getenv("GITHUB_ACTIONS") == "true" && reason != "" {
+		skip += ": " + reason
+	}
+	return "", skip
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, f := range strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' }) {
+		out = append(out, strings.ToLower(f))
+	}
+	return out
+}
+
+func dedupe(names []string) []string {
+	var out []string
+	for _, n := range names {
+		if !slices.Contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	return out
+}

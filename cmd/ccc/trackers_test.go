@@ -1,0 +1,110 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/ccc-checkpoint/ccc/checkpoint"
+	"github.com/ccc-checkpoint/ccc/config"
+	"github.com/ccc-checkpoint/ccc/sinks"
+)
+
+func TestTrackerSelection(t *testing.T) {
+	on, off := true, false
+	event := filepath.Join(t.TempDir(), "event.json")
+	require.NoError(t, os.WriteFile(event, []byte(`{"pull_request": {"number": 9}}`), 0o644))
+	actions := map[string]string{"GITHUB_ACTIONS": "true", "GITHUB_REPOSITORY": "acme/app", "GITHUB_EVENT_PATH": event}
+	with := func(m map[string]string, kv ...string) map[string]string {
+		out := map[string]string{}
+		for k, v := range m {
+			out[k] = v
+		}
+		for i := 0; i < len(kv); i += 2 {
+			out[kv[i]] = kv[i+1]
+		}
+		return out
+	}
+	tests := []struct {
+		name     string
+		env      map[string]string
+		sinks    map[string]config.SinkPrefs
+		flags    TrackerFlags
+		want     []string // name=target or name!skip
+		warnings int
+	}{
+		{"nothing configured", nil, nil, TrackerFlags{}, nil, 0},
+		{"linear key", map[string]string{"LINEAR_API_KEY": "k"}, nil, TrackerFlags{}, []string{"linear="}, 0},
+		{"inside actions", actions, nil, TrackerFlags{}, []string{"github=acme/app#9"}, 0},
+		{"--github outside actions", nil, nil, TrackerFlags{GitHub: "acme/app#3"}, []string{"github=acme/app#3"}, 0},
+		{"bad --github", nil, nil, TrackerFlags{GitHub: "acme"}, []string{"github!--github \"acme\""}, 0},
+		{"preferences list", nil, map[string]config.SinkPrefs{"linear": {}, "github": {Repo: "acme/app", Issue: 4}}, TrackerFlags{},
+			[]string{"linear=", "github=acme/app#4"}, 0},
+		{"preferences disable", map[string]string{"LINEAR_API_KEY": "k"}, map[string]config.SinkPrefs{"linear": {Enabled: &off}, "github": {Enabled: &on}}, TrackerFlags{},
+			[]string{"github!no GitHub issue or pull request (pass --github owner/repo#N)"}, 0},
+		{"empty sinks section means none", map[string]string{"LINEAR_API_KEY": "k"}, map[string]config.SinkPrefs{}, TrackerFlags{}, nil, 0},
+		{"unknown sink warned", nil, map[string]config.SinkPrefs{"jira": {}}, TrackerFlags{}, nil, 1},
+		{"environment over preferences", map[string]string{"CCC_SINKS": "github"}, map[string]config.SinkPrefs{"linear": {}}, TrackerFlags{GitHub: "a/b#1"},
+			[]string{"github=a/b#1"}, 0},
+		{"flag over environment", with(actions, "CCC_SINKS", "github"), nil, TrackerFlags{Sinks: []string{"linear", "github", "linear"}},
+			[]string{"linear=", "github=acme/app#9"}, 0},
+		{"unknown flag sink warned", nil, nil, TrackerFlags{Sinks: []string{"jira"}}, nil, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := &Factory{Getenv: func(k string) string { return tt.env[k] }}
+			prefs := config.Default()
+			prefs.Sinks = tt.sinks
+			trs, warnings := f.trackers(prefs, tt.flags)
+			require.Len(t, trs, len(tt.want))
+			for i, tr := range trs {
+				if tr.Skip != "" {
+					// A skip is compared by the beginning of its reason.
+					assert.True(t, strings.HasPrefix(tr.Sink.Name()+"!"+tr.Skip, tt.want[i]), "%s!%s", tr.Sink.Name(), tr.Skip)
+				} else {
+					assert.Equal(t, tt.want[i], tr.Sink.Name()+"="+tr.Target)
+				}
+			}
+			assert.Len(t, warnings, tt.warnings, "%v", warnings)
+		})
+	}
+}
+
+func TestAnnotations(t *testing.T) {
+	r := checkpoint.Report{Total: 2, Steps: []checkpoint.Result{
+		{Name: "Persist progress", Status: checkpoint.Failed, Message: "disk full: 100%\nreally"},
+		{Name: "Tracker update", Status: checkpoint.Failed, Sinks: []checkpoint.SinkResult{
+			{Title: "Linear", Action: sinks.Updated},
+			{Title: "GitHub", Action: sinks.Skipped, Error: "read-only token, fork"},
+			{Title: "Other", Action: sinks.Failed, Error: "HTTP 503"},
+		}},
+	}}
+	var buf bytes.Buffer
+	annotate(&buf, r)
+	assert.Equal(t, "::error title=ccc%3A Persist progress failed::disk full: 100%25%0Areally\n"+
+		"::warning title=ccc%3A GitHub skipped::read-only token, fork\n"+
+		"::error title=ccc%3A Other failed::HTTP 503\n", buf.String())
+}
+
+func TestStepSummaryAppends(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "summary.md")
+	require.NoError(t, os.WriteFile(path, []byte("before\n"), 0o644))
+	r := checkpoint.Report{Total: 1, Succeeded: 1, StatusBody: "## Checkpoint Status\n\nbody", Steps: []checkpoint.Result{
+		{Name: "Tracker update", Status: checkpoint.OK, Sinks: []checkpoint.SinkResult{
+			{Title: "GitHub", Target: "acme/app#9", Action: sinks.Created, URL: "https://github.com/acme/app/pull/9#issuecomment-1"},
+		}},
+	}}
+	require.NoError(t, appendSummary(path, "ccc post", r))
+	require.NoError(t, appendSummary(path, "ccc post", r))
+	got, err := os.ReadFile(path)
+	require.NoError(t, err)
+	want := "### ccc post\n\n```\nCheckpoint complete: 1/1 steps succeeded.\n```\n" +
+		"\n- GitHub: [acme/app#9](https://github.com/acme/app/pull/9#issuecomment-1) (created)" +
+		"\n\n<details><summary>Status body</summary>\n\n## Checkpoint Status\n\nbody\n\n</details>\n\n"
+	assert.Equal(t, "before\n"+want+want, string(got), "earlier content kept, each run appended")
+}

@@ -1,0 +1,557 @@
+// Package github is the GitHub sink: it keeps one status comment per agent
+// on a GitHub issue or pull request through GitHub's REST API, found again
+// by a hidden marker and by its author, with retries that respect GitHub's
+// primary and secondary rate limits, so that a delivery never leaves a
+// duplicate comment and never silently loses an update.
+package github
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+
+	"github.com/ccc-checkpoint/ccc/markdown"
+	"github.com/ccc-checkpoint/ccc/sinks"
+)
+
+// Defaults for Config.
+const (
+	DefaultAPIURL          = "https://api.github.com"
+	DefaultMaxBody         = 65536
+	DefaultProgressPath    = ".ccc-progress.md"
+	DefaultBotLogin        = "github-actions[bot]"
+	DefaultTokenEnv        = "GITHUB_TOKEN"
+	DefaultVersion         = "dev"
+	DefaultInitialInterval = 500 * time.Millisecond
+	DefaultMaxInterval     = 10 * time.Second
+	DefaultMaxAttempts     = 8
+)
+
+// APIVersion is the REST API version the sink speaks
+// (X-GitHub-Api-Version).
+const APIVersion = "2022-11-28"
+
+// perPage is the largest page GitHub serves; the marker search reads every
+// page, so fewer round trips.
+const perPage = 100
+
+// maxPages bounds the marker search (10,000 comments).
+const maxPages = 100
+
+// Config says how to reach GitHub. The zero value of every field but Token
+// means its default.
+type Config struct {
+	// Token (GITHUB_TOKEN, else GH_TOKEN) is sent as "Bearer <token>".
+	Token string
+	// TokenEnv names the variable Token came from, for error messages.
+	TokenEnv string
+	// APIURL is the REST API base (GITHUB_API_URL); an Enterprise base
+	// such as https://ghe.example.com/api/v3 keeps its path.
+	APIURL     string
+	HTTPClient *http.Client
+	// Version is ccc's version, sent as User-Agent: ccc/<version>.
+	Version string
+	// MaxBody is the longest comment body sent, in characters (runes),
+	// marker included.
+	MaxBody int
+	// ProgressPath is named in the note of a truncated body.
+	ProgressPath string
+	// BotLogin is the author of what an installation token writes, used
+	// when GET /user is not allowed for the token: "github-actions[bot]"
+	// for an Actions GITHUB_TOKEN, "<app-slug>[bot]" for another GitHub
+	// App's token.
+	BotLogin string
+
+	// InitialInterval and MaxInterval bound the exponential backoff
+	// (multiplier 2, jitter ±50%) between retries of one request.
+	InitialInterval time.Duration
+	MaxInterval     time.Duration
+	// MaxAttempts caps the tries of one request. The context's deadline is
+	// the real bound; this one stops a context without a deadline from
+	// retrying forever.
+	MaxAttempts int
+	// Sleep waits d or until ctx ends (returning ctx.Err()). Tests replace
+	// it to record waits instead of spending them.
+	Sleep func(ctx context.Context, d time.Duration) error
+	// Now is the clock that deadlines and rate-limit reset times are
+	// compared against.
+	Now func() time.Time
+	// NewID makes the PendingID persisted before a create.
+	NewID func() string
+}
+
+// ConfigFromEnv reads GITHUB_TOKEN (else GH_TOKEN) and GITHUB_API_URL.
+func ConfigFromEnv(getenv func(string) string) Config {
+	var cfg Config
+	for _, name := range []string{"GITHUB_TOKEN", "GH_TOKEN"} {
+		if v := strings.TrimSpace(getenv(name)); v != "" {
+			cfg.Token, cfg.TokenEnv = v, name
+			break
+		}
+	}
+	cfg.APIURL = strings.TrimSpace(getenv("GITHUB_API_URL"))
+	return cfg
+}
+
+// Sink is the GitHub sink. It is safe for concurrent use.
+type Sink struct {
+	cfg     Config
+	base    *url.URL
+	baseErr error
+
+	mu sync.Mutex
+	// login is who the token writes as, once known.
+	login string
+}
+
+var _ sinks.Sink = (*Sink)(nil)
+
+// New returns a sink for cfg, filling in defaults.
+func New(cfg Config) *Sink {
+	if cfg.APIURL == "" {
+		cfg.APIURL = DefaultAPIURL
+	}
+	if cfg.TokenEnv == "" {
+		cfg.TokenEnv = DefaultTokenEnv
+	}
+	if cfg.HTTPClient == nil {
+		cfg.HTTPClient = http.DefaultClient
+	}
+	if cfg.Version == "" {
+		cfg.Version = DefaultVersion
+	}
+	if cfg.MaxBody <= 0 {
+		cfg.MaxBody = DefaultMaxBody
+	}
+	if cfg.ProgressPath == "" {
+		cfg.ProgressPath = DefaultProgressPath
+	}
+	if cfg.BotLogin == "" {
+		cfg.BotLogin = DefaultBotLogin
+	}
+	if cfg.InitialInterval <= 0 {
+		cfg.InitialInterval = DefaultInitialInterval
+	}
+	if cfg.MaxInterval <= 0 {
+		cfg.MaxInterval = DefaultMaxInterval
+	}
+	if cfg.MaxAttempts <= 0 {
+		cfg.MaxAttempts = DefaultMaxAttempts
+	}
+	if cfg.Sleep == nil {
+		cfg.Sleep = sleep
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.NewID == nil {
+		cfg.NewID = uuid.NewString
+	}
+	s := &Sink{cfg: cfg}
+	s.base, s.baseErr = parseBase(cfg.APIURL)
+	return s
+}
+
+func parseBase(raw string) (*url.URL, error) {
+	u, err := url.Parse(strings.TrimRight(raw, "/"))
+	if err != nil {
+		return nil, err
+	}
+	if (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.User != nil || u.RawQuery != "" {
+		return nil, &url.Error{Op: "parse", URL: u.Redacted(), Err: errNotAPIBase}
+	}
+	return u, nil
+}
+
+type constError string
+
+func (e constError) Error() string { return string(e) }
+
+const errNotAPIBase = constError("want an http(s) address without credentials or query")
+
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Name implements sinks.Sink.
+func (s *Sink) Name() string { return "github" }
+
+// Title implements sinks.Sink.
+func (s *Sink) Title() string { return "GitHub" }
+
+// Body is what Upsert sends for a status body: the body cut to MaxBody
+// (less the marker) with a note naming the progress file, then the agent's
+// marker as the last line, so that the marker always survives.
+func (s *Sink) Body(status, agent string) string {
+	marker := Marker(agent)
+	limit := s.cfg.MaxBody - utf8.RuneCountInString(marker) - 2
+	body := markdown.TruncateStatus(strings.TrimRight(status, " \t\r\n"), limit, markdown.TruncateNote(s.cfg.ProgressPath))
+	return body + "\n\n" + marker
+}
+
+// Upsert implements sinks.Sink. In the steady state it sends one request:
+// PATCH of d.Prev.ID. When that comment is gone (404), or nothing is
+// stored, it reads every page of the issue's comments and takes the newest
+// one whose last line is this agent's marker and whose author is the
+// token's account (GET /user, or BotLogin for an installation token), and
+// updates it. Otherwise it creates the comment. GitHub does not let the
+// client choose comment ids, so a create whose answer was lost (a dropped
+// connection, a 5xx) is followed by another marker search before any
+// second create; a PendingID persisted (d.Persist) before the create makes
+// a later run that finds the comment report it as created.
+//
+// Failures are *sinks.Error values with a short printable Cause. Without a
+// token, and when a read-only token (a pull request from a fork) may not
+// write, Upsert returns a sinks.SkipError.
+func (s *Sink) Upsert(ctx context.Context, d sinks.Delivery) (sinks.Result, error) {
+	if s.cfg.Token == "" {
+		return sinks.Result{Action: sinks.Skipped, Ref: d.Prev}, sinks.Skip("GITHUB_TOKEN not set")
+	}
+	if strings.TrimSpace(d.Target.Issue) == "" {
+		return sinks.Result{Action: sinks.Skipped, Ref: d.Prev}, sinks.Skip("no GitHub issue or pull request to update")
+	}
+	fail := func(cause string, err error) (sinks.Result, error) {
+		return sinks.Result{Action: sinks.Failed, Ref: d.Prev}, &sinks.Error{Cause: cause, Permanent: true, Err: err}
+	}
+	t, err := ParseTarget(d.Target.Issue)
+	if err != nil {
+		return fail("invalid target "+strconv.Quote(d.Target.Issue), err)
+	}
+	if strings.TrimSpace(d.Target.Agent) == "" {
+		return fail("no agent name", nil)
+	}
+	if s.baseErr != nil {
+		return fail("invalid GITHUB_API_URL", s.baseErr)
+	}
+	r := s.newRun(ctx)
+	u := &upsert{run: r, d: d, t: t, body: s.Body(d.Body, d.Target.Agent), ref: d.Prev}
+	c, action, f := u.do(ctx)
+	res := sinks.Result{Requests: r.requests, Ref: u.ref}
+	switch {
+	case f != nil && f.skip != "":
+		res.Action = sinks.Skipped
+		return res, sinks.Skip("%s", f.skip)
+	case f != nil:
+		res.Action = sinks.Failed
+		return res, r.error(f)
+	}
+	res.Action = action
+	res.Ref = sinks.Ref{ID: strconv.FormatInt(c.ID, 10), URL: c.HTMLURL, UpdatedAt: c.UpdatedAt}
+	return res, nil
+}
+
+// comment is a comment as GitHub answers it.
+type comment struct {
+	ID      int64  `json:"id"`
+	HTMLURL string `json:"html_url"`
+	Body    string `json:"body"`
+	User    *struct {
+		Login string `json:"login"`
+	} `json:"user"`
+	CreatedAt time.Time `json:"created_at"`
+	UpdatedAt time.Time `json:"updated_at"`
+}
+
+func (c *comment) author() string {
+	if c.User == nil {
+		return ""
+	}
+	return c.User.Login
+}
+
+// upsert is the state of one Upsert.
+type upsert struct {
+	*run
+	d    sinks.Delivery
+	t    Target
+	body string
+	// ref is what the caller should store if the delivery fails.
+	ref sinks.Ref
+}
+
+func (u *upsert) do(ctx context.Context) (*comment, sinks.Action, *failure) {
+	if id, ok := u.storedID(); ok {
+		c, f := u.update(ctx, id)
+		if f == nil {
+			return c, sinks.Updated, nil
+		}
+		if !f.notFound {
+			return nil, "", f
+		}
+	}
+	own, f := u.findOwn(ctx, true)
+	if f != nil {
+		return nil, "", f
+	}
+	if own != nil {
+		// A create of an earlier run whose answer never came has landed.
+		action := sinks.Updated
+		if u.d.Prev.ID == "" && u.d.Prev.PendingID != "" {
+			action = sinks.Created
+		}
+		if own.Body == u.body {
+			return own, action, nil
+		}
+		c, f := u.update(ctx, own.ID)
+		if f == nil {
+			return c, action, nil
+		}
+		if !f.notFound {
+			return nil, "", f
+		}
+		// Deleted between the search and the update: create afresh.
+	}
+	return u.create(ctx)
+}
+
+// storedID is d.Prev.ID when it can name a comment on this target: a ref
+// whose address names another issue or repository (the target changed
+// since it was stored) is not patched, since GitHub would let it edit a
+// comment elsewhere.
+func (u *upsert) storedID() (int64, bool) {
+	id, err := strconv.ParseInt(u.d.Prev.ID, 10, 64)
+	if err != nil || id <= 0 {
+		return 0, false
+	}
+	if u.d.Prev.URL != "" {
+		if t, err := ParseTarget(u.d.Prev.URL); err == nil && !sameTarget(t, u.t) {
+			return 0, false
+		}
+	}
+	return id, true
+}
+
+func sameTarget(a, b Target) bool {
+	return strings.EqualFold(a.Owner, b.Owner) && strings.EqualFold(a.Repo, b.Repo) && a.Number == b.Number
+}
+
+// create posts the agent's comment. A create that may have landed is
+// followed by a marker search, not by a second create.
+func (u *upsert) create(ctx context.Context) (*comment, sinks.Action, *failure) {
+	if f := u.persistPending(); f != nil {
+		return nil, "", f
+	}
+	var c *comment
+	landed := false
+	f := u.retry(ctx, func() *failure {
+		if landed {
+			own, f := u.findOwn(ctx, false)
+			if f != nil {
+				return f
+			}
+			if own != nil {
+				c = own
+				return nil
+			}
+			landed = false
+		}
+		got, f := u.post(ctx)
+		if f != nil {
+			landed = f.ambiguous
+			return f
+		}
+		c = got
+		return nil
+	})
+	if f != nil {
+		return nil, "", f
+	}
+	if c.Body != u.body {
+		got, f := u.update(ctx, c.ID)
+		if f != nil {
+			return nil, "", f
+		}
+		c = got
+	}
+	return c, sinks.Created, nil
+}
+
+// persistPending stores a PendingID before a create: GitHub chooses the
+// comment's id, so it only records that a create was sent, which lets the
+// next run tell a landed create from an update.
+func (u *upsert) persistPending() *failure {
+	ref := sinks.Ref{PendingID: u.s.cfg.NewID()}
+	if u.d.Persist != nil {
+		if err := u.d.Persist(ref); err != nil {
+			return &failure{op: "persist", cause: "could not store the pending create", permanent: true, err: err}
+		}
+	}
+	u.ref = ref
+	return nil
+}
+
+func (u *upsert) post(ctx context.Context) (*comment, *failure) {
+	var c comment
+	target := u.endpoint(nil, "repos", u.t.Owner, u.t.Repo, "issues", strconv.Itoa(u.t.Number), "comments")
+	if _, f := u.call(ctx, "create comment", http.MethodPost, target, map[string]string{"body": u.body}, &c); f != nil {
+		return nil, u.writeFailure(u.targetNotFound(f))
+	}
+	if c.ID <= 0 {
+		return nil, &failure{op: "create comment", cause: "unexpected answer from GitHub", ambiguous: true}
+	}
+	// What the token writes is authored by the account it is: the one
+	// sure way to learn an installation token's bot login.
+	if a := c.author(); a != "" {
+		u.s.setLogin(a)
+	}
+	return &c, nil
+}
+
+func (u *upsert) update(ctx context.Context, id int64) (*comment, *failure) {
+	var c *comment
+	f := u.retry(ctx, func() *failure {
+		var got comment
+		target := u.endpoint(nil, "repos", u.t.Owner, u.t.Repo, "issues", "comments", strconv.FormatInt(id, 10))
+		if _, f := u.call(ctx, "update comment", http.MethodPatch, target, map[string]string{"body": u.body}, &got); f != nil {
+			return u.writeFailure(f)
+		}
+		c = &got
+		return nil
+	})
+	return c, f
+}
+
+// writeFailure makes a read-only installation token's refusal a skip: in a
+// pull request from a fork the token cannot write, whatever the workflow
+// asks for, and that is no fault of the run.
+func (u *upsert) writeFailure(f *failure) *failure {
+	if f.integration {
+		f.skip = "read-only token (fork pull request): " + f.message
+	}
+	return f
+}
+
+// targetNotFound names the target in a 404 of a request about the issue.
+func (u *upsert) targetNotFound(f *failure) *failure {
+	if f.notFound {
+		f.cause = u.t.String() + " not found"
+		f.notFound = false
+	}
+	return f
+}
+
+// findOwn returns the newest comment on the target whose last line is the
+// agent's marker and whose author is the token's account, nil when there
+// is none. It reads every page: GitHub lists oldest first and cannot sort
+// newest first. retrying says whether each request is retried on its own
+// (false inside a create's retry, which retries the whole search).
+func (u *upsert) findOwn(ctx context.Context, retrying bool) (*comment, *failure) {
+	var marked []comment
+	next := u.endpoint(url.Values{"per_page": {strconv.Itoa(perPage)}},
+		"repos", u.t.Owner, u.t.Repo, "issues", strconv.Itoa(u.t.Number), "comments")
+	for page := 0; next != "" && page < maxPages; page++ {
+		var batch []comment
+		var h http.Header
+		fetch := func() *failure {
+			batch = nil
+			var f *failure
+			h, f = u.call(ctx, "list comments", http.MethodGet, next, nil, &batch)
+			return f
+		}
+		var f *failure
+		if retrying {
+			f = u.retry(ctx, fetch)
+		} else {
+			f = fetch()
+		}
+		if f != nil {
+			return nil, u.targetNotFound(f)
+		}
+		for _, c := range batch {
+			if HasMarker(c.Body, u.d.Target.Agent) {
+				marked = append(marked, c)
+			}
+		}
+		if next = nextLink(h); next != "" && !u.sameOrigin(next) {
+			return nil, &failure{op: "list comments", cause: "GitHub sent a page link to another host", permanent: true}
+		}
+	}
+	if len(marked) == 0 {
+		// Most first deliveries end here, without asking who we are.
+		return nil, nil
+	}
+	login, f := u.whoAmI(ctx, retrying)
+	if f != nil {
+		return nil, f
+	}
+	var best *comment
+	for i, c := range marked {
+		if !strings.EqualFold(c.author(), login) {
+			continue
+		}
+		if best == nil || c.CreatedAt.After(best.CreatedAt) || (c.CreatedAt.Equal(best.CreatedAt) && c.ID > best.ID) {
+			best = &marked[i]
+		}
+	}
+	return best, nil
+}
+
+// whoAmI is the login the token writes as, asked once per Sink: GET /user,
+// or for an installation token, which may not read /user, BotLogin (or the
+// author of a comment this Sink created).
+func (u *upsert) whoAmI(ctx context.Context, retrying bool) (string, *failure) {
+	if login := u.s.knownLogin(); login != "" {
+		return login, nil
+	}
+	login, _, f := u.user(ctx, retrying)
+	if f != nil {
+		return "", f
+	}
+	u.s.setLogin(login)
+	return login, nil
+}
+
+// user asks GET /user; installation says the token is an installation
+// token and login is the bot's.
+func (r *run) user(ctx context.Context, retrying bool) (login string, installation bool, f *failure) {
+	var me struct {
+		Login string `json:"login"`
+	}
+	fetch := func() *failure {
+		_, f := r.call(ctx, "get user", http.MethodGet, r.endpoint(nil, "user"), nil, &me)
+		return f
+	}
+	if retrying {
+		f = r.retry(ctx, fetch)
+	} else {
+		f = fetch()
+	}
+	switch {
+	case f == nil && me.Login != "":
+		return me.Login, false, nil
+	case f == nil:
+		return "", false, &failure{op: "get user", cause: "unexpected answer from GitHub", permanent: true}
+	case f.integration:
+		if login := r.s.knownLogin(); login != "" {
+			return login, true, nil
+		}
+		return r.s.cfg.BotLogin, true, nil
+	}
+	return "", false, f
+}
+
+func (s *Sink) knownLogin() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.login
+}
+
+func (s *Sink) setLogin(login string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.login = login
+}

@@ -1,0 +1,93 @@
+package github
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/ccc-checkpoint/ccc/sinks"
+)
+
+var _ sinks.HealthChecker = (*Sink)(nil)
+
+// Health asks GitHub who the token belongs to (the bot login for an
+// installation token, which may not read GET /user) and, when target is
+// not empty, whether that issue or pull request exists; it reports the
+// rate-limit headroom from the answers' headers. It writes nothing. Errors
+// are *sinks.Error values like Upsert's ("authentication failed: check
+// GITHUB_TOKEN", "owner/repo#12 not found"), returned with whatever was
+// learnt before them; without a token it returns a sinks.SkipError.
+func (s *Sink) Health(ctx context.Context, target string) (sinks.Health, error) {
+	if s.cfg.Token == "" {
+		return sinks.Health{}, sinks.Skip("GITHUB_TOKEN not set")
+	}
+	h := sinks.Health{Credential: s.cfg.TokenEnv}
+	if s.baseErr != nil {
+		return h, &sinks.Error{Cause: "invalid GITHUB_API_URL", Permanent: true, Err: s.baseErr}
+	}
+	var t Target
+	if target != "" {
+		var err error
+		if t, err = ParseTarget(target); err != nil {
+			return h, &sinks.Error{Cause: "invalid target " + strconv.Quote(target), Permanent: true, Err: err}
+		}
+	}
+	r := s.newRun(ctx)
+	login, installation, f := r.user(ctx, true)
+	h.RateLimit = rateLimit(r.header)
+	if f != nil {
+		h.Requests = r.requests
+		return h, r.error(f)
+	}
+	h.Account = login
+	if installation {
+		h.Account += " (installation token)"
+	}
+	if target == "" {
+		h.Requests = r.requests
+		return h, nil
+	}
+
+	var is struct {
+		Title   string `json:"title"`
+		HTMLURL string `json:"html_url"`
+	}
+	f = r.retry(ctx, func() *failure {
+		_, f := r.call(ctx, "get issue", http.MethodGet,
+			r.endpoint(nil, "repos", t.Owner, t.Repo, "issues", strconv.Itoa(t.Number)), nil, &is)
+		return f
+	})
+	if rl := rateLimit(r.header); rl != "" {
+		h.RateLimit = rl
+	}
+	h.Requests = r.requests
+	if f != nil {
+		if f.notFound {
+			f.cause, f.notFound = t.String()+" not found", false
+		}
+		return h, r.error(f)
+	}
+	h.Target = fmt.Sprintf("%s %q", t, is.Title)
+	h.TargetURL = is.HTMLURL
+	return h, nil
+}
+
+// rateLimit describes the primary rate-limit budget an answer reported, ""
+// when it carried no such headers.
+func rateLimit(h http.Header) string {
+	if h == nil {
+		return ""
+	}
+	limit, err1 := strconv.Atoi(h.Get("X-Ratelimit-Limit"))
+	remaining, err2 := strconv.Atoi(h.Get("X-Ratelimit-Remaining"))
+	if err1 != nil || err2 != nil {
+		return ""
+	}
+	out := fmt.Sprintf("%d of %d requests left", remaining, limit)
+	if reset, err := strconv.ParseInt(h.Get("X-Ratelimit-Reset"), 10, 64); err == nil {
+		out += ", resets " + time.Unix(reset, 0).UTC().Format(time.RFC3339)
+	}
+	return out
+}

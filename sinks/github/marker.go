@@ -1,0 +1,45 @@
+package github
+
+import (
+	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// markerPrefix starts every marker; GitHub renders an HTML comment as
+// nothing, so the marker is invisible on the issue.
+const markerPrefix = "<!-- ccc:checkpoint agent="
+
+// Marker is the last line of every comment the sink writes:
+// "<!-- ccc:checkpoint agent=main -->". The agent name is percent-encoded
+// where it could end the comment or blur where the name stops (spaces,
+// "<", ">", "!", "%"), so the whole line can be compared exactly.
+func Marker(agent string) string {
+	return markerPrefix + encodeAgent(agent) + " -->"
+}
+
+func encodeAgent(agent string) string {
+	agent = strings.Join(strings.Fields(agent), " ")
+	var b strings.Builder
+	for _, r := range agent {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune("-._~@+:/[]()#=,", r) {
+			b.WriteRune(r)
+			continue
+		}
+		var buf [utf8.UTFMax]byte
+		for _, c := range buf[:utf8.EncodeRune(buf[:], r)] {
+			fmt.Fprintf(&b, "%%%02X", c)
+		}
+	}
+	return b.String()
+}
+
+// HasMarker says whether the last non-blank line of body is agent's marker.
+// The comparison is exact (surrounding spaces aside, which an edit on
+// github.com may add), so "main" never matches a comment of "main-2".
+func HasMarker(body, agent string) bool {
+	body = strings.TrimRightFunc(body, unicode.IsSpace)
+	last := body[strings.LastIndexByte(body, '\n')+1:]
+	return strings.TrimSpace(last) == Marker(agent)
+}
