@@ -113,7 +113,9 @@ type Checkpoint struct {
 	Prompt   string
 	Warnings []string
 	// StatusBody is what the tracker step delivered (for CI summaries).
-	StatusBody  string
+	StatusBody string
+	// Drained are the queued deliveries this run retried first.
+	Drained     []SinkResult
 	sinkResults []SinkResult
 	// stateReadOnly is set when the state file on disk is corrupt: it is
 	// never overwritten.

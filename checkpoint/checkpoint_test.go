@@ -423,7 +423,7 @@ func TestTrackerStepUpsertsAndRemembers(t *testing.T) {
 
 	fs.errs = []error{&sinks.Error{Cause: "HTTP 503"}}
 	r = run(progress.Edits{AddTasks: []string{"c"}})
-	assert.Contains(t, r.Lines(), "Failed: Fake update (HTTP 503) — status not persisted to issue tracker.")
+	assert.Contains(t, r.Lines(), "Failed: Fake update (HTTP 503) — queued for retry (ccc sync).")
 	assert.Equal(t, ExitPartial, r.ExitCode())
 
 	fs.errs = []error{sinks.Skip("FAKE_KEY not set")}
@@ -519,14 +519,14 @@ func TestTrackerFanOut(t *testing.T) {
 	assert.Equal(t, []string{
 		"Checkpoint complete: 1/2 steps succeeded.",
 		"Persist progress: created .ccc-progress.md (task 1 of 1, In Progress).",
-		"Failed: Tracker update (Bad: HTTP 502) — status not persisted to issue tracker.",
+		"Failed: Tracker update (Bad: HTTP 502) — queued for retry (ccc sync).",
 		"  Good: created comment on CIA-15 https://tracker.example/c-1.",
-		"  Bad: failed (HTTP 502).",
+		"  Bad: failed (HTTP 502) — queued for retry (ccc sync).",
 		"  Untargeted: skipped — no GitHub issue or pull request (pass --github owner/repo#N).",
 	}, r.Lines())
 	require.Len(t, tracker.Sinks, 3)
 	assert.Equal(t, SinkResult{Sink: "good", Title: "Good", Target: "CIA-15", Action: sinks.Created, URL: "https://tracker.example/c-1", Requests: 1}, tracker.Sinks[0])
-	assert.Equal(t, SinkResult{Sink: "bad", Title: "Bad", Target: "acme/app#7", Action: sinks.Failed, Requests: 1, Error: "HTTP 502"}, tracker.Sinks[1])
+	assert.Equal(t, SinkResult{Sink: "bad", Title: "Bad", Target: "acme/app#7", Action: sinks.Failed, Requests: 1, Error: "HTTP 502", Queued: true}, tracker.Sinks[1])
 	assert.Equal(t, sinks.Skipped, tracker.Sinks[2].Action)
 	assert.Contains(t, r.StatusBody, "## Checkpoint Status")
 
@@ -552,4 +552,56 @@ func TestPostBodyReplacesStatus(t *testing.T) {
 	require.Len(t, fs.bodies, 1)
 	assert.Equal(t, "Deployed build 42.", fs.bodies[0])
 	assert.NoFileExists(t, filepath.Join(root, progress.FileName), "post writes no progress")
+}
+
+func TestOutboxKeepsWhatFailedAndDeliversItLater(t *testing.T) {
+	root := t.TempDir()
+	lin := &fakeSink{name: "linear", errs: []error{&sinks.Error{Cause: "HTTP 503"}}}
+	other := &fakeSink{name: "other"}
+	at := func(d time.Duration, sk []Tracker, e progress.Edits) Report {
+		cp := newCP(root, Automated, e)
+		cp.Now = t0.Add(d)
+		cp.Trackers = sk
+		return runCP(cp)
+	}
+	r := at(0, []Tracker{{Sink: lin}}, progress.Edits{Issue: "CIA-17", Current: "a"})
+	assert.Contains(t, r.Lines(), "Failed: Linear update (HTTP 503) — queued for retry (ccc sync).")
+	queued, err := state.Outbox(root, t0)
+	require.NoError(t, err)
+	require.Len(t, queued, 1)
+	assert.Equal(t, "linear", queued[0].Sink)
+	assert.Equal(t, "CIA-17", queued[0].Target)
+	assert.Equal(t, "HTTP 503", queued[0].LastError)
+	assert.Contains(t, queued[0].Body, "**Task:** 1 of 1 — a")
+
+	// A run for another sink before the entry is due leaves it queued.
+	r = at(10*time.Second, []Tracker{{Sink: lin, Target: "CIA-99"}}, progress.Edits{})
+	assert.Empty(t, r.Outbox, "not due yet")
+
+	// Once due, the next run of the same sink delivers it first.
+	r = at(time.Minute, []Tracker{{Sink: lin, Target: "CIA-99"}, {Sink: other}}, progress.Edits{})
+	require.Len(t, r.Outbox, 1)
+	assert.Contains(t, r.Lines(), "Outbox: 1 of 1 queued update(s) delivered.")
+	assert.Equal(t, 3, lin.calls, "the queued body went out; the run's own status was unchanged for CIA-99")
+	assert.Equal(t, queued[0].Body, lin.bodies[2])
+	queued, err = state.Outbox(root, t0)
+	require.NoError(t, err)
+	assert.Empty(t, queued)
+}
+
+func TestOwnDeliverySupersedesQueuedBody(t *testing.T) {
+	root := t.TempDir()
+	lin := &fakeSink{name: "linear", errs: []error{&sinks.Error{Cause: "HTTP 503"}}}
+	cp := newCP(root, Automated, progress.Edits{Issue: "CIA-18", Current: "a"})
+	cp.Trackers = []Tracker{{Sink: lin}}
+	runCP(cp)
+	cp = newCP(root, Automated, progress.Edits{Current: "b"})
+	cp.Now = t0.Add(time.Hour)
+	cp.Trackers = []Tracker{{Sink: lin}}
+	r := runCP(cp)
+	assert.Empty(t, r.Outbox, "the stale queued body is not sent")
+	assert.Equal(t, 2, lin.calls)
+	queued, err := state.Outbox(root, t0)
+	require.NoError(t, err)
+	assert.Empty(t, queued, "the new delivery supersedes it")
 }

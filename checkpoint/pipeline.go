@@ -128,5 +128,6 @@ func Run(ctx context.Context, cp *Checkpoint, steps []Step) Report {
 	r.Prompt = cp.Prompt
 	r.Warnings = cp.Warnings
 	r.StatusBody = cp.StatusBody
+	r.Outbox = cp.Drained
 	return r
 }

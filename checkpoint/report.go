@@ -3,6 +3,8 @@ package checkpoint
 import (
 	"fmt"
 	"strings"
+
+	"github.com/ccc-checkpoint/ccc/sinks"
 )
 
 // Report is what a checkpoint run did, step by step.
@@ -16,6 +18,8 @@ type Report struct {
 	Warnings []string `json:"warnings,omitempty"`
 	// StatusBody is the body the tracker step delivered.
 	StatusBody string `json:"-"`
+	// Outbox lists the queued deliveries retried before this run's own.
+	Outbox []SinkResult `json:"outbox,omitempty"`
 }
 
 // Exit statuses of a checkpoint run.
@@ -68,6 +72,18 @@ func (r Report) Lines() []string {
 			for _, r := range s.Sinks {
 				lines = append(lines, fmt.Sprintf("  %s: %s.", r.Title, r.line()))
 			}
+		}
+	}
+	if n := len(r.Outbox); n > 0 {
+		sent := 0
+		for _, o := range r.Outbox {
+			if o.Action != sinks.Failed && o.Action != sinks.Skipped {
+				sent++
+			}
+		}
+		lines = append(lines, fmt.Sprintf("Outbox: %d of %d queued update(s) delivered.", sent, n))
+		for _, o := range r.Outbox {
+			lines = append(lines, fmt.Sprintf("  %s %s: %s.", o.Title, o.Target, o.line()))
 		}
 	}
 	for _, w := range r.Warnings {

@@ -36,7 +36,13 @@ type SinkResult struct {
 	Requests int          `json:"requests"`
 	// Error is the failure's cause or the skip's reason.
 	Error string `json:"error,omitempty"`
+	// Queued says a failed delivery waits in the outbox for `ccc sync`.
+	Queued bool `json:"queued,omitempty"`
 }
+
+// queuedConsequence replaces "status not persisted" once the outbox holds
+// the update.
+const queuedConsequence = "queued for retry (ccc sync)"
 
 // line is how the report shows one sink's outcome.
 func (r SinkResult) line() string {
@@ -52,6 +58,9 @@ func (r SinkResult) line() string {
 	case sinks.Skipped:
 		return "skipped — " + r.Error
 	default:
+		if r.Queued {
+			return "failed (" + r.Error + ") — " + queuedConsequence
+		}
 		return "failed (" + r.Error + ")"
 	}
 }
@@ -94,6 +103,7 @@ func (t trackerStep) Run(ctx context.Context, cp *Checkpoint) error {
 	cp.StatusBody = body
 
 	issue, from := cp.trackerIssue()
+	cp.drainOutbox(ctx, t.trackers, issue)
 	results := make([]SinkResult, len(t.trackers))
 	for i, tr := range t.trackers {
 		results[i] = cp.deliverTo(ctx, tr, issue, from, body)
@@ -101,6 +111,7 @@ func (t trackerStep) Run(ctx context.Context, cp *Checkpoint) error {
 	cp.sinkResults = results
 
 	var fails, skips, done []string
+	queued := true
 	for _, r := range results {
 		prefix := ""
 		if len(results) > 1 {
@@ -109,6 +120,7 @@ func (t trackerStep) Run(ctx context.Context, cp *Checkpoint) error {
 		switch r.Action {
 		case sinks.Failed:
 			fails = append(fails, prefix+r.Error)
+			queued = queued && r.Queued
 		case sinks.Skipped:
 			skips = append(skips, prefix+r.Error)
 		case sinks.Unchanged:
@@ -118,6 +130,8 @@ func (t trackerStep) Run(ctx context.Context, cp *Checkpoint) error {
 		}
 	}
 	switch {
+	case len(fails) > 0 && queued:
+		return &Failure{Cause: strings.Join(fails, "; "), Consequence: queuedConsequence}
 	case len(fails) > 0:
 		return &Failure{Cause: strings.Join(fails, "; ")}
 	case len(done) == 0:
@@ -148,7 +162,8 @@ func (cp *Checkpoint) deliverTo(ctx context.Context, tr Tracker, issue, from, bo
 	if tr.Target == "" {
 		cp.debugf("tracker: %s: issue %s from %s", s.Name(), issue, from)
 	}
-	r, err := cp.deliver(ctx, s, res.Target, body)
+	started := time.Now()
+	r, err := cp.deliver(ctx, s, res.Target, cp.Agent, body)
 	res.Action, res.Requests, res.URL = r.Action, r.Requests, r.Ref.URL
 	var skip *sinks.SkipError
 	var serr *sinks.Error
@@ -161,31 +176,121 @@ func (cp *Checkpoint) deliverTo(ctx context.Context, tr Tracker, issue, from, bo
 	case err != nil:
 		res.Error = err.Error()
 	}
+	entry := state.Entry{Sink: s.Name(), Target: res.Target, Agent: cp.Agent, Body: body}
+	switch res.Action {
+	case sinks.Failed:
+		res.Queued = cp.queue(ctx, entry, res.Error)
+	case sinks.Created, sinks.Updated, sinks.Unchanged:
+		// Whatever was queued for this key before is superseded.
+		_ = cp.withLock(ctx, func() error { return state.Dequeue(cp.Root, entry, body, started) })
+	}
 	return res
 }
 
-// deliver sends body through one sink and stores the reference it returns.
-func (cp *Checkpoint) deliver(ctx context.Context, s sinks.Sink, target, body string) (sinks.Result, error) {
+// queue keeps a failed delivery in the outbox; it reports whether it could.
+func (cp *Checkpoint) queue(ctx context.Context, e state.Entry, cause string) bool {
+	err := cp.withLock(ctx, func() error {
+		_, err := state.Queue(cp.Root, e, cause, cp.Now)
+		return err
+	})
+	if err != nil {
+		cp.warnf("%s: update not queued for retry: %v", e.Sink, err)
+		return false
+	}
+	return true
+}
+
+func (cp *Checkpoint) withLock(ctx context.Context, fn func() error) error {
+	// The lock must be had even when the delivery used up the deadline:
+	// what failed is worth keeping.
+	lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	unlock, err := state.Lock(lctx, cp.Root)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	return fn()
+}
+
+// drainOutbox first tries the queued deliveries that are due, for the
+// sinks of this run, inside the run's own deadline. The key this run is
+// about to deliver is left alone: its new body supersedes the queued one.
+func (cp *Checkpoint) drainOutbox(ctx context.Context, trackers []Tracker, issue string) {
+	entries, err := state.Outbox(cp.Root, cp.Now)
+	if err != nil {
+		cp.warnf("%v", err)
+	}
+	bySink := map[string]sinks.Sink{}
+	own := map[string]bool{}
+	for _, tr := range trackers {
+		bySink[tr.Sink.Name()] = tr.Sink
+		target := tr.Target
+		if target == "" {
+			target = issue
+		}
+		own[state.Entry{Sink: tr.Sink.Name(), Target: target, Agent: cp.Agent}.Key()] = true
+	}
+	for _, e := range entries {
+		s, ok := bySink[e.Sink]
+		if !ok || own[e.Key()] || e.NextAttempt.After(cp.Now) || ctx.Err() != nil {
+			continue
+		}
+		res := cp.Redeliver(ctx, s, e)
+		cp.Drained = append(cp.Drained, res)
+	}
+}
+
+// Redeliver sends one queued entry and updates the outbox: removed once
+// delivered, re-queued with its attempt counted when it fails again.
+func (cp *Checkpoint) Redeliver(ctx context.Context, s sinks.Sink, e state.Entry) SinkResult {
+	res := SinkResult{Sink: s.Name(), Title: s.Title(), Target: e.Target}
+	started := time.Now()
+	r, err := cp.deliver(ctx, s, e.Target, e.Agent, e.Body)
+	res.Action, res.Requests, res.URL = r.Action, r.Requests, r.Ref.URL
+	var serr *sinks.Error
+	var skip *sinks.SkipError
+	switch {
+	case err == nil:
+		if lerr := cp.withLock(ctx, func() error { return state.Dequeue(cp.Root, e, e.Body, started) }); lerr != nil {
+			cp.warnf("%v", lerr)
+		}
+		return res
+	case errors.As(err, &skip):
+		res.Error = skip.Reason // stays queued: the sink cannot run here
+		return res
+	case errors.As(err, &serr):
+		res.Error = serr.Cause
+	default:
+		res.Error = err.Error()
+	}
+	res.Queued = cp.queue(ctx, e, res.Error)
+	return res
+}
+
+// deliver sends body through one sink as agent and stores the reference it
+// returns.
+func (cp *Checkpoint) deliver(ctx context.Context, s sinks.Sink, target, agent, body string) (sinks.Result, error) {
 	var prev sinks.Ref
 	if cp.State != nil {
-		if _, err := cp.State.Ref(s.Name(), target, cp.Agent, &prev); err != nil {
+		if _, err := cp.State.Ref(s.Name(), target, agent, &prev); err != nil {
 			cp.warnf("%v", err)
 		}
 	}
 	saveRef := func(ref sinks.Ref) error {
 		return cp.updateState(ctx, func(st *state.State) error {
-			if err := st.SetRef(s.Name(), target, cp.Agent, ref); err != nil {
+			if err := st.SetRef(s.Name(), target, agent, ref); err != nil {
 				return err
 			}
 			// The seed's key for the comment id: the main agent's Linear one.
-			if s.Name() == "linear" && cp.Agent == "main" && ref.ID != "" {
+			if s.Name() == "linear" && agent == "main" && ref.ID != "" {
 				return st.Set("checkpointCommentId", ref.ID)
 			}
 			return nil
 		})
 	}
 	res, err := sinks.Deliver(ctx, s, sinks.Delivery{
-		Target:  sinks.Target{Issue: target, Agent: cp.Agent},
+		Target:  sinks.Target{Issue: target, Agent: agent},
 		Body:    body,
 		Prev:    prev,
 		Persist: saveRef,

@@ -39,6 +39,11 @@ type Prefs struct {
 		// StaleAfter is the age past which `ccc go` flags a checkpoint.
 		StaleAfter Duration `yaml:"stale_after"`
 	} `yaml:"checkpoint"`
+	Sync struct {
+		// Debounce gathers a burst of writes to the progress file into one
+		// checkpoint (ccc sync --watch).
+		Debounce Duration `yaml:"debounce"`
+	} `yaml:"sync"`
 	// Sinks lists the trackers to update and their settings; nil when the
 	// file has no sinks: section (then the environment decides).
 	Sinks map[string]SinkPrefs `yaml:"sinks"`
@@ -85,6 +90,7 @@ const (
 	DefaultManualTimeout    = 30 * time.Second
 	DefaultAutomatedTimeout = 10 * time.Second
 	DefaultStaleAfter       = 24 * time.Hour
+	DefaultDebounce         = 2 * time.Second
 )
 
 // Default returns the preferences with every default filled in.
@@ -94,6 +100,7 @@ func Default() Prefs {
 	p.Checkpoint.Timeout = Duration(DefaultManualTimeout)
 	p.Checkpoint.AutomatedTimeout = Duration(DefaultAutomatedTimeout)
 	p.Checkpoint.StaleAfter = Duration(DefaultStaleAfter)
+	p.Sync.Debounce = Duration(DefaultDebounce)
 	return p
 }
 
@@ -125,6 +132,9 @@ func LoadPrefs(root string) (Prefs, error) {
 	}
 	if v := read.Checkpoint.StaleAfter; v > 0 {
 		p.Checkpoint.StaleAfter = v
+	}
+	if v := read.Sync.Debounce; v > 0 {
+		p.Sync.Debounce = v
 	}
 	p.Sinks = read.Sinks
 	if p.Sinks == nil && hasKey(data, "sinks") {

@@ -19,12 +19,13 @@ func TestLoadPrefs(t *testing.T) {
 		errHas     string
 	}{
 		{"missing file", "", func(t *testing.T, p Prefs) { assert.Equal(t, Default(), p) }, ""},
-		{"values", "execution:\n  max_task_iterations: 3\ncheckpoint:\n  commit_message: \"wip({issue})\"\n  timeout: 45s\n  automated_timeout: 5\n  stale_after: 2h\n",
+		{"values", "execution:\n  max_task_iterations: 3\ncheckpoint:\n  commit_message: \"wip({issue})\"\n  timeout: 45s\n  automated_timeout: 5\n  stale_after: 2h\nsync:\n  debounce: 500ms\n",
 			func(t *testing.T, p Prefs) {
 				assert.Equal(t, "wip({issue})", p.Checkpoint.CommitMessage)
 				assert.Equal(t, Duration(45*time.Second), p.Checkpoint.Timeout)
 				assert.Equal(t, Duration(5*time.Second), p.Checkpoint.AutomatedTimeout, "a bare number is seconds")
 				assert.Equal(t, Duration(2*time.Hour), p.Checkpoint.StaleAfter)
+				assert.Equal(t, Duration(500*time.Millisecond), p.Sync.Debounce)
 			}, ""},
 		{"blank values keep defaults", "checkpoint:\n  commit_message: \"  \"\n  timeout:\n",
 			func(t *testing.T, p Prefs) { assert.Equal(t, Default(), p) }, ""},

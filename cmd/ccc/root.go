@@ -34,6 +34,7 @@ date, and prints the continuation prompt the next session starts from.`,
 		NewCmdGo(f, &dir, nil),
 		NewCmdValidate(f, &dir, nil),
 		NewCmdPost(f, &dir, nil),
+		NewCmdSync(f, &dir, nil),
 		NewCmdDoctor(f, &dir, nil),
 		NewCmdHook(f, &dir),
 	)

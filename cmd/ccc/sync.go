@@ -1,0 +1,309 @@
+package main
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+	"github.com/spf13/cobra"
+
+	"github.com/ccc-checkpoint/ccc/checkpoint"
+	"github.com/ccc-checkpoint/ccc/config"
+	"github.com/ccc-checkpoint/ccc/progress"
+	"github.com/ccc-checkpoint/ccc/sinks"
+	"github.com/ccc-checkpoint/ccc/sinks/all"
+	"github.com/ccc-checkpoint/ccc/state"
+)
+
+// ExitQueued is ccc sync's status when deliveries remain queued.
+const ExitQueued = 75
+
+// SyncOptions is `ccc sync` as parsed.
+type SyncOptions struct {
+	Dir      string
+	JSON     bool
+	Timeout  time.Duration
+	Watch    bool
+	Debounce time.Duration
+	// RetryEvery is how often the watcher looks for due queued deliveries.
+	RetryEvery time.Duration
+}
+
+// NewCmdSync builds `ccc sync`.
+func NewCmdSync(f *Factory, dir *string, runF func(*SyncOptions) error) *cobra.Command {
+	opts := &SyncOptions{}
+	cmd := &cobra.Command{
+		Use:   "sync",
+		Short: "Deliver the queued tracker updates now, or keep watching (--watch)",
+		Long: `A tracker update that fails (after its retries, or past its deadline) is
+kept in .ccc/outbox/, one entry per sink, target and agent (a newer status
+replaces an older one). Every later checkpoint, post or hook run first tries
+the entries that are due. ccc sync delivers every entry now, without waiting
+for its backoff, and reports on each.
+
+With --watch it is the sync worker: it runs until stopped (SIGINT or SIGTERM
+finish the current delivery, then exit 0), watches .ccc-progress.md, gathers
+a burst of writes (--debounce, preference sync.debounce, default 2s) into
+one automated checkpoint, and retries due queued updates with backoff. It
+shows what it does on stderr: a live line on a terminal, plain lines
+otherwise.` + exitStatusHelp(
+			"0  the outbox is empty (--watch: stopped by a signal)",
+			"75 deliveries remain queued",
+			"1  the project cannot be read",
+			"2  usage error"),
+		Example: `  ccc sync
+  ccc sync --json
+  ccc sync --watch --debounce 5s &`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			opts.Dir = *dir
+			if runF != nil {
+				return runF(opts)
+			}
+			if opts.Watch {
+				return watchRun(cmd.Context(), f, opts)
+			}
+			return syncRun(cmd.Context(), f, opts)
+		},
+	}
+	fl := cmd.Flags()
+	fl.BoolVar(&opts.JSON, "json", false, "print the result as JSON")
+	fl.DurationVar(&opts.Timeout, "timeout", 30*time.Second, "deadline for all deliveries of one sync, retries included")
+	fl.BoolVar(&opts.Watch, "watch", false, "keep running: checkpoint when .ccc-progress.md changes and retry queued updates")
+	fl.DurationVar(&opts.Debounce, "debounce", 0, "with --watch: quiet time that ends a burst of writes (default: preference sync.debounce, 2s)")
+	fl.DurationVar(&opts.RetryEvery, "retry-every", 15*time.Second, "with --watch: how often to look for due queued updates")
+	return cmd
+}
+
+// SyncEntry is one queued delivery's outcome in `ccc sync --json`.
+type SyncEntry struct {
+	checkpoint.SinkResult
+	Agent    string `json:"agent"`
+	Attempts int    `json:"attempts"`
+}
+
+func syncRun(ctx context.Context, f *Factory, opts *SyncOptions) error {
+	root, err := f.root(ctx, opts.Dir)
+	if err != nil {
+		return err
+	}
+	cp, err := f.newCheckpoint(root, checkpoint.Automated, "", opts.Timeout, TrackerFlags{})
+	if err != nil {
+		return err
+	}
+	if err := cp.LoadProgress(); err != nil {
+		fmt.Fprintf(f.IO.ErrOut, "Warning: %v\n", err)
+	}
+	results, remaining, err := drainAll(ctx, f, cp, false)
+	if err != nil {
+		return err
+	}
+	if opts.JSON {
+		enc := json.NewEncoder(f.IO.Out)
+		enc.SetIndent("", "  ")
+		if results == nil {
+			results = []SyncEntry{}
+		}
+		if err := enc.Encode(struct {
+			Entries   []SyncEntry `json:"entries"`
+			Remaining int         `json:"remaining"`
+		}{results, remaining}); err != nil {
+			return err
+		}
+	} else {
+		for _, r := range results {
+			fmt.Fprintln(f.IO.ErrOut, syncLine(r))
+		}
+		switch {
+		case len(results) == 0 && remaining == 0:
+			fmt.Fprintln(f.IO.ErrOut, "Outbox empty: nothing to deliver.")
+		case remaining == 0:
+			fmt.Fprintf(f.IO.ErrOut, "Outbox empty: %d queued update(s) delivered.\n", len(results))
+		default:
+			fmt.Fprintf(f.IO.ErrOut, "%d queued update(s) remain in %s.\n", remaining, filepath.Join(state.Dir, state.OutboxDir))
+		}
+	}
+	if remaining > 0 {
+		return &exitError{code: ExitQueued}
+	}
+	return nil
+}
+
+// drainAll retries queued deliveries within cp's deadline: every entry, or
+// with dueOnly those whose backoff has passed. It returns what it did and
+// how many entries remain.
+func drainAll(ctx context.Context, f *Factory, cp *checkpoint.Checkpoint, dueOnly bool) ([]SyncEntry, int, error) {
+	entries, err := state.Outbox(cp.Root, cp.Now)
+	if err != nil {
+		fmt.Fprintf(f.IO.ErrOut, "Warning: %v\n", err)
+	}
+	if cp.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, cp.Timeout)
+		defer cancel()
+	}
+	reg := all.Registry()
+	env := sinks.Env{Getenv: f.Getenv, HTTPClient: f.HTTPClient, Version: version}
+	var results []SyncEntry
+	for _, e := range entries {
+		if dueOnly && e.NextAttempt.After(cp.Now) {
+			continue
+		}
+		s, err := reg.New(e.Sink, env)
+		if err != nil {
+			results = append(results, SyncEntry{SinkResult: checkpoint.SinkResult{Sink: e.Sink, Title: e.Sink, Target: e.Target,
+				Action: sinks.Skipped, Error: err.Error()}, Agent: e.Agent, Attempts: e.Attempts})
+			continue
+		}
+		r := cp.Redeliver(ctx, s, e)
+		attempts := e.Attempts
+		if r.Action == sinks.Failed {
+			attempts++
+		}
+		results = append(results, SyncEntry{SinkResult: r, Agent: e.Agent, Attempts: attempts})
+	}
+	left, err := state.Outbox(cp.Root, cp.Now)
+	return results, len(left), err
+}
+
+func syncLine(r SyncEntry) string {
+	what := fmt.Sprintf("%s %s (agent %s)", r.Title, r.Target, r.Agent)
+	switch r.Action {
+	case sinks.Created, sinks.Updated:
+		return fmt.Sprintf("✓ %s: delivered — %s comment %s", what, r.Action, r.URL)
+	case sinks.Unchanged:
+		return fmt.Sprintf("✓ %s: already up to date", what)
+	case sinks.Skipped:
+		return fmt.Sprintf("! %s: still queued — %s", what, r.Error)
+	default:
+		return fmt.Sprintf("X %s: still queued — %s (attempt %d)", what, r.Error, r.Attempts)
+	}
+}
+
+// watchRun is the sync worker.
+func watchRun(ctx context.Context, f *Factory, opts *SyncOptions) error {
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	root, err := f.root(ctx, opts.Dir)
+	if err != nil {
+		return err
+	}
+	if opts.Debounce == 0 {
+		prefs, _ := config.LoadPrefs(root)
+		opts.Debounce = time.Duration(prefs.Sync.Debounce)
+	}
+	w, err := fsnotify.NewWatcher()
+	if err != nil {
+		return err
+	}
+	defer w.Close()
+	// The directory, not the file: ccc and editors replace the file by
+	// renaming over it, which a watch on the file itself would lose.
+	if err := w.Add(root); err != nil {
+		return fmt.Errorf("watch %s: %w", root, err)
+	}
+	line := newLiveLine(f.IO)
+	defer line.end()
+	line.show("watching %s (debounce %s)", progress.FileName, opts.Debounce)
+
+	path := filepath.Join(root, progress.FileName)
+	last := fileHash(path) // the content as of the last checkpoint
+	debounce := time.NewTimer(time.Hour)
+	debounce.Stop()
+	retry := time.NewTicker(opts.RetryEvery)
+	defer retry.Stop()
+	// Work in flight finishes even after a signal; only waiting is cut short.
+	work := context.WithoutCancel(ctx)
+	for {
+		select {
+		case <-ctx.Done():
+			line.show("stopped")
+			return nil
+		case ev, ok := <-w.Events:
+			if !ok {
+				return nil
+			}
+			if filepath.Base(ev.Name) == progress.FileName && ev.Op&(fsnotify.Write|fsnotify.Create|fsnotify.Rename) != 0 {
+				debounce.Reset(opts.Debounce)
+			}
+		case err, ok := <-w.Errors:
+			if ok {
+				line.show("watch error: %v", err)
+			}
+		case <-debounce.C:
+			if h := fileHash(path); h == last || h == "" {
+				continue // ccc's own write, or the file is gone
+			}
+			line.show("%s", watchCheckpoint(work, f, root))
+			last = fileHash(path)
+		case <-retry.C:
+			cp, err := f.newCheckpoint(root, checkpoint.Automated, "", 0, TrackerFlags{})
+			if err != nil {
+				line.show("outbox: %v", err)
+				continue
+			}
+			if err := cp.LoadProgress(); err != nil {
+				line.show("outbox: %v", err)
+			}
+			results, remaining, _ := drainAll(work, f, cp, true)
+			for _, r := range results {
+				line.show("%s", syncLine(r))
+			}
+			if len(results) > 0 {
+				line.show("outbox: %d queued", remaining)
+			}
+		}
+	}
+}
+
+// watchCheckpoint runs the automated profile and sums it up in one line.
+func watchCheckpoint(ctx context.Context, f *Factory, root string) string {
+	cp, err := f.newCheckpoint(root, checkpoint.Automated, "", 0, TrackerFlags{})
+	if err != nil {
+		return "checkpoint: " + err.Error()
+	}
+	r := checkpoint.Run(ctx, cp, checkpoint.Automated.Steps(cp))
+	lines := r.Lines()
+	return "checkpoint " + f.Now().Format("15:04:05") + ": " + strings.Join(lines, " ")
+}
+
+func fileHash(path string) string {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return ""
+	}
+	sum := sha256.Sum256(data)
+	return string(sum[:])
+}
+
+// liveLine shows the worker's latest news: rewritten in place on a
+// terminal, one plain line each otherwise.
+type liveLine struct {
+	io  IOStreams
+	tty bool
+}
+
+func newLiveLine(io IOStreams) *liveLine { return &liveLine{io: io, tty: io.ErrTTY} }
+
+func (l *liveLine) show(format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	if l.tty {
+		fmt.Fprintf(l.io.ErrOut, "\r\x1b[K%s %s", time.Now().Format("15:04:05"), msg)
+		return
+	}
+	fmt.Fprintf(l.io.ErrOut, "ccc sync: %s\n", msg)
+}
+
+func (l *liveLine) end() {
+	if l.tty {
+		fmt.Fprintln(l.io.ErrOut)
+	}
+}

@@ -1,0 +1,165 @@
+package state
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+)
+
+// OutboxDir holds deliveries that failed, until they are delivered.
+const OutboxDir = "outbox"
+
+// Entry is one undelivered status: the latest body for one (sink, target,
+// agent). A newer body for the same key replaces the older one, since only
+// the latest status matters.
+type Entry struct {
+	Sink   string `json:"sink"`
+	Target string `json:"target"`
+	Agent  string `json:"agent"`
+	Body   string `json:"body"`
+	// Attempts counts the failed deliveries of this key so far.
+	Attempts  int       `json:"attempts"`
+	LastError string    `json:"lastError"`
+	QueuedAt  time.Time `json:"queuedAt"`
+	UpdatedAt time.Time `json:"updatedAt"`
+	// NextAttempt is when a run should try it again (ccc sync does not wait).
+	NextAttempt time.Time `json:"nextAttempt"`
+}
+
+// Key names the entry's file: readable, and unique through a short hash.
+func (e Entry) Key() string {
+	sum := sha256.Sum256([]byte(e.Sink + "\x00" + e.Target + "\x00" + e.Agent))
+	return fmt.Sprintf("%s-%s-%s-%s", e.Sink, safeName(e.Target), safeName(e.Agent), hex.EncodeToString(sum[:4]))
+}
+
+var unsafeChars = regexp.MustCompile(`[^A-Za-z0-9_-]+`)
+
+func safeName(s string) string {
+	s = unsafeChars.ReplaceAllString(s, "_")
+	if len(s) > 40 {
+		s = s[:40]
+	}
+	return s
+}
+
+// Retry schedule of queued entries: 30s after the first failure, doubling,
+// at most 30 minutes apart.
+const (
+	retryFirst = 30 * time.Second
+	retryMax   = 30 * time.Minute
+)
+
+// RetryAfter is how long after its n-th failed attempt an entry is due.
+func RetryAfter(attempts int) time.Duration {
+	d := retryFirst
+	for i := 1; i < attempts && d < retryMax; i++ {
+		d *= 2
+	}
+	return min(d, retryMax)
+}
+
+func outboxPath(root string, e Entry) string {
+	return filepath.Join(root, Dir, OutboxDir, e.Key()+".json")
+}
+
+// Queue records a failed delivery: it replaces the key's older body and
+// counts the attempt. Callers hold Lock.
+func Queue(root string, e Entry, cause string, now time.Time) (Entry, error) {
+	if old, err := readEntry(outboxPath(root, e)); err == nil {
+		e.Attempts, e.QueuedAt = old.Attempts, old.QueuedAt
+	}
+	e.Attempts++
+	if e.QueuedAt.IsZero() {
+		e.QueuedAt = now.UTC()
+	}
+	e.LastError, e.UpdatedAt = cause, now.UTC()
+	e.NextAttempt = now.UTC().Add(RetryAfter(e.Attempts))
+	if err := os.MkdirAll(filepath.Join(root, Dir, OutboxDir), 0o755); err != nil {
+		return e, fmt.Errorf("outbox: %w", err)
+	}
+	data, err := json.MarshalIndent(e, "", "  ")
+	if err != nil {
+		return e, err
+	}
+	if err := WriteFileAtomic(outboxPath(root, e), append(data, '\n'), 0o600); err != nil {
+		return e, fmt.Errorf("outbox: %w", err)
+	}
+	return e, nil
+}
+
+// Dequeue removes the entry for e's key once body has been delivered for
+// it: if the queued body is that body, or was queued before since (a newer
+// delivery supersedes it). A body queued by another run meanwhile stays.
+// Removing an entry that is not there is not an error. Callers hold Lock.
+func Dequeue(root string, e Entry, body string, since time.Time) error {
+	path := outboxPath(root, e)
+	cur, err := readEntry(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err == nil && cur.Body != body && !cur.UpdatedAt.Before(since) {
+		return nil
+	}
+	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("outbox: %w", err)
+	}
+	return nil
+}
+
+// Outbox lists the queued entries, oldest first. An entry file that cannot
+// be read as one is set aside (kept as .corrupt under backups) and reported
+// in the error, never silently dropped; the others are still returned.
+func Outbox(root string, now time.Time) ([]Entry, error) {
+	dir := filepath.Join(root, Dir, OutboxDir)
+	names, err := os.ReadDir(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("outbox: %w", err)
+	}
+	var entries []Entry
+	var problems []error
+	for _, n := range names {
+		if n.IsDir() || !strings.HasSuffix(n.Name(), ".json") {
+			continue
+		}
+		path := filepath.Join(dir, n.Name())
+		e, err := readEntry(path)
+		if err != nil {
+			aside, aerr := SetAside(root, path, now)
+			if aerr == nil {
+				_ = os.Remove(path)
+				err = fmt.Errorf("%w (moved to %s)", err, aside)
+			}
+			problems = append(problems, err)
+			continue
+		}
+		entries = append(entries, e)
+	}
+	sort.Slice(entries, func(i, j int) bool { return entries[i].QueuedAt.Before(entries[j].QueuedAt) })
+	return entries, errors.Join(problems...)
+}
+
+func readEntry(path string) (Entry, error) {
+	var e Entry
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return e, err
+	}
+	if err := json.Unmarshal(data, &e); err != nil {
+		return e, fmt.Errorf("outbox: %s: %w", filepath.Base(path), err)
+	}
+	if e.Sink == "" || e.Target == "" || e.Body == "" {
+		return e, fmt.Errorf("outbox: %s: not an outbox entry (sink, target or body missing)", filepath.Base(path))
+	}
+	return e, nil
+}

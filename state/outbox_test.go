@@ -1,0 +1,85 @@
+package state
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestOutboxQueueReplacesAndCounts(t *testing.T) {
+	root := t.TempDir()
+	e := Entry{Sink: "linear", Target: "CIA-1", Agent: "main", Body: "v1"}
+	got, err := Queue(root, e, "HTTP 503", t0)
+	require.NoError(t, err)
+	assert.Equal(t, 1, got.Attempts)
+	assert.Equal(t, t0.Add(30*time.Second), got.NextAttempt)
+
+	e.Body = "v2"
+	got, err = Queue(root, e, "timeout after 10s", t0.Add(time.Minute))
+	require.NoError(t, err)
+	assert.Equal(t, 2, got.Attempts)
+	assert.Equal(t, t0, got.QueuedAt, "first queued time kept")
+
+	other := Entry{Sink: "linear", Target: "CIA-1", Agent: "worker-2", Body: "w"}
+	_, err = Queue(root, other, "HTTP 503", t0.Add(2*time.Minute))
+	require.NoError(t, err)
+
+	list, err := Outbox(root, t0)
+	require.NoError(t, err)
+	require.Len(t, list, 2, "one entry per (sink, target, agent)")
+	assert.Equal(t, "v2", list[0].Body, "the newer body replaced the older")
+	assert.Equal(t, "timeout after 10s", list[0].LastError)
+	assert.Equal(t, "worker-2", list[1].Agent)
+
+	// Delivered an older body while v2 was queued later: v2 stays.
+	require.NoError(t, Dequeue(root, list[0], "v1", t0.Add(30*time.Second)))
+	list, err = Outbox(root, t0)
+	require.NoError(t, err)
+	assert.Len(t, list, 2)
+	// Delivered exactly what is queued: gone.
+	require.NoError(t, Dequeue(root, list[0], "v2", t0))
+	require.NoError(t, Dequeue(root, list[0], "v2", t0), "twice is fine")
+	list, err = Outbox(root, t0)
+	require.NoError(t, err)
+	require.Len(t, list, 1)
+	// A newer delivery supersedes what was queued before it started.
+	require.NoError(t, Dequeue(root, list[0], "something newer", t0.Add(time.Hour)))
+	list, err = Outbox(root, t0)
+	require.NoError(t, err)
+	assert.Empty(t, list)
+}
+
+func TestOutboxKeysAreSafeFileNames(t *testing.T) {
+	a := Entry{Sink: "github", Target: "acme/app#12", Agent: "../x"}
+	b := Entry{Sink: "github", Target: "acme/app#12", Agent: "__x"}
+	assert.Regexp(t, `^github-acme_app_12-_x-[0-9a-f]{8}$`, a.Key())
+	assert.NotEqual(t, a.Key(), b.Key(), "names that sanitise alike still differ")
+}
+
+func TestRetryAfter(t *testing.T) {
+	assert.Equal(t, 30*time.Second, RetryAfter(1))
+	assert.Equal(t, time.Minute, RetryAfter(2))
+	assert.Equal(t, 16*time.Minute, RetryAfter(6))
+	assert.Equal(t, 30*time.Minute, RetryAfter(7))
+	assert.Equal(t, 30*time.Minute, RetryAfter(100))
+}
+
+func TestOutboxCorruptEntryIsSetAside(t *testing.T) {
+	root := t.TempDir()
+	_, err := Queue(root, Entry{Sink: "linear", Target: "CIA-1", Agent: "main", Body: "ok"}, "HTTP 503", t0)
+	require.NoError(t, err)
+	bad := filepath.Join(root, Dir, OutboxDir, "broken.json")
+	require.NoError(t, os.WriteFile(bad, []byte("{not json"), 0o600))
+
+	list, err := Outbox(root, t0)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "broken.json")
+	assert.Len(t, list, 1, "the good entry is still returned")
+	assert.NoFileExists(t, bad)
+	kept, _ := filepath.Glob(filepath.Join(root, Dir, BackupDir, "broken.json.*.corrupt"))
+	assert.Len(t, kept, 1, "kept, not dropped")
+}
