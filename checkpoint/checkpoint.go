@@ -122,6 +122,8 @@ type Checkpoint struct {
 	stateReadOnly bool
 	branch, head  string
 	note          string
+	// notice reports a reconciliation of the state and the progress file.
+	notice string
 	// beforeWrite runs between reading and replacing the progress file
 	// (tests use it to play another writer).
 	beforeWrite func()

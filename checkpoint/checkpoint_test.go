@@ -605,3 +605,109 @@ func TestOwnDeliverySupersedesQueuedBody(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, queued, "the new delivery supersedes it")
 }
+
+func TestSyncCorrection(t *testing.T) {
+	progressAt := func(session string) string {
+		return "# Session Progress\n\n**Issue:** CIA-19\n**Session:** " + session + "\n\n## Completed Tasks\n- a ✓\n\n" +
+			"## Current Task\n- b\n\n## Remaining Tasks\n- c\n- d\n\n## Decisions Made\n\n## Blockers\n- None\n\n## Continuation Prompt\n"
+	}
+	t.Run("state is newer: progress follows", func(t *testing.T) {
+		root := t.TempDir()
+		write(t, root, progress.FileName, progressAt("2026-11-21T10:00:00Z"))
+		write(t, root, state.FileName, `{"taskIndex": 3, "totalTasks": 4, "lastUpdatedAt": "2026-11-21T12:00:00Z", "phase": "execution"}`)
+		r := runCP(newCP(root, Automated, progress.Edits{}))
+		assert.Contains(t, r.Lines(), "Sync corrected: .ccc-progress.md updated to match .ccc-state.json.")
+		assert.Equal(t, []string{"Sync corrected: .ccc-progress.md updated to match .ccc-state.json."}, r.Notices)
+		doc, err := progress.Parse([]byte(read(t, root, progress.FileName)))
+		require.NoError(t, err)
+		assert.Equal(t, 3, doc.CompletedCount())
+		require.NotNil(t, doc.Current)
+		assert.Equal(t, "d", doc.Current.Text)
+	})
+	t.Run("progress is newer: state follows", func(t *testing.T) {
+		root := t.TempDir()
+		write(t, root, progress.FileName, progressAt("2026-11-21T12:00:00Z"))
+		write(t, root, state.FileName, `{"taskIndex": 0, "totalTasks": 2, "lastUpdatedAt": "2026-11-21T10:00:00Z", "phase": "execution"}`)
+		r := runCP(newCP(root, Automated, progress.Edits{}))
+		assert.Contains(t, r.Lines(), "Sync corrected: .ccc-state.json updated to match .ccc-progress.md.")
+		st, err := state.Parse([]byte(read(t, root, state.FileName)))
+		require.NoError(t, err)
+		i, _ := st.Int("taskIndex")
+		n, _ := st.Int("totalTasks")
+		assert.Equal(t, []int{1, 4}, []int{i, n})
+		assert.Equal(t, "2026-11-21T13:45:00Z", st.String("lastUpdatedAt"))
+		assert.Equal(t, []string{"taskIndex", "totalTasks", "lastUpdatedAt", "phase", "linearIssue", "ccc"}, st.Keys())
+	})
+	t.Run("in agreement: nothing said", func(t *testing.T) {
+		root := t.TempDir()
+		write(t, root, progress.FileName, progressAt("2026-11-21T12:00:00Z"))
+		write(t, root, state.FileName, `{"taskIndex": 1, "totalTasks": 4, "lastUpdatedAt": "2026-11-21T13:00:00Z"}`)
+		r := runCP(newCP(root, Automated, progress.Edits{}))
+		assert.Empty(t, r.Notices)
+	})
+	t.Run("no progress file: built from the state's plan", func(t *testing.T) {
+		root := t.TempDir()
+		write(t, root, state.FileName, `{"linearIssue": "CIA-20", "taskIndex": 1, "totalTasks": 3, "phase": "execution"}`)
+		r := runCP(newCP(root, Automated, progress.Edits{}))
+		assert.Contains(t, r.Lines(), "Persist progress: created .ccc-progress.md (task 2 of 3, In Progress).")
+		doc, err := progress.Parse([]byte(read(t, root, progress.FileName)))
+		require.NoError(t, err)
+		require.NotNil(t, doc.Current)
+		assert.Equal(t, "Task 2 (from .ccc-state.json)", doc.Current.Text)
+	})
+	t.Run("the stop hook's state is never rewritten", func(t *testing.T) {
+		root := t.TempDir()
+		write(t, root, progress.FileName, progressAt("2026-11-21T12:00:00Z"))
+		orig := `{"taskIndex": 0, "totalTasks": 2, "lastUpdatedAt": "2026-11-21T10:00:00Z"}`
+		write(t, root, state.FileName, orig)
+		cp := newCP(root, Automated, progress.Edits{})
+		cp.KeepState = true
+		r := runCP(cp)
+		assert.Empty(t, r.Notices)
+		assert.Equal(t, orig, read(t, root, state.FileName))
+	})
+}
+
+func TestResumeSources(t *testing.T) {
+	t.Run("missing progress is rebuilt from the state", func(t *testing.T) {
+		root := t.TempDir()
+		write(t, root, state.FileName, `{"linearIssue": "CIA-21", "taskIndex": 1, "totalTasks": 3, "activeTaskFiles": ["a.go"]}`)
+		r, err := LoadResume(context.Background(), root, t0, time.Hour)
+		require.NoError(t, err)
+		assert.Equal(t, state.FileName, r.Source)
+		assert.Equal(t, "Resume CIA-21. Current task: task 2 of 3 — Task 2 (from .ccc-state.json). Key files: a.go. Next action: continue Task 2 (from .ccc-state.json).", r.Prompt)
+		assert.Contains(t, r.Warnings, ".ccc-progress.md is missing; resumed from .ccc-state.json and rebuilt it")
+		assert.FileExists(t, filepath.Join(root, progress.FileName))
+	})
+	t.Run("corrupt progress: the newest valid backup, file left alone", func(t *testing.T) {
+		root := t.TempDir()
+		runCP(newCP(root, Automated, progress.Edits{Issue: "CIA-22", Current: "a"}))
+		runCP(newCP(root, Automated, progress.Edits{Current: "b"})) // backs up the "a" version
+		require.NoError(t, os.Remove(filepath.Join(root, state.FileName)))
+		garbage := "\x00\x01 not text"
+		write(t, root, progress.FileName, garbage)
+		r, err := LoadResume(context.Background(), root, t0, time.Hour)
+		require.NoError(t, err)
+		assert.Contains(t, r.Source, ".ccc/backups/.ccc-progress.md.")
+		assert.Contains(t, r.Prompt, "Resume CIA-22. Current task: task 1 of 1 — a.")
+		assert.Contains(t, r.Warnings[0], ".ccc-progress.md cannot be read: .ccc-progress.md:1: ")
+		assert.Equal(t, garbage, read(t, root, progress.FileName), "a corrupt file is never overwritten")
+	})
+	t.Run("a record stands in when there is no state", func(t *testing.T) {
+		root := t.TempDir()
+		defer func(old func(context.Context, string) (*progress.Document, string, error)) { RecordSource = old }(RecordSource)
+		RecordSource = func(context.Context, string) (*progress.Document, string, error) {
+			d := progress.New("CIA-23", t0)
+			d.ContinuationPrompt = "Resume CIA-23 from the record."
+			return d, ".ccc/checkpoints/a.json", nil
+		}
+		r, err := LoadResume(context.Background(), root, t0, time.Hour)
+		require.NoError(t, err)
+		assert.Equal(t, ".ccc/checkpoints/a.json", r.Source)
+		assert.Equal(t, "Resume CIA-23 from the record.", r.Prompt)
+	})
+	t.Run("no source at all", func(t *testing.T) {
+		_, err := LoadResume(context.Background(), t.TempDir(), t0, time.Hour)
+		assert.ErrorIs(t, err, ErrNoProgress)
+	})
+}

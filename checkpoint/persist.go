@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/ccc-checkpoint/ccc/gitrepo"
 	"github.com/ccc-checkpoint/ccc/progress"
@@ -89,11 +90,18 @@ func (cp *Checkpoint) updateProgress(path string) (created bool, err error) {
 		return false, err
 	}
 	var doc *progress.Document
+	var modTime time.Time
 	if orig == nil {
 		created = true
 		doc = progress.New(cp.issueFor(nil), cp.Now)
 	} else if doc, err = progress.Parse(orig); err != nil {
 		return false, fileError(rel(cp.Root, path), err)
+	}
+	if fi, err := os.Stat(path); err == nil {
+		modTime = fi.ModTime()
+	}
+	if n := cp.syncSources(doc, created, modTime); n != "" {
+		cp.notice = n
 	}
 	edits := cp.Edits
 	if edits.Issue == "" && doc.Issue.Key == "" {

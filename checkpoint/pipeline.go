@@ -129,5 +129,8 @@ func Run(ctx context.Context, cp *Checkpoint, steps []Step) Report {
 	r.Warnings = cp.Warnings
 	r.StatusBody = cp.StatusBody
 	r.Outbox = cp.Drained
+	if cp.notice != "" {
+		r.Notices = append(r.Notices, cp.notice)
+	}
 	return r
 }

@@ -18,6 +18,8 @@ type Report struct {
 	Warnings []string `json:"warnings,omitempty"`
 	// StatusBody is the body the tracker step delivered.
 	StatusBody string `json:"-"`
+	// Notices report what ccc reconciled on the way ("Sync corrected: ...").
+	Notices []string `json:"notices,omitempty"`
 	// Outbox lists the queued deliveries retried before this run's own.
 	Outbox []SinkResult `json:"outbox,omitempty"`
 }
@@ -74,6 +76,7 @@ func (r Report) Lines() []string {
 			}
 		}
 	}
+	lines = append(lines, r.Notices...)
 	if n := len(r.Outbox); n > 0 {
 		sent := 0
 		for _, o := range r.Outbox {

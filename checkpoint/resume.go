@@ -35,6 +35,9 @@ type Resume struct {
 	// e.g. history rewritten).
 	CommitsSince int      `json:"commits_since"`
 	Warnings     []string `json:"warnings,omitempty"`
+	// Source names where the prompt came from: the progress file, or the
+	// state, a record or a backup standing in for it.
+	Source string `json:"source"`
 }
 
 // BranchMoved reports a checkout of another branch since the checkpoint.
@@ -45,28 +48,70 @@ func (r Resume) BranchMoved() bool {
 // HeadMoved reports commits (or a reset) since the checkpoint.
 func (r Resume) HeadMoved() bool { return r.Head != "" && r.NowHead != "" && r.Head != r.NowHead }
 
+// RecordSource finds the newest agent record of a project as a document,
+// for LoadResume's third source. Nil (the default) skips that source.
+var RecordSource func(ctx context.Context, root string) (*progress.Document, string, error)
+
 // LoadResume reads the project's continuation prompt and compares the
-// checkpoint's record with the repository as it is now.
+// checkpoint's record with the repository as it is now. Sources, in order:
+// the progress file, the state, the newest agent record, the progress
+// file's backups; a missing progress file is rebuilt from the first source
+// that has something (a corrupt one is never overwritten), and Source says
+// which was used.
 func LoadResume(ctx context.Context, root string, now time.Time, staleAfter time.Duration) (Resume, error) {
 	path := filepath.Join(root, progress.FileName)
+	var doc *progress.Document
+	var problem string
 	data, err := readProgress(path)
-	if err != nil {
-		return Resume{}, err
+	switch {
+	case err != nil:
+		problem = err.Error()
+	case data == nil:
+		problem = "is missing"
+	default:
+		if doc, err = progress.Parse(data); err != nil {
+			problem = "cannot be read: " + fileError(progress.FileName, err).Error()
+		}
 	}
-	if data == nil {
-		return Resume{}, fmt.Errorf("%w in %s: run `ccc checkpoint` to start one", ErrNoProgress, root)
+	loaded, lerr := state.Load(root, now)
+	source := progress.FileName
+	if doc == nil {
+		if lerr == nil {
+			doc = docFromState(loaded.State, now)
+			source = state.FileName
+		}
+		if doc == nil && RecordSource != nil {
+			var rerr error
+			if doc, source, rerr = RecordSource(ctx, root); rerr != nil {
+				doc = nil
+			}
+		}
+		if doc == nil {
+			doc, source = docFromBackups(root)
+		}
+		if doc == nil {
+			if data == nil && err == nil {
+				return Resume{}, fmt.Errorf("%w in %s (nor a state, record or backup to rebuild it from): run `ccc checkpoint` to start one", ErrNoProgress, root)
+			}
+			return Resume{}, fmt.Errorf("%s %s, and no state, record or backup to resume from", progress.FileName, problem)
+		}
 	}
-	doc, err := progress.Parse(data)
-	if err != nil {
-		return Resume{}, fileError(progress.FileName, err)
+	var notes []string
+	if source != progress.FileName {
+		note := fmt.Sprintf("%s %s; resumed from %s", progress.FileName, problem, source)
+		if data == nil && err == nil {
+			if werr := state.ReplaceFile(path, nil, doc.Render(), 0o644); werr == nil {
+				note += " and rebuilt it"
+			}
+		}
+		notes = append(notes, note)
 	}
-	r := Resume{Prompt: doc.Prompt(), Issue: doc.Issue.Key, TaskN: doc.TaskN(), TaskM: doc.TaskM(), CommitsSince: -1}
-
-	loaded, err := state.Load(root, now)
-	if err == nil && loaded.Corrupt != nil {
+	r := Resume{Prompt: doc.Prompt(), Issue: doc.Issue.Key, TaskN: doc.TaskN(), TaskM: doc.TaskM(), CommitsSince: -1,
+		Source: source, Warnings: notes}
+	if lerr == nil && loaded.Corrupt != nil {
 		r.Warnings = append(r.Warnings, fmt.Sprintf("%s is not valid JSON (line %d): checkpoint details unknown", state.FileName, loaded.Corrupt.Line))
 	}
-	if err == nil {
+	if lerr == nil {
 		if cp, ok := loaded.State.LastCheckpoint(); ok {
 			r.At, r.Branch, r.Head = cp.At, cp.Branch, cp.Head
 		}
@@ -92,4 +137,40 @@ func LoadResume(ctx context.Context, root string, now time.Time, staleAfter time
 		}
 	}
 	return r, nil
+}
+
+// docFromState rebuilds a progress document from CCC's loop state, when the
+// state names an issue or a plan.
+func docFromState(st *state.State, now time.Time) *progress.Document {
+	issue := st.Issue()
+	if !progress.ValidIssue(issue) {
+		issue = ""
+	}
+	total, _ := st.Int("totalTasks")
+	if issue == "" && total <= 0 {
+		return nil
+	}
+	doc := progress.New(issue, now)
+	index, _ := st.Int("taskIndex")
+	doc.AlignTo(min(max(index, 0), max(total, 0)), max(total, 0))
+	doc.RefreshPrompt(st.ActiveTaskFiles(), true)
+	return doc
+}
+
+// docFromBackups takes the newest progress backup that parses.
+func docFromBackups(root string) (*progress.Document, string) {
+	paths, err := state.Backups(root, progress.FileName)
+	if err != nil {
+		return nil, ""
+	}
+	for _, p := range paths {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		if doc, err := progress.Parse(data); err == nil {
+			return doc, rel(root, p)
+		}
+	}
+	return nil, ""
 }

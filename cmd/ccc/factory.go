@@ -18,6 +18,8 @@ type IOStreams struct {
 	Out, ErrOut io.Writer
 	// ErrTTY enables colour on ErrOut (a terminal, and NO_COLOR unset).
 	ErrTTY bool
+	// InTTY says a person can answer questions on In.
+	InTTY bool
 }
 
 // Factory holds what commands need from the outside world, lazily, so flag
@@ -38,6 +40,7 @@ func systemFactory() *Factory {
 		HTTPClient: http.DefaultClient,
 	}
 	f.IO.ErrTTY = isTerminal(os.Stderr) && os.Getenv("NO_COLOR") == ""
+	f.IO.InTTY = isTerminal(os.Stdin) && isTerminal(os.Stderr)
 	f.Now = clock(f.Getenv)
 	return f
 }

@@ -1,22 +1,30 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/ccc-checkpoint/ccc/checkpoint"
 	"github.com/ccc-checkpoint/ccc/config"
+	"github.com/ccc-checkpoint/ccc/progress"
+	"github.com/ccc-checkpoint/ccc/state"
 )
 
 // GoOptions is `ccc go` as parsed from its flags.
 type GoOptions struct {
 	Dir  string
 	JSON bool
+	// Yes resumes without asking, as happens anyway when no one can answer.
+	Yes bool
 }
 
 // NewCmdGo builds `ccc go`, the /ccc:go resume.
@@ -29,7 +37,17 @@ func NewCmdGo(f *Factory, dir *string, runF func(*GoOptions) error) *cobra.Comma
 .ccc-progress.md) on stdout, for the first message of the next session. On
 stderr, say how old the checkpoint is and whether the branch or HEAD moved
 since it was taken; a checkpoint older than checkpoint.stale_after (24h) or
-from another branch is flagged.` + exitStatusHelp(
+from another branch is flagged.
+
+On a terminal it first asks: (r)esume, (s)tart fresh (the checkpoint is set
+aside in .ccc/backups and a fresh start is announced), (v)iew details, or
+(d)elete (set aside, nothing printed). --yes, --json, or a stdin that is not a
+terminal resume without asking.
+
+If .ccc-progress.md is missing or unreadable, the prompt comes from the next
+source that has one: .ccc-state.json, the newest agent record, then the
+progress file's backups; ccc says which it used, and rebuilds a missing
+progress file from it.` + exitStatusHelp(
 			"0  the prompt was printed",
 			"1  no .ccc-progress.md, or it cannot be read",
 			"2  usage error"),
@@ -45,6 +63,7 @@ from another branch is flagged.` + exitStatusHelp(
 		},
 	}
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the prompt and the checkpoint's details as JSON")
+	cmd.Flags().BoolVarP(&opts.Yes, "yes", "y", false, "resume without asking")
 	return cmd
 }
 
@@ -75,8 +94,81 @@ func goRun(ctx context.Context, f *Factory, opts *GoOptions) error {
 	for _, w := range r.Warnings {
 		fmt.Fprintln(f.IO.ErrOut, "Warning: "+w)
 	}
+	if f.IO.InTTY && !opts.Yes && r.Source == progress.FileName {
+		return askResume(f, root, r)
+	}
 	fmt.Fprintln(f.IO.Out, r.Prompt)
 	return nil
+}
+
+// askResume offers seed 001's choices for an existing checkpoint.
+func askResume(f *Factory, root string, r checkpoint.Resume) error {
+	in := bufio.NewReader(f.IO.In)
+	path := filepath.Join(root, progress.FileName)
+	for asked := 0; ; asked++ {
+		fmt.Fprintf(f.IO.ErrOut, `Options:
+  (r)esume - continue from task %d of %d
+  (s)tart fresh - set the checkpoint aside and start over
+  (v)iew details - show %s
+  (d)elete - set the checkpoint aside without starting
+Choice [r/s/v/d]: `, r.TaskN, r.TaskM, progress.FileName)
+		answer, err := in.ReadString('\n')
+		choice := strings.ToLower(strings.TrimSpace(answer))
+		if err != nil && choice == "" || asked == 5 {
+			choice = "r" // nobody is answering: resume, the safe choice
+		}
+		switch choice {
+		case "", "r", "resume":
+			fmt.Fprintln(f.IO.Out, r.Prompt)
+			return nil
+		case "v", "view":
+			data, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(f.IO.ErrOut, "\n%s\n", data)
+		case "s", "start", "d", "delete":
+			aside, err := setAside(root, path, f.Now())
+			if err != nil {
+				return err
+			}
+			if choice[0] == 's' {
+				fmt.Fprintf(f.IO.ErrOut, "Checkpoint set aside as %s; starting fresh.\n", aside)
+				what := "the session"
+				if r.Issue != "" {
+					what = r.Issue
+				}
+				fmt.Fprintf(f.IO.Out, "Start %s from the beginning: there is no earlier checkpoint to resume.\n", what)
+			} else {
+				fmt.Fprintf(f.IO.ErrOut, "Checkpoint deleted; a copy is in %s.\n", aside)
+			}
+			return nil
+		default:
+			fmt.Fprintf(f.IO.ErrOut, "Please answer r, s, v or d.\n")
+		}
+	}
+}
+
+// setAside moves the progress file into the backups, under the lock, so a
+// deliberate delete still loses nothing.
+func setAside(root, path string, now time.Time) (string, error) {
+	unlock, err := state.Lock(context.Background(), root)
+	if err != nil {
+		return "", err
+	}
+	defer unlock()
+	aside, err := state.Backup(root, path, now)
+	if err != nil {
+		return "", err
+	}
+	if err := os.Remove(path); err != nil {
+		return "", err
+	}
+	rel, err := filepath.Rel(root, aside)
+	if err != nil {
+		return aside, nil
+	}
+	return rel, nil
 }
 
 func resumeSummary(r checkpoint.Resume) string {
@@ -93,6 +185,9 @@ func resumeSummary(r checkpoint.Resume) string {
 	}
 	if r.Head != "" {
 		s += " at " + shortSHA(r.Head)
+	}
+	if r.Source != "" && r.Source != progress.FileName {
+		s += " (from " + r.Source + ")"
 	}
 	return s + "."
 }

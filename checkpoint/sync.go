@@ -1,0 +1,59 @@
+package checkpoint
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/ccc-checkpoint/ccc/progress"
+	"github.com/ccc-checkpoint/ccc/state"
+)
+
+// syncSources reconciles the progress document with CCC's loop state when
+// something other than ccc moved one of them (CCC's hooks advance taskIndex;
+// an agent edits the progress file by hand). The more recently updated
+// source wins and the other is rewritten to match. A new document (no
+// file yet) is built from the state. It returns a notice, or "".
+func (cp *Checkpoint) syncSources(doc *progress.Document, created bool, docTime time.Time) string {
+	st := cp.State
+	if st == nil || cp.stateReadOnly {
+		return ""
+	}
+	total, ok := st.Int("totalTasks")
+	if !ok || total <= 0 {
+		return "" // the state carries no plan
+	}
+	index, _ := st.Int("taskIndex")
+	index = min(max(index, 0), total)
+	done, m := doc.CompletedCount(), doc.TaskM()
+	if done == index && m == total {
+		return ""
+	}
+	if t, err := time.Parse(time.RFC3339, doc.Session); err == nil {
+		docTime = t
+	}
+	stateTime, _ := time.Parse(time.RFC3339, st.String("lastUpdatedAt"))
+	// A document with no tasks carries no plan: it never overrides one.
+	stateWins := created || m == 0 || stateTime.After(docTime)
+	if stateWins {
+		if !doc.AlignTo(index, total) {
+			return ""
+		}
+		if doc.TaskM() > total {
+			cp.warnf("%s lists %d tasks, %s plans %d: the extra tasks are kept", progress.FileName, doc.TaskM(), state.FileName, total)
+		}
+		return fmt.Sprintf("Sync corrected: %s updated to match %s.", progress.FileName, state.FileName)
+	}
+	if cp.KeepState {
+		return "" // the stop hook owns the loop state
+	}
+	for _, kv := range []struct {
+		key string
+		val any
+	}{{"taskIndex", done}, {"totalTasks", m}, {"lastUpdatedAt", cp.Now.UTC().Format("2006-01-02T15:04:05Z")}} {
+		if err := st.Set(kv.key, kv.val); err != nil {
+			cp.warnf("%v", err)
+			return ""
+		}
+	}
+	return fmt.Sprintf("Sync corrected: %s updated to match %s.", state.FileName, progress.FileName)
+}

@@ -1,0 +1,59 @@
+package progress
+
+import (
+	"fmt"
+	"slices"
+)
+
+// AlignTo moves tasks between Completed, Current and Remaining so that done
+// tasks are finished and the document lists at least total tasks, the
+// shape CCC's state gives as taskIndex and totalTasks. Missing tasks are
+// added as "Task k (from .ccc-state.json)": their names live only in the
+// plan. It reports whether anything changed; a document with more than
+// total tasks keeps them (no task is ever dropped).
+func (d *Document) AlignTo(done, total int) bool {
+	changed := false
+	for d.done() < done {
+		if d.active() {
+			d.Completed = append(d.Completed, d.finished(*d.Current))
+			d.Current = nil
+		} else if i := slices.IndexFunc(d.Remaining, func(t Task) bool { return !t.Done }); i >= 0 {
+			d.Completed = append(d.Completed, d.finished(d.Remaining[i]))
+			d.Remaining = slices.Delete(d.Remaining, i, i+1)
+		} else if d.TaskM() < total {
+			d.Completed = append(d.Completed, d.finished(Task{Text: placeholder(d.TaskM() + 1)}))
+		} else {
+			break
+		}
+		changed = true
+	}
+	for d.done() > done && len(d.Completed) > 0 {
+		last := d.Completed[len(d.Completed)-1]
+		d.Completed = d.Completed[:len(d.Completed)-1]
+		if d.Current != nil {
+			back := Task{Text: d.Current.Text, Checkbox: d.Current.Checkbox}
+			d.Remaining = slices.Insert(d.Remaining, 0, back)
+		}
+		last.Done, last.Status = false, ""
+		d.Current = &last
+		changed = true
+	}
+	for d.TaskM() < total {
+		d.Remaining = append(d.Remaining, Task{Text: placeholder(d.TaskM() + 1)})
+		changed = true
+	}
+	if !d.active() && d.done() < total {
+		if i := slices.IndexFunc(d.Remaining, func(t Task) bool { return !t.Done }); i >= 0 {
+			t := d.Remaining[i]
+			d.Remaining = slices.Delete(d.Remaining, i, i+1)
+			if d.Current != nil { // a checked-off current task is finished work
+				d.Completed = append(d.Completed, d.finished(*d.Current))
+			}
+			d.Current = &t
+			changed = true
+		}
+	}
+	return changed
+}
+
+func placeholder(k int) string { return fmt.Sprintf("Task %d (from .ccc-state.json)", k) }
