@@ -120,7 +120,22 @@ func (d *Document) Apply(e Edits) error {
 	if v := oneLine(e.Next); v != "" {
 		d.NextAction = v
 	}
+	d.dropLoneNone()
 	return errors.Join(errs...)
+}
+
+// dropLoneNone empties a list whose only item is a literal "None" task left after the others moved
+// away: written alone, "- None" is the empty-section marker, so that is what the list means now.
+func (d *Document) dropLoneNone() {
+	if len(d.Remaining) == 1 && !d.Remaining[0].Checkbox && isNone(d.Remaining[0].Text) {
+		d.Remaining = nil
+	}
+	if len(d.Decisions) == 1 && !d.Decisions[0].Checkbox && d.Decisions[0].Why == "" && isNone(d.Decisions[0].What) {
+		d.Decisions = nil
+	}
+	if len(d.Blockers) == 1 && !d.Blockers[0].Checkbox && d.Blockers[0].UnblockedBy == "" && isNone(d.Blockers[0].Description) {
+		d.Blockers = nil
+	}
 }
 
 // finish marks one task done; see Edits.Done.
@@ -133,8 +148,8 @@ func (d *Document) finish(text string, currentSet bool) error {
 		d.Completed = append(d.Completed, d.finished(*d.Current))
 		d.Current = nil
 		if !currentSet {
-			if i := slices.IndexFunc(d.Remaining, func(t Task) bool { return !t.Done }); i >= 0 {
-				t := d.Remaining[i]
+			if i := slices.IndexFunc(d.Remaining, func(t Task) bool { return !t.Done && !isNone(t.Text) }); i >= 0 {
+				t := withStatus(d.Remaining[i])
 				d.Remaining = slices.Delete(d.Remaining, i, i+1)
 				d.Current = &t
 			}

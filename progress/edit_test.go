@@ -189,3 +189,41 @@ func TestApplyMultiLineText(t *testing.T) {
 	assert.Equal(t, []Task{{Text: "first\n  second"}}, d.Remaining)
 	assert.Contains(t, string(d.Render()), "## Remaining Tasks\n- first\n    second\n")
 }
+
+// TestApplyEdgeTexts covers texts that only survive a render when ccc writes them with care.
+func TestApplyEdgeTexts(t *testing.T) {
+	tests := []struct {
+		name  string
+		in    string
+		edits Edits
+		check func(t *testing.T, d *Document)
+	}{
+		{"a promoted task with an em dash gets a status", "## Current Task\n- a\n\n## Remaining Tasks\n- b — c\n",
+			Edits{Done: []string{""}}, func(t *testing.T, d *Document) {
+				assert.Equal(t, &Task{Text: "b", Status: "c"}, d.Current)
+			}},
+		{"a checked item ending in ✓ keeps it", "## Current Task\n- [ ] tick ✓\n\n## Completed Tasks\n- [x] a\n",
+			Edits{Done: []string{""}}, func(t *testing.T, d *Document) {
+				assert.Equal(t, Task{Text: "tick ✓", Checkbox: true, Done: true}, d.Completed[1])
+			}},
+		{"a literal None task left alone means an empty list", "## Current Task\n- a\n\n## Remaining Tasks\n- None\n- b\n",
+			Edits{Done: []string{"b"}}, func(t *testing.T, d *Document) {
+				assert.Empty(t, d.Remaining)
+			}},
+		{"a literal None task is never promoted", "## Current Task\n- a\n\n## Remaining Tasks\n- None\n- b\n",
+			Edits{Done: []string{""}}, func(t *testing.T, d *Document) {
+				assert.Equal(t, &Task{Text: "b"}, d.Current)
+			}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			d, err := Parse([]byte(tc.in))
+			require.NoError(t, err)
+			require.NoError(t, d.Apply(tc.edits))
+			tc.check(t, d)
+			back, err := Parse(d.Render())
+			require.NoError(t, err)
+			assert.Equal(t, model(d), model(back), "rendered:\n%s", d.Render())
+		})
+	}
+}

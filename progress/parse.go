@@ -520,9 +520,16 @@ func parseTask(text string, k kind) Task {
 			t.Done = true
 		}
 	case kindCurrent:
-		if desc, status, ok := strings.Cut(t.Text, " — "); ok {
-			t.Text, t.Status = strings.TrimSpace(desc), strings.TrimSpace(status)
-		}
+		t = withStatus(t)
+	}
+	return t
+}
+
+// withStatus splits a current task's text at its first " — " into description and status, as the
+// Current Task section reads it.
+func withStatus(t Task) Task {
+	if desc, status, ok := strings.Cut(t.Text, " — "); ok {
+		t.Text, t.Status = strings.TrimSpace(desc), strings.TrimSpace(status)
 	}
 	return t
 }

@@ -2,6 +2,7 @@ package progress
 
 import (
 	"reflect"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -318,8 +319,11 @@ func (d *Document) renderKind(k kind, marker string) []string {
 	case kindCompleted:
 		for _, t := range d.Completed {
 			text := t.Text
-			if !t.Checkbox {
-				first, more, multi := strings.Cut(text, "\n")
+			first, more, multi := strings.Cut(text, "\n")
+			_, endsFirst := cutDoneMark(first)
+			_, endsLast := cutDoneMark(text)
+			// Parse removes one ✓; a checkbox item needs none, unless its text ends with one.
+			if !t.Checkbox || endsFirst || endsLast {
 				text = strings.TrimLeft(first+" ✓", " ")
 				if multi {
 					text += "\n" + more
@@ -572,10 +576,20 @@ func (w *writer) line(s string) {
 
 // eol ends an unterminated last line.
 func (w *writer) eol() {
-	if s := w.b.String(); s != "" && s != markdown.BOM && !strings.HasSuffix(s, "\n") {
-		w.b.WriteString(w.nl)
+	s := w.b.String()
+	if s == "" || s == markdown.BOM || strings.HasSuffix(s, "\n") {
+		return
 	}
+	// goldmark does not read a bare list marker before "\r\n" as an empty item, so a file that ends
+	// in one keeps meaning the same only with "\n".
+	if w.nl == "\r\n" && bareMarkerRe.MatchString(s[strings.LastIndexByte(s, '\n')+1:]) {
+		w.b.WriteString("\n")
+		return
+	}
+	w.b.WriteString(w.nl)
 }
+
+var bareMarkerRe = regexp.MustCompile(`(?:^|[ \t>])(?:[-*+]|\d{1,9}[.)])$`)
 
 // blankBefore makes sure the next line follows a blank line (or starts the document).
 func (w *writer) blankBefore() {
