@@ -9,6 +9,7 @@ import (
 
 	"github.com/ccc-checkpoint/ccc/config"
 	"github.com/ccc-checkpoint/ccc/progress"
+	"github.com/ccc-checkpoint/ccc/redact"
 	"github.com/ccc-checkpoint/ccc/state"
 )
 
@@ -102,6 +103,14 @@ type Checkpoint struct {
 	Issue string
 	// Timeout bounds the tracker step, retries included.
 	Timeout time.Duration
+	// Redactor hides credentials in what leaves the machine (bodies, commit
+	// messages); nil applies the built-in patterns.
+	Redactor *redact.Redactor
+	// NoRedact names the sinks whose preferences turned redaction off.
+	NoRedact map[string]bool
+	// SessionID names the coding session (the hook's session_id), for the
+	// agent's record.
+	SessionID string
 	// Getenv reads the environment (credentials are never stored here).
 	Getenv func(string) string
 	// Debug receives details that do not belong in the report (nil: none).
@@ -124,6 +133,8 @@ type Checkpoint struct {
 	note          string
 	// notice reports a reconciliation of the state and the progress file.
 	notice string
+	// recordPending: persist left the agent's record for the git step.
+	recordPending bool
 	// beforeWrite runs between reading and replacing the progress file
 	// (tests use it to play another writer).
 	beforeWrite func()

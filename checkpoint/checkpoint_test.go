@@ -684,6 +684,7 @@ func TestResumeSources(t *testing.T) {
 		runCP(newCP(root, Automated, progress.Edits{Issue: "CIA-22", Current: "a"}))
 		runCP(newCP(root, Automated, progress.Edits{Current: "b"})) // backs up the "a" version
 		require.NoError(t, os.Remove(filepath.Join(root, state.FileName)))
+		require.NoError(t, os.RemoveAll(filepath.Join(root, ".ccc", "checkpoints")), "no record either")
 		garbage := "\x00\x01 not text"
 		write(t, root, progress.FileName, garbage)
 		r, err := LoadResume(context.Background(), root, t0, time.Hour)
@@ -695,19 +696,47 @@ func TestResumeSources(t *testing.T) {
 	})
 	t.Run("a record stands in when there is no state", func(t *testing.T) {
 		root := t.TempDir()
-		defer func(old func(context.Context, string) (*progress.Document, string, error)) { RecordSource = old }(RecordSource)
-		RecordSource = func(context.Context, string) (*progress.Document, string, error) {
-			d := progress.New("CIA-23", t0)
-			d.ContinuationPrompt = "Resume CIA-23 from the record."
-			return d, ".ccc/checkpoints/a.json", nil
-		}
+		cp := newCP(root, Automated, progress.Edits{Issue: "CIA-23", Current: "b", Done: []string{"a"}})
+		cp.Agent = "worker-1"
+		runCP(cp)
+		require.NoError(t, os.Remove(filepath.Join(root, progress.FileName)))
+		require.NoError(t, os.Remove(filepath.Join(root, state.FileName)))
+		require.NoError(t, os.RemoveAll(filepath.Join(root, ".ccc", "backups")))
 		r, err := LoadResume(context.Background(), root, t0, time.Hour)
 		require.NoError(t, err)
-		assert.Equal(t, ".ccc/checkpoints/a.json", r.Source)
-		assert.Equal(t, "Resume CIA-23 from the record.", r.Prompt)
+		assert.Equal(t, ".ccc/checkpoints/worker-1.json", r.Source)
+		assert.Equal(t, "Resume CIA-23. Current task: task 2 of 2 — b. Key files: none. Next action: continue b.", r.Prompt)
 	})
 	t.Run("no source at all", func(t *testing.T) {
 		_, err := LoadResume(context.Background(), t.TempDir(), t0, time.Hour)
 		assert.ErrorIs(t, err, ErrNoProgress)
 	})
+}
+
+func TestSecretsAreRedactedBeforeLeaving(t *testing.T) {
+	const token = "ghp_abcdefghijklmnopqrstuvwxyz0123456789"
+	root := newRepo(t)
+	write(t, root, state.FileName, `{"activeTaskFiles": ["parser.go"]}`)
+	write(t, root, "parser.go", "package parser // changed\n")
+	scrubbed, raw := &fakeSink{name: "scrubbed"}, &fakeSink{name: "raw"}
+	cp := newCP(root, Manual, progress.Edits{Issue: "CIA-24", Current: "rotate " + token,
+		Decisions: []string{"use the key lin_api_0123456789abcdefghijklmnopqrstuvwxyzAB: it works"}})
+	cp.Trackers = []Tracker{{Sink: scrubbed}, {Sink: raw}}
+	cp.NoRedact = map[string]bool{"raw": true}
+	r := runCP(cp)
+	require.Equal(t, ExitOK, r.ExitCode(), r.Lines())
+
+	require.Len(t, scrubbed.bodies, 1)
+	assert.NotContains(t, scrubbed.bodies[0], token)
+	assert.NotContains(t, scrubbed.bodies[0], "lin_api_0123")
+	assert.Contains(t, scrubbed.bodies[0], "rotate [REDACTED:github-token]")
+	assert.Contains(t, scrubbed.bodies[0], "[REDACTED:linear-key]")
+	assert.Contains(t, r.Lines(), "  Scrubbed: created comment on CIA-24 https://tracker.example/c-1 (3 secret(s) redacted).")
+	assert.Contains(t, raw.bodies[0], token, "redaction is off only where the preferences say so")
+	assert.Equal(t, 3, step(t, r, "Tracker update").Sinks[0].Redacted, "the token is in the Task and Next lines, the key in Decisions")
+
+	msg := git(t, root, "log", "-1", "--format=%s")
+	assert.Equal(t, "chore(CIA-24): checkpoint — task 1/1: rotate [REDACTED:github-token]", msg)
+	assert.Contains(t, strings.Join(r.Warnings, "\n"), "1 secret(s) redacted from the commit message")
+	assert.Contains(t, read(t, root, progress.FileName), token, "the user's own progress file is not rewritten")
 }

@@ -19,6 +19,7 @@ func (gitStep) String() string { return "Git snapshot" }
 func (gitStep) Consequence() string { return "changes not committed" }
 
 func (gitStep) Run(ctx context.Context, cp *Checkpoint) error {
+	defer cp.flushRecord(ctx)
 	if cp.SkipGit {
 		return Skip("--skip-git given")
 	}
@@ -36,7 +37,11 @@ func (gitStep) Run(ctx context.Context, cp *Checkpoint) error {
 	if err != nil {
 		return err
 	}
-	res, err := repo.Snapshot(ctx, scopedPaths(cp.Root, repo.Dir, cp.State.ActiveTaskFiles()), cp.commitMessage())
+	msg, redacted := cp.Redactor.Redact(cp.commitMessage())
+	if redacted > 0 {
+		cp.warnf("git snapshot: %d secret(s) redacted from the commit message", redacted)
+	}
+	res, err := repo.Snapshot(ctx, scopedPaths(cp.Root, repo.Dir, cp.State.ActiveTaskFiles()), msg)
 	unlock()
 	for _, r := range res.Refused {
 		cp.warnf("git snapshot: refused %q: %s", r.Path, r.Reason)

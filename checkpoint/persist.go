@@ -66,6 +66,11 @@ func (persistStep) Run(ctx context.Context, cp *Checkpoint) error {
 	}
 
 	stateErr := cp.saveState()
+	if cp.Profile == Manual {
+		cp.recordPending = true // after the snapshot, with its HEAD
+	} else {
+		cp.writeRecord(ctx)
+	}
 	verb := "updated"
 	if created {
 		verb = "created"

@@ -10,6 +10,7 @@ import (
 
 	"github.com/ccc-checkpoint/ccc/gitrepo"
 	"github.com/ccc-checkpoint/ccc/progress"
+	"github.com/ccc-checkpoint/ccc/records"
 	"github.com/ccc-checkpoint/ccc/state"
 )
 
@@ -48,10 +49,6 @@ func (r Resume) BranchMoved() bool {
 // HeadMoved reports commits (or a reset) since the checkpoint.
 func (r Resume) HeadMoved() bool { return r.Head != "" && r.NowHead != "" && r.Head != r.NowHead }
 
-// RecordSource finds the newest agent record of a project as a document,
-// for LoadResume's third source. Nil (the default) skips that source.
-var RecordSource func(ctx context.Context, root string) (*progress.Document, string, error)
-
 // LoadResume reads the project's continuation prompt and compares the
 // checkpoint's record with the repository as it is now. Sources, in order:
 // the progress file, the state, the newest agent record, the progress
@@ -80,11 +77,8 @@ func LoadResume(ctx context.Context, root string, now time.Time, staleAfter time
 			doc = docFromState(loaded.State, now)
 			source = state.FileName
 		}
-		if doc == nil && RecordSource != nil {
-			var rerr error
-			if doc, source, rerr = RecordSource(ctx, root); rerr != nil {
-				doc = nil
-			}
+		if doc == nil {
+			doc, source = docFromRecord(ctx, root, now)
 		}
 		if doc == nil {
 			doc, source = docFromBackups(root)
@@ -173,4 +167,40 @@ func docFromBackups(root string) (*progress.Document, string) {
 		}
 	}
 	return nil, ""
+}
+
+// docFromRecord rebuilds a progress document from the newest current agent
+// record of the repository.
+func docFromRecord(ctx context.Context, root string, now time.Time) (*progress.Document, string) {
+	dir, err := records.Dir(ctx, root)
+	if err != nil {
+		return nil, ""
+	}
+	all, err := records.List(dir)
+	if err != nil || len(all) == 0 {
+		return nil, ""
+	}
+	newest := all[0]
+	for _, r := range all[1:] {
+		if r.UpdatedAt.After(newest.UpdatedAt) {
+			newest = r
+		}
+	}
+	issue := newest.Issue
+	if !progress.ValidIssue(issue) {
+		issue = ""
+	}
+	doc := progress.New(issue, now)
+	for _, c := range newest.CompletedSteps {
+		doc.Completed = append(doc.Completed, progress.Task{Text: c, Done: true})
+	}
+	if newest.CurrentStep != "" {
+		doc.Current = &progress.Task{Text: newest.CurrentStep}
+	}
+	for _, n := range newest.NextSteps {
+		doc.Remaining = append(doc.Remaining, progress.Task{Text: n})
+	}
+	doc.ContinuationPrompt = newest.ResumeInstructions
+	doc.RefreshPrompt(newest.FilesModified, false)
+	return doc, rel(root, records.CurrentPath(dir, newest.Agent))
 }

@@ -38,6 +38,8 @@ type SinkResult struct {
 	Error string `json:"error,omitempty"`
 	// Queued says a failed delivery waits in the outbox for `ccc sync`.
 	Queued bool `json:"queued,omitempty"`
+	// Redacted counts the credentials replaced in the body before it left.
+	Redacted int `json:"redacted,omitempty"`
 }
 
 // queuedConsequence replaces "status not persisted" once the outbox holds
@@ -51,6 +53,9 @@ func (r SinkResult) line() string {
 		s := fmt.Sprintf("%s comment on %s", r.Action, r.Target)
 		if r.URL != "" {
 			s += " " + r.URL
+		}
+		if r.Redacted > 0 {
+			s += fmt.Sprintf(" (%d secret(s) redacted)", r.Redacted)
 		}
 		return s
 	case sinks.Unchanged:
@@ -161,6 +166,9 @@ func (cp *Checkpoint) deliverTo(ctx context.Context, tr Tracker, issue, from, bo
 	}
 	if tr.Target == "" {
 		cp.debugf("tracker: %s: issue %s from %s", s.Name(), issue, from)
+	}
+	if !cp.NoRedact[s.Name()] {
+		body, res.Redacted = cp.Redactor.Redact(body)
 	}
 	started := time.Now()
 	r, err := cp.deliver(ctx, s, res.Target, cp.Agent, body)

@@ -14,6 +14,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/ccc-checkpoint/ccc/gitrepo"
+	"github.com/ccc-checkpoint/ccc/redact"
 )
 
 // PrefsFile is the user's preferences file, shared with the CCC plugin.
@@ -44,6 +45,10 @@ type Prefs struct {
 		// checkpoint (ccc sync --watch).
 		Debounce Duration `yaml:"debounce"`
 	} `yaml:"sync"`
+	Redact struct {
+		// Patterns are extra credentials to redact (Go regexps).
+		Patterns []redact.Pattern `yaml:"patterns"`
+	} `yaml:"redact"`
 	// Sinks lists the trackers to update and their settings; nil when the
 	// file has no sinks: section (then the environment decides).
 	Sinks map[string]SinkPrefs `yaml:"sinks"`
@@ -59,6 +64,9 @@ type SinkPrefs struct {
 	Issue int    `yaml:"issue"`
 	// Path is the file sink's output file, relative to the project root.
 	Path string `yaml:"path"`
+	// Redact: false turns secret redaction off for this sink; nothing else
+	// does.
+	Redact *bool `yaml:"redact"`
 }
 
 // On reports whether a listed sink is enabled.
@@ -136,6 +144,7 @@ func LoadPrefs(root string) (Prefs, error) {
 	if v := read.Sync.Debounce; v > 0 {
 		p.Sync.Debounce = v
 	}
+	p.Redact = read.Redact
 	p.Sinks = read.Sinks
 	if p.Sinks == nil && hasKey(data, "sinks") {
 		p.Sinks = map[string]SinkPrefs{} // "sinks:" with nothing under it: none

@@ -38,6 +38,15 @@ func TestLoadPrefs(t *testing.T) {
 				assert.False(t, p.Sinks["file"].On())
 				assert.Equal(t, "STATUS.md", p.Sinks["file"].Path)
 			}, ""},
+		{"redaction", "redact:\n  patterns:\n    - {name: internal, regexp: 'ACME-[0-9]{6}'}\n    - {regexp: 'pw=(\\S+)'}\nsinks:\n  github: {redact: false}\n  linear: {}\n",
+			func(t *testing.T, p Prefs) {
+				require.Len(t, p.Redact.Patterns, 2)
+				assert.Equal(t, "internal", p.Redact.Patterns[0].Name)
+				assert.Equal(t, `pw=(\S+)`, p.Redact.Patterns[1].Regexp)
+				require.NotNil(t, p.Sinks["github"].Redact)
+				assert.False(t, *p.Sinks["github"].Redact)
+				assert.Nil(t, p.Sinks["linear"].Redact, "on unless turned off explicitly")
+			}, ""},
 		{"empty sinks section", "sinks:\n", func(t *testing.T, p Prefs) {
 			assert.NotNil(t, p.Sinks, "an empty section means no sinks, not the defaults")
 			assert.Empty(t, p.Sinks)

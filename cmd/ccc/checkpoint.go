@@ -12,6 +12,7 @@ import (
 	"github.com/ccc-checkpoint/ccc/checkpoint"
 	"github.com/ccc-checkpoint/ccc/config"
 	"github.com/ccc-checkpoint/ccc/progress"
+	"github.com/ccc-checkpoint/ccc/redact"
 )
 
 // CheckpointOptions is `ccc checkpoint` as parsed from its flags.
@@ -168,6 +169,19 @@ func (f *Factory) newCheckpoint(root string, profile checkpoint.Profile, agent s
 		cp.Debug = f.IO.ErrOut
 	}
 	cp.Trackers, cp.Warnings = f.trackers(prefs, tf)
+	if cp.Redactor, err = redact.New(redact.SecretsFromEnv(f.Getenv), prefs.Redact.Patterns); err != nil {
+		// The built-in patterns and the held secrets still apply.
+		cp.Redactor, _ = redact.New(redact.SecretsFromEnv(f.Getenv), nil)
+		cp.Warnings = append(cp.Warnings, fmt.Sprintf("%s: %v; redacting with the built-in patterns only", config.PrefsFile, err))
+	}
+	for name, sp := range prefs.Sinks {
+		if sp.Redact != nil && !*sp.Redact {
+			if cp.NoRedact == nil {
+				cp.NoRedact = map[string]bool{}
+			}
+			cp.NoRedact[name] = true
+		}
+	}
 	return cp, nil
 }
 

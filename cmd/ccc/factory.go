@@ -20,6 +20,8 @@ type IOStreams struct {
 	ErrTTY bool
 	// InTTY says a person can answer questions on In.
 	InTTY bool
+	// OutTTY says Out is a terminal (tables redraw in place there).
+	OutTTY bool
 }
 
 // Factory holds what commands need from the outside world, lazily, so flag
@@ -41,6 +43,7 @@ func systemFactory() *Factory {
 	}
 	f.IO.ErrTTY = isTerminal(os.Stderr) && os.Getenv("NO_COLOR") == ""
 	f.IO.InTTY = isTerminal(os.Stdin) && isTerminal(os.Stderr)
+	f.IO.OutTTY = isTerminal(os.Stdout)
 	f.Now = clock(f.Getenv)
 	return f
 }

@@ -37,6 +37,14 @@ date, and prints the continuation prompt the next session starts from.`,
 		NewCmdSync(f, &dir, nil),
 		NewCmdDoctor(f, &dir, nil),
 		NewCmdHook(f, &dir),
+		NewCmdStatus(f, &dir, nil),
+		NewCmdHeartbeat(f, &dir, nil),
+		NewCmdList(f, &dir, nil),
+		NewCmdShow(f, &dir, nil),
+		NewCmdTakeover(f, &dir, nil),
+		NewCmdCleanup(f, &dir, nil),
+		NewCmdImport(f, &dir, nil),
+		NewCmdRestore(f, &dir, nil),
 	)
 	return cmd
 }

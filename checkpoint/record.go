@@ -1,0 +1,79 @@
+package checkpoint
+
+import (
+	"context"
+	"errors"
+
+	"github.com/ccc-checkpoint/ccc/progress"
+	"github.com/ccc-checkpoint/ccc/records"
+)
+
+// recordStatus maps the document's status to a record's.
+func recordStatus(d *progress.Document) string {
+	switch d.Status() {
+	case progress.Complete:
+		return records.StatusComplete
+	case progress.Blocked:
+		return records.StatusBlocked
+	}
+	return records.StatusInProgress
+}
+
+// writeRecord writes this agent's checkpoint record in the repository's
+// shared records directory, so `ccc status` in any worktree sees it. The
+// manual profile writes it after the git snapshot, with the HEAD that
+// snapshot made; a failure is a warning, never the checkpoint's failure.
+func (cp *Checkpoint) writeRecord(ctx context.Context) {
+	if cp.Doc == nil {
+		return
+	}
+	dir, err := records.Dir(ctx, cp.Root)
+	if err != nil {
+		cp.warnf("record: %v", err)
+		return
+	}
+	d := cp.Doc
+	s := records.Snapshot{
+		Agent:     cp.Agent,
+		SessionID: cp.SessionID,
+		Issue:     d.Issue.Key,
+		Status:    recordStatus(d),
+		Prompt:    d.Prompt(),
+		Branch:    cp.branch,
+		Head:      cp.head,
+	}
+	if cp.State != nil {
+		s.Phase = cp.State.String("phase")
+		s.Files = cp.State.ActiveTaskFiles()
+		if s.Issue == "" {
+			s.Issue = cp.State.Issue()
+		}
+	}
+	if d.Current != nil && !d.Current.Done {
+		s.Current = d.Current.Text
+	}
+	for _, t := range d.Completed {
+		s.Completed = append(s.Completed, t.Text)
+	}
+	for _, t := range d.Remaining {
+		s.Remaining = append(s.Remaining, t.Text)
+	}
+	for _, b := range d.OpenBlockers() {
+		s.Blockers = append(s.Blockers, b.String())
+	}
+	_, err = records.Write(ctx, dir, s, cp.Now)
+	var corrupt *records.CorruptError
+	if errors.As(err, &corrupt) {
+		cp.warnf("record: %v", err) // written; the unreadable old one was set aside
+	} else if err != nil {
+		cp.warnf("record not written: %v", err)
+	}
+}
+
+// flushRecord writes the record persist left pending.
+func (cp *Checkpoint) flushRecord(ctx context.Context) {
+	if cp.recordPending {
+		cp.recordPending = false
+		cp.writeRecord(ctx)
+	}
+}

@@ -1,0 +1,561 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+	"unicode/utf8"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ccc-checkpoint/ccc/records"
+	"github.com/ccc-checkpoint/ccc/state"
+)
+
+// ExitStale is ccc status's exit status when at least one agent is STALE.
+const ExitStale = 4
+
+// StatusOptions is `ccc status` as parsed.
+type StatusOptions struct {
+	Dir      string
+	JSON     bool
+	Markdown bool
+	// Output is the file --markdown writes ("" for stdout).
+	Output   string
+	Watch    bool
+	Interval time.Duration
+}
+
+// NewCmdStatus builds `ccc status`, the supervisor's table of agents.
+func NewCmdStatus(f *Factory, dir *string, runF func(*StatusOptions) error) *cobra.Command {
+	opts := &StatusOptions{}
+	cmd := &cobra.Command{
+		Use:   "status",
+		Short: "Show every agent of the repository: task, progress, last update, health",
+		Long: `Show one row per agent that has a checkpoint record in the repository's
+shared .ccc/checkpoints (every worktree of the repository sees the same
+agents): agent, issue and task, progress (N/M and %), the age of its last
+checkpoint, its status, its health, and the tracker updates queued for it.
+
+Health is judged when the command runs, from the record's last checkpoint or
+heartbeat (ccc heartbeat), whichever is later:
+  ACTIVE   within agents.warn_after (preference, default 30m)
+  WARNING  quiet for longer than agents.warn_after: may be slow
+  STALE    quiet for longer than agents.stale_after (default 60m): likely
+           crashed; ccc takeover hands its work to another agent
+  DRIFTED  added when the repository moved since the record: the HEAD of the
+           agent's branch changed, or the branch is no longer checked out
+A complete or failed agent has no health ("—").
+
+The table has colour and icons on a terminal. --json prints the same as one
+object; --markdown prints the STATUS.md table (Agent | Task | Progress |
+Last Update | Status | Health), or writes it atomically to --output FILE.
+--watch redraws the table in place every --interval on a terminal, and
+prints it again each time otherwise, until interrupted.
+
+CCC_NOW (RFC 3339) sets the clock: a testing aid.` + exitStatusHelp(
+			"0  no agent is STALE (--watch: stopped by a signal)",
+			"4  at least one agent is STALE",
+			"1  the project or its records cannot be read",
+			"2  usage error"),
+		Example: `  ccc status
+  ccc status --json | jq -r '.agents[] | select(.health == "STALE") | .agent'
+  ccc status --markdown --output progress/STATUS.md
+  ccc status --watch`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			switch {
+			case opts.JSON && opts.Markdown:
+				return &usageError{errors.New("--json and --markdown are exclusive")}
+			case opts.Output != "" && !opts.Markdown:
+				return &usageError{errors.New("--output needs --markdown")}
+			case opts.Watch && (opts.JSON || opts.Markdown):
+				return &usageError{errors.New("--watch shows the table; it does not combine with --json or --markdown")}
+			case opts.Interval <= 0:
+				return &usageError{errors.New("--interval must be longer than zero")}
+			}
+			opts.Dir = *dir
+			if runF != nil {
+				return runF(opts)
+			}
+			return statusRun(cmd.Context(), f, opts)
+		},
+	}
+	fl := cmd.Flags()
+	fl.BoolVar(&opts.JSON, "json", false, "print the agents as JSON")
+	fl.BoolVar(&opts.Markdown, "markdown", false, "print the STATUS.md Markdown table")
+	fl.StringVarP(&opts.Output, "output", "o", "", "with --markdown: write the table to FILE (atomically) instead of stdout")
+	fl.BoolVarP(&opts.Watch, "watch", "w", false, "redraw the table until interrupted")
+	fl.DurationVar(&opts.Interval, "interval", 5*time.Second, "with --watch: time between refreshes")
+	return cmd
+}
+
+// AgentStatus is one agent's row.
+type AgentStatus struct {
+	Agent     string `json:"agent"`
+	ID        string `json:"id"`
+	Issue     string `json:"issue"`
+	Task      string `json:"task"`
+	Completed int    `json:"completed"`
+	Total     int    `json:"total"`
+	Percent   int    `json:"percent"`
+	// Status is the record's; "" for an agent known only from its queued
+	// deliveries.
+	Status    string     `json:"status"`
+	UpdatedAt *time.Time `json:"updatedAt"`
+	LastBeat  *time.Time `json:"lastBeat"`
+	// IdleSeconds is the time since the later of the two.
+	IdleSeconds int64 `json:"idleSeconds"`
+	// Health is ACTIVE, WARNING or STALE; "" when it does not apply.
+	Health  string       `json:"health"`
+	Drifted bool         `json:"drifted"`
+	Drift   string       `json:"drift,omitempty"`
+	Queued  QueuedStatus `json:"queued"`
+}
+
+// QueuedStatus sums up an agent's undelivered tracker updates.
+type QueuedStatus struct {
+	Count     int        `json:"count"`
+	Oldest    *time.Time `json:"oldest"`
+	LastError string     `json:"lastError,omitempty"`
+}
+
+// StatusReport is what `ccc status --json` prints.
+type StatusReport struct {
+	Now        time.Time     `json:"now"`
+	Dir        string        `json:"dir"`
+	WarnAfter  string        `json:"warnAfter"`
+	StaleAfter string        `json:"staleAfter"`
+	Agents     []AgentStatus `json:"agents"`
+	// Stale counts the STALE agents (exit status 4 when any).
+	Stale    int      `json:"stale"`
+	Warnings []string `json:"warnings"`
+}
+
+func statusRun(ctx context.Context, f *Factory, opts *StatusOptions) error {
+	root, err := f.root(ctx, opts.Dir)
+	if err != nil {
+		return err
+	}
+	tty := f.IO.OutTTY
+	if opts.Watch {
+		ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+		defer stop()
+		return statusWatch(ctx, f, root, opts, tty, sleepCtx)
+	}
+	rep, err := collectStatus(ctx, f, root)
+	if err != nil {
+		return err
+	}
+	if !opts.JSON {
+		for _, w := range rep.Warnings {
+			fmt.Fprintln(f.IO.ErrOut, "Warning: "+w)
+		}
+	}
+	switch {
+	case opts.JSON:
+		enc := json.NewEncoder(f.IO.Out)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(rep); err != nil {
+			return err
+		}
+	case opts.Markdown:
+		md := statusMarkdown(rep)
+		if opts.Output == "" {
+			if _, err := io.WriteString(f.IO.Out, md); err != nil {
+				return err
+			}
+			break
+		}
+		path := opts.Output
+		if !filepath.IsAbs(path) {
+			cwd, err := f.Getwd()
+			if err != nil {
+				return fmt.Errorf("status: %w", err)
+			}
+			path = filepath.Join(cwd, path)
+		}
+		if err := state.WriteFileAtomic(path, []byte(md), 0o644); err != nil {
+			return fmt.Errorf("status: write %s: %w", opts.Output, err)
+		}
+		fmt.Fprintf(f.IO.ErrOut, "Wrote %s (%d agent(s)).\n", opts.Output, len(rep.Agents))
+	default:
+		if len(rep.Agents) == 0 {
+			fmt.Fprintf(f.IO.ErrOut, "No agent records in %s.\n", rep.Dir)
+			break
+		}
+		colour := tty && f.Getenv("NO_COLOR") == ""
+		if _, err := io.WriteString(f.IO.Out, statusTable(rep, colour)); err != nil {
+			return err
+		}
+		if rep.Stale > 0 {
+			fmt.Fprintln(f.IO.ErrOut, "Hint: ccc takeover AGENT --as NEW hands a stale agent's work to a new one.")
+		}
+	}
+	if rep.Stale > 0 {
+		return &exitError{code: ExitStale}
+	}
+	return nil
+}
+
+// collectStatus reads every agent's record and queued deliveries at f.Now().
+// Problems that leave the rest readable (a corrupt record, a broken
+// preferences file) become warnings.
+func collectStatus(ctx context.Context, f *Factory, root string) (StatusReport, error) {
+	now := f.Now()
+	dir, err := records.Dir(ctx, root)
+	if err != nil {
+		return StatusReport{}, err
+	}
+	rep := StatusReport{Now: now.UTC(), Dir: dir, Agents: []AgentStatus{}, Warnings: []string{}}
+	warn := func(err error) {
+		for _, line := range strings.Split(err.Error(), "\n") {
+			rep.Warnings = append(rep.Warnings, line)
+		}
+	}
+	th, err := records.LoadThresholds(root)
+	if err != nil {
+		warn(fmt.Errorf("%w; using the defaults", err))
+	}
+	rep.WarnAfter, rep.StaleAfter = age(th.WarnAfter), age(th.StaleAfter)
+	top, err := records.Top(dir)
+	if err != nil {
+		warn(err)
+	}
+	wts, err := records.Worktrees(ctx, root)
+	if err != nil {
+		warn(err)
+	}
+
+	byAgent := map[string]*AgentStatus{}
+	var order []string
+	for _, s := range top {
+		cur := byAgent[s.Agent]
+		switch {
+		case s.Kind == records.KindCrashed:
+			continue // history of a takeover, not an agent
+		case cur != nil && (cur.Health != "" || s.Kind != records.KindCurrent):
+			continue // Top lists an agent's newest first; a current record wins
+		}
+		row := agentRow(s.Record, now, th, wts)
+		if cur == nil {
+			order = append(order, s.Agent)
+		}
+		byAgent[s.Agent] = &row
+	}
+
+	roots := []string{root}
+	for _, wt := range wts {
+		if !wt.Bare && !slices.Contains(roots, wt.Path) {
+			roots = append(roots, wt.Path)
+		}
+	}
+	for _, r := range roots {
+		entries, err := state.Outbox(r, now)
+		if err != nil {
+			warn(err)
+		}
+		for _, e := range entries {
+			row := byAgent[e.Agent]
+			if row == nil {
+				row = &AgentStatus{Agent: e.Agent}
+				byAgent[e.Agent] = row
+				order = append(order, e.Agent)
+			}
+			q := &row.Queued
+			q.Count++
+			if q.Oldest == nil || e.QueuedAt.Before(*q.Oldest) {
+				at := e.QueuedAt
+				q.Oldest = &at
+			}
+			if e.LastError != "" {
+				q.LastError = e.LastError
+			}
+		}
+	}
+	slices.Sort(order)
+	for _, a := range order {
+		rep.Agents = append(rep.Agents, *byAgent[a])
+		if byAgent[a].Health == string(records.Stale) {
+			rep.Stale++
+		}
+	}
+	return rep, nil
+}
+
+func agentRow(r *records.Record, now time.Time, th records.Thresholds, wts []records.Worktree) AgentStatus {
+	h := records.Assess(r, now, th, wts)
+	row := AgentStatus{
+		Agent: r.Agent, ID: r.ID, Issue: r.Issue, Task: r.CurrentStep,
+		Completed: r.Subtasks.Completed, Total: r.Subtasks.Total, Percent: r.Subtasks.Percent,
+		Status: r.Status, Health: string(h.Level), Drifted: h.Drifted, Drift: h.Drift,
+		IdleSeconds: int64(h.Idle / time.Second),
+	}
+	if !r.UpdatedAt.IsZero() {
+		at := r.UpdatedAt.UTC()
+		row.UpdatedAt = &at
+	}
+	if !r.Heartbeat.LastBeat.IsZero() {
+		at := r.Heartbeat.LastBeat.UTC()
+		row.LastBeat = &at
+	}
+	return row
+}
+
+var healthStyle = map[string]struct{ icon, colour string }{
+	string(records.Active):  {"✓", "32"},
+	string(records.Warning): {"!", "33"},
+	string(records.Stale):   {"X", "31"},
+	"DRIFTED":               {"~", "35"},
+}
+
+// statusTable renders the rows as an aligned table; colour adds icons and
+// colours to the health column.
+func statusTable(rep StatusReport, colour bool) string {
+	now := rep.Now
+	rows := [][]string{{"AGENT", "ISSUE", "TASK", "PROGRESS", "UPDATED", "STATUS", "HEALTH", "QUEUED"}}
+	var notes []string
+	for _, a := range rep.Agents {
+		var levels []string
+		if a.Health != "" {
+			levels = append(levels, a.Health)
+		}
+		if a.Drifted {
+			levels = append(levels, "DRIFTED")
+			notes = append(notes, fmt.Sprintf("%s: DRIFTED — %s", a.Agent, a.Drift))
+		}
+		health := "—"
+		if len(levels) > 0 {
+			health = ""
+			for i, l := range levels {
+				if i > 0 {
+					health += " "
+				}
+				if colour {
+					st := healthStyle[l]
+					l = "\x1b[" + st.colour + "m" + st.icon + " " + l + "\x1b[0m"
+				}
+				health += l
+			}
+		}
+		rows = append(rows, []string{
+			a.Agent, dash(a.Issue), dash(clip(a.Task, 40)), progressCell(a),
+			updatedCell(a, now), dash(a.Status), health, queuedCell(a.Queued, now),
+		})
+	}
+	var b strings.Builder
+	b.WriteString(renderCells(rows))
+	for _, n := range notes {
+		b.WriteString(n + "\n")
+	}
+	return b.String()
+}
+
+// renderCells aligns rows of cells in columns two spaces apart; colour codes
+// take no width.
+func renderCells(rows [][]string) string {
+	var widths []int
+	for _, r := range rows {
+		for i, c := range r {
+			if i == len(widths) {
+				widths = append(widths, 0)
+			}
+			widths[i] = max(widths[i], visibleLen(c))
+		}
+	}
+	var b strings.Builder
+	for _, r := range rows {
+		var line strings.Builder
+		for i, c := range r {
+			line.WriteString(c)
+			if i < len(r)-1 {
+				line.WriteString(strings.Repeat(" ", widths[i]-visibleLen(c)+2))
+			}
+		}
+		b.WriteString(strings.TrimRight(line.String(), " ") + "\n")
+	}
+	return b.String()
+}
+
+// visibleLen is a cell's width on screen: runes, without colour codes.
+func visibleLen(s string) int {
+	n := 0
+	for i := 0; i < len(s); {
+		if s[i] == 0x1b {
+			if j := strings.IndexByte(s[i:], 'm'); j >= 0 {
+				i += j + 1
+				continue
+			}
+		}
+		_, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+		n++
+	}
+	return n
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "—"
+	}
+	return s
+}
+
+func clip(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	return string([]rune(s)[:n-1]) + "…"
+}
+
+func progressCell(a AgentStatus) string {
+	if a.Total == 0 {
+		return "—"
+	}
+	return fmt.Sprintf("%d/%d %d%%", a.Completed, a.Total, a.Percent)
+}
+
+// updatedCell is the age of the last checkpoint, and of the last heartbeat
+// when that is more recent.
+func updatedCell(a AgentStatus, now time.Time) string {
+	if a.UpdatedAt == nil {
+		if a.LastBeat != nil {
+			return "beat " + age(max(now.Sub(*a.LastBeat), 0))
+		}
+		return "—"
+	}
+	s := age(max(now.Sub(*a.UpdatedAt), 0))
+	if a.LastBeat != nil && a.LastBeat.After(*a.UpdatedAt) {
+		s += " (beat " + age(max(now.Sub(*a.LastBeat), 0)) + ")"
+	}
+	return s
+}
+
+func queuedCell(q QueuedStatus, now time.Time) string {
+	if q.Count == 0 {
+		return "—"
+	}
+	s := fmt.Sprintf("%d, oldest %s", q.Count, age(max(now.Sub(*q.Oldest), 0)))
+	if q.LastError != "" {
+		s += ": " + clip(q.LastError, 40)
+	}
+	return s
+}
+
+// statusMarkdown is seed 002's STATUS.md table, with a health column.
+func statusMarkdown(rep StatusReport) string {
+	var b strings.Builder
+	b.WriteString("## Active Checkpoints\n\n")
+	b.WriteString("| Agent | Task | Progress | Last Update | Status | Health |\n")
+	b.WriteString("|-------|------|----------|-------------|--------|--------|\n")
+	for _, a := range rep.Agents {
+		progress := "—"
+		if a.Total > 0 {
+			progress = fmt.Sprintf("%d%%", a.Percent)
+		}
+		updated := "—"
+		if a.UpdatedAt != nil {
+			updated = minutesAgo(rep.Now.Sub(*a.UpdatedAt))
+		}
+		health := dash(a.Health)
+		if a.Drifted {
+			health += " DRIFTED"
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", mdCell(a.Agent), mdCell(dash(a.Issue)), progress, updated,
+			mdCell(dash(a.Status)), health)
+	}
+	return b.String()
+}
+
+// minutesAgo says an age the way STATUS.md does: "2 min ago".
+func minutesAgo(d time.Duration) string {
+	d = max(d, 0)
+	switch {
+	case d < time.Minute:
+		return "just now"
+	case d < time.Hour:
+		return fmt.Sprintf("%d min ago", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%d h ago", int(d.Hours()))
+	default:
+		return fmt.Sprintf("%d days ago", int(d.Hours())/24)
+	}
+}
+
+// mdCell keeps a value from breaking the table.
+func mdCell(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	return strings.ReplaceAll(s, "|", `\|`)
+}
+
+// statusWatch redraws the table every interval until ctx ends. On a
+// terminal it redraws in place — cursor home, each line cleared to its end,
+// the rest of the screen cleared last — so the table never blanks between
+// frames; otherwise each frame is printed after the last.
+func statusWatch(ctx context.Context, f *Factory, root string, opts *StatusOptions, tty bool,
+	wait func(context.Context, time.Duration) error) error {
+	colour := tty && f.Getenv("NO_COLOR") == ""
+	if tty {
+		fmt.Fprint(f.IO.Out, "\x1b[?25l\x1b[H\x1b[2J") // hide the cursor, start on a clean screen
+		defer fmt.Fprint(f.IO.Out, "\x1b[?25h")
+	}
+	for {
+		var frame bytes.Buffer
+		now := f.Now()
+		fmt.Fprintf(&frame, "ccc status — %s — every %s, Ctrl-C to stop\n\n", now.UTC().Format("2006-01-02 15:04:05Z"), opts.Interval)
+		rep, err := collectStatus(ctx, f, root)
+		switch {
+		case err != nil:
+			fmt.Fprintf(&frame, "Error: %v\n", err)
+		case len(rep.Agents) == 0:
+			fmt.Fprintf(&frame, "No agent records in %s.\n", rep.Dir)
+		default:
+			frame.WriteString(statusTable(rep, colour))
+		}
+		for _, w := range rep.Warnings {
+			fmt.Fprintln(&frame, "Warning: "+w)
+		}
+		if tty {
+			var screen strings.Builder
+			screen.WriteString("\x1b[H")
+			for _, line := range strings.SplitAfter(frame.String(), "\n") {
+				if line == "" {
+					continue
+				}
+				screen.WriteString(strings.TrimSuffix(line, "\n") + "\x1b[K\n")
+			}
+			screen.WriteString("\x1b[J")
+			fmt.Fprint(f.IO.Out, screen.String())
+		} else {
+			frame.WriteString("\n")
+			if _, err := f.IO.Out.Write(frame.Bytes()); err != nil {
+				return err
+			}
+		}
+		if err := wait(ctx, opts.Interval); err != nil {
+			return nil // interrupted: the normal way to stop watching
+		}
+	}
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}

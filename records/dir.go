@@ -1,0 +1,122 @@
+package records
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+)
+
+// SubDir is where the records live, under the main worktree's root.
+const SubDir = ".ccc/checkpoints"
+
+// Dir is the shared records directory: <main worktree root>/.ccc/checkpoints,
+// found through `git rev-parse --git-common-dir` from root, so that every
+// worktree of a repository shares it; outside git, root/.ccc/checkpoints.
+// It does not create the directory.
+func Dir(ctx context.Context, root string) (string, error) {
+	out, err := runGit(ctx, root, "rev-parse", "--git-common-dir")
+	if errors.Is(err, errNotRepo) {
+		return filepath.Join(root, SubDir), nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("records: find the shared directory: %w", err)
+	}
+	common := strings.TrimSpace(out)
+	if !filepath.IsAbs(common) {
+		common = filepath.Join(root, common)
+	}
+	main := filepath.Dir(common)
+	if filepath.Base(common) != ".git" {
+		// A repository whose git directory lives elsewhere
+		// (--separate-git-dir) or a bare one with linked worktrees: the
+		// first worktree git lists is the main one, unless it is bare.
+		main = common
+		if wts, err := Worktrees(ctx, root); err == nil && len(wts) > 0 && !wts[0].Bare {
+			main = wts[0].Path
+		}
+	}
+	return filepath.Join(main, filepath.FromSlash(SubDir)), nil
+}
+
+// Root is the directory that holds dir's .ccc (the main worktree's root for a
+// directory Dir returned): where the records' backups go.
+func Root(dir string) string {
+	return filepath.Dir(filepath.Dir(dir))
+}
+
+// Worktree is one working tree of a repository as git lists it.
+type Worktree struct {
+	Path   string `json:"path"`
+	Head   string `json:"head"`   // "" on an unborn branch
+	Branch string `json:"branch"` // short name; "" when detached
+	Bare   bool   `json:"bare,omitempty"`
+}
+
+// Worktrees lists the working trees of root's repository, main first
+// (`git worktree list --porcelain`, one command however many agents there
+// are). Outside git it returns nil and no error.
+func Worktrees(ctx context.Context, root string) ([]Worktree, error) {
+	out, err := runGit(ctx, root, "worktree", "list", "--porcelain")
+	if errors.Is(err, errNotRepo) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("records: list worktrees: %w", err)
+	}
+	var wts []Worktree
+	for _, block := range strings.Split(strings.TrimSpace(out), "\n\n") {
+		var wt Worktree
+		for _, line := range strings.Split(block, "\n") {
+			key, val, _ := strings.Cut(line, " ")
+			switch key {
+			case "worktree":
+				wt.Path = filepath.FromSlash(val)
+			case "HEAD":
+				if strings.Trim(val, "0") != "" {
+					wt.Head = val
+				}
+			case "branch":
+				wt.Branch = strings.TrimPrefix(val, "refs/heads/")
+			case "bare":
+				wt.Bare = true
+			}
+		}
+		if wt.Path != "" {
+			wts = append(wts, wt)
+		}
+	}
+	return wts, nil
+}
+
+var errNotRepo = errors.New("not a git repository")
+
+// runGit runs git in dir. Not being in a repository, or git not being
+// installed, is errNotRepo: both mean "no shared repository", so the records
+// stay beside the project.
+func runGit(ctx context.Context, dir string, args ...string) (string, error) {
+	cmd := exec.CommandContext(ctx, "git", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "LC_ALL=C", "GIT_TERMINAL_PROMPT=0")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	if errors.Is(err, exec.ErrNotFound) {
+		return "", errNotRepo
+	}
+	if err != nil {
+		msg := strings.TrimSpace(stderr.String())
+		if strings.Contains(msg, "not a git repository") {
+			return "", errNotRepo
+		}
+		if ctx.Err() != nil {
+			err = ctx.Err()
+		}
+		return "", fmt.Errorf("git %s: %s (%w)", args[0], msg, err)
+	}
+	return stdout.String(), nil
+}

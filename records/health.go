@@ -1,0 +1,198 @@
+package records
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Level is an agent's liveness, judged from its record's timestamps.
+type Level string
+
+// Liveness levels (seed 003's stale detection).
+const (
+	// Active: a checkpoint or heartbeat within the warning threshold.
+	Active Level = "ACTIVE"
+	// Warning: quiet for longer than the warning threshold; may be slow.
+	Warning Level = "WARNING"
+	// Stale: quiet for longer than the stale threshold; likely crashed.
+	Stale Level = "STALE"
+)
+
+// Default thresholds (seed 003: 30 minutes warning, 60 minutes failure).
+const (
+	DefaultWarnAfter  = 30 * time.Minute
+	DefaultStaleAfter = 60 * time.Minute
+)
+
+// Thresholds are the quiet times after which an agent is WARNING and STALE.
+type Thresholds struct {
+	WarnAfter  time.Duration `json:"warnAfter"`
+	StaleAfter time.Duration `json:"staleAfter"`
+}
+
+// DefaultThresholds are the thresholds without preferences.
+func DefaultThresholds() Thresholds {
+	return Thresholds{WarnAfter: DefaultWarnAfter, StaleAfter: DefaultStaleAfter}
+}
+
+// prefsFile is config.PrefsFile; config is not imported so that config can
+// take these keys over without an import cycle.
+const prefsFile = ".ccc-preferences.yaml"
+
+// LoadThresholds reads agents.warn_after and agents.stale_after from
+// root/.ccc-preferences.yaml ("30m", "1h", "2d", or a bare number of
+// seconds), over the defaults. A missing file or key gives the default; a
+// bad value gives the defaults and an error naming the file and line, for
+// the caller to warn about.
+func LoadThresholds(root string) (Thresholds, error) {
+	th := DefaultThresholds()
+	path := filepath.Join(root, prefsFile)
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return th, nil
+	}
+	if err != nil {
+		return th, fmt.Errorf("preferences: %w", err)
+	}
+	var doc struct {
+		Agents struct {
+			WarnAfter  yaml.Node `yaml:"warn_after"`
+			StaleAfter yaml.Node `yaml:"stale_after"`
+		} `yaml:"agents"`
+	}
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return th, fmt.Errorf("preferences: %s: %w", path, err)
+	}
+	read := th
+	for _, f := range []struct {
+		key  string
+		node *yaml.Node
+		dst  *time.Duration
+	}{
+		{"agents.warn_after", &doc.Agents.WarnAfter, &read.WarnAfter},
+		{"agents.stale_after", &doc.Agents.StaleAfter, &read.StaleAfter},
+	} {
+		if f.node.Kind == 0 {
+			continue
+		}
+		d, err := ParseDuration(f.node.Value)
+		if secs, serr := strconv.Atoi(f.node.Value); serr == nil && secs >= 0 {
+			d, err = time.Duration(secs)*time.Second, nil
+		}
+		if err == nil && d <= 0 {
+			err = errors.New("must be longer than zero")
+		}
+		if err != nil || f.node.Kind != yaml.ScalarNode {
+			return th, fmt.Errorf("preferences: %s:%d: %s: %q is not a duration (use e.g. 30m, 2h or 1d)", path, f.node.Line, f.key, f.node.Value)
+		}
+		*f.dst = d
+	}
+	if read.StaleAfter <= read.WarnAfter {
+		return th, fmt.Errorf("preferences: %s: agents.stale_after (%s) must be longer than agents.warn_after (%s)", path, read.StaleAfter, read.WarnAfter)
+	}
+	return read, nil
+}
+
+// ParseDuration reads a Go duration ("90m", "1h30m") that may start with a
+// number of days ("7d", "1d12h").
+func ParseDuration(s string) (time.Duration, error) {
+	in := s
+	s = strings.TrimSpace(s)
+	var total time.Duration
+	if days, rest, ok := strings.Cut(s, "d"); ok {
+		n, err := strconv.Atoi(days)
+		if err != nil || n < 0 || n > 100000 {
+			return 0, fmt.Errorf("%q is not a duration (use e.g. 30m, 12h or 7d)", in)
+		}
+		total = time.Duration(n) * 24 * time.Hour
+		if s = rest; s == "" {
+			return total, nil
+		}
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d < 0 {
+		return 0, fmt.Errorf("%q is not a duration (use e.g. 30m, 12h or 7d)", in)
+	}
+	return total + d, nil
+}
+
+// Health is an agent's state when a supervisor looks.
+type Health struct {
+	// Level is "" for a complete or failed record: liveness does not apply.
+	Level Level
+	// Idle is how long since the last checkpoint or heartbeat.
+	Idle time.Duration
+	// Drifted says the repository moved under the record: the recorded
+	// branch's HEAD changed, or the branch is no longer checked out.
+	Drifted bool
+	Drift   string
+}
+
+// Assess judges a record at now. worktrees (from Worktrees) tell whether
+// the repository moved since the record; nil skips that check. A record
+// with no timestamp at all (an import of a template) cannot show it is
+// alive and is STALE.
+func Assess(r *Record, now time.Time, th Thresholds, worktrees []Worktree) Health {
+	var h Health
+	if r.Terminal() {
+		return h
+	}
+	last := r.LastActivity()
+	if !last.IsZero() {
+		h.Idle = max(now.Sub(last), 0) // a clock running behind is not negative idleness
+	}
+	switch {
+	case last.IsZero() || h.Idle > th.StaleAfter:
+		h.Level = Stale
+	case h.Idle > th.WarnAfter:
+		h.Level = Warning
+	default:
+		h.Level = Active
+	}
+	h.Drifted, h.Drift = drift(r, worktrees)
+	return h
+}
+
+// drift compares the record's branch and HEAD with the worktrees': across
+// worktrees an agent's branch is found by name, since the record does not
+// say which worktree it came from.
+func drift(r *Record, wts []Worktree) (bool, string) {
+	if len(wts) == 0 || (r.Branch == "" && r.Head == "") {
+		return false, ""
+	}
+	if r.Branch == "" {
+		for _, wt := range wts {
+			if wt.Head == r.Head {
+				return false, ""
+			}
+		}
+		return true, fmt.Sprintf("detached HEAD %s is no longer checked out in any worktree", short(r.Head))
+	}
+	for _, wt := range wts {
+		if wt.Branch != r.Branch {
+			continue
+		}
+		if r.Head != "" && wt.Head != r.Head {
+			return true, fmt.Sprintf("HEAD of %s moved since the record: %s → %s", r.Branch, short(r.Head), short(wt.Head))
+		}
+		return false, ""
+	}
+	return true, fmt.Sprintf("branch %s is no longer checked out in any worktree", r.Branch)
+}
+
+func short(sha string) string {
+	if sha == "" {
+		return "(none)"
+	}
+	if len(sha) > 7 {
+		return sha[:7]
+	}
+	return sha
+}

@@ -1,0 +1,134 @@
+package records
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// t0 is the tests' clock at the first checkpoint.
+var t0 = time.Date(2026, 11, 21, 13, 45, 0, 0, time.UTC)
+
+// isolate keeps the developer's git configuration and any enclosing hook's
+// GIT_* variables out of the test repositories.
+func isolate(t testing.TB) {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", home)
+	t.Setenv("GIT_CONFIG_GLOBAL", filepath.Join(home, "gitconfig"))
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	t.Setenv("GIT_CEILING_DIRECTORIES", filepath.Dir(home))
+	for _, k := range []string{"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR", "GIT_OBJECT_DIRECTORY"} {
+		t.Setenv(k, "")
+		require.NoError(t, os.Unsetenv(k))
+	}
+	t.Setenv("GIT_AUTHOR_NAME", "Test")
+	t.Setenv("GIT_AUTHOR_EMAIL", "test@example.com")
+	t.Setenv("GIT_COMMITTER_NAME", "Test")
+	t.Setenv("GIT_COMMITTER_EMAIL", "test@example.com")
+}
+
+// tempDir is a t.TempDir with symlinks resolved, as git reports paths.
+func tempDir(t testing.TB) string {
+	t.Helper()
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	require.NoError(t, err)
+	return dir
+}
+
+// seededRepo is a repository on main with one commit.
+func seededRepo(t testing.TB) string {
+	t.Helper()
+	isolate(t)
+	dir := tempDir(t)
+	git(t, dir, "init", "-q", "-b", "main")
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "a.txt"), []byte("a\n"), 0o644))
+	git(t, dir, "add", "a.txt")
+	git(t, dir, "commit", "-q", "-m", "base")
+	return dir
+}
+
+func git(t testing.TB, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	out, err := cmd.Output()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		t.Fatalf("git %q: %v\n%s", args, err, ee.Stderr)
+	}
+	require.NoError(t, err)
+	return string(out)
+}
+
+func commit(t testing.TB, dir, msg string) string {
+	t.Helper()
+	git(t, dir, "commit", "-q", "--allow-empty", "-m", msg)
+	return trim(git(t, dir, "rev-parse", "HEAD"))
+}
+
+func trim(s string) string {
+	for len(s) > 0 && (s[len(s)-1] == '\n' || s[len(s)-1] == '\r') {
+		s = s[:len(s)-1]
+	}
+	return s
+}
+
+// readJSON is a file as a generic JSON object.
+func readJSON(t testing.TB, path string) map[string]any {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	var m map[string]any
+	require.NoError(t, json.Unmarshal(data, &m), string(data))
+	return m
+}
+
+func writeFile(t testing.TB, path, body string) {
+	t.Helper()
+	require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+	require.NoError(t, os.WriteFile(path, []byte(body), 0o644))
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
+// names lists a directory's entries, for asserting on what a step left.
+func names(t testing.TB, dir string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	require.NoError(t, err)
+	var out []string
+	for _, e := range entries {
+		out = append(out, e.Name())
+	}
+	return out
+}
+
+// snap is a typical mid-task snapshot for agent.
+func snap(agent, issue string) Snapshot {
+	return Snapshot{
+		Agent: agent, Issue: issue, Phase: "implementation",
+		Current:   "write parser",
+		Completed: []string{"read the spec"},
+		Remaining: []string{"write tests", "docs"},
+		Files:     []string{"parser.go"},
+		Prompt:    "Resume " + issue + ". Current task: write parser.",
+		Branch:    "main", Head: "1111111111111111111111111111111111111111",
+	}
+}

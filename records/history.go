@@ -1,0 +1,166 @@
+package records
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// Kind says what a stored record is, from where it sits.
+type Kind string
+
+// Kinds of stored records.
+const (
+	// KindCurrent is an agent's live record, <agent>.json.
+	KindCurrent Kind = "current"
+	// KindHistory is a record a later checkpoint replaced.
+	KindHistory Kind = "history"
+	// KindComplete is a completed record's archive.
+	KindComplete Kind = "complete"
+	// KindCrashed is a record set aside by a takeover (or any other
+	// record at the top of the directory that is not an agent's current one).
+	KindCrashed Kind = "crashed"
+	// KindFailed is a failed record, in failed/ or waiting to move there.
+	KindFailed Kind = "failed"
+)
+
+// Stored is a record and where it is kept. It marshals as the record alone
+// (the embedded record's MarshalJSON); callers that report Kind and Path
+// build their own shape.
+type Stored struct {
+	*Record
+	Kind Kind
+	Path string
+}
+
+// Top reads the records at the top of dir: every agent's current record,
+// completed archives, crashed records. Files that cannot be read are
+// reported together in the error (the others are still returned); a
+// missing dir is no records. Ordered by agent, then newest first.
+func Top(dir string) ([]Stored, error) {
+	out, err := readDir(dir, func(name string, r *Record) Kind {
+		switch {
+		case r.Status == StatusComplete:
+			return KindComplete
+		case r.Status == StatusFailed:
+			return KindFailed
+		case name == r.Agent+".json":
+			return KindCurrent
+		default:
+			return KindCrashed
+		}
+	})
+	sortStored(out, true)
+	return out, err
+}
+
+// List returns the current records, one per agent, ordered by agent.
+func List(dir string) ([]*Record, error) {
+	top, err := Top(dir)
+	var out []*Record
+	for _, s := range top {
+		if s.Kind == KindCurrent {
+			out = append(out, s.Record)
+		}
+	}
+	return out, err
+}
+
+// All reads every stored record: the top of dir, history/ and failed/,
+// newest first (by updatedAt).
+func All(dir string) ([]Stored, error) {
+	all, err := Top(dir)
+	errs := []error{err}
+	hist := filepath.Join(dir, HistoryDir)
+	agents, herr := os.ReadDir(hist)
+	if herr != nil && !errors.Is(herr, os.ErrNotExist) {
+		errs = append(errs, fmt.Errorf("records: %w", herr))
+	}
+	for _, a := range agents {
+		if !a.IsDir() {
+			continue
+		}
+		s, err := readDir(filepath.Join(hist, a.Name()), func(string, *Record) Kind { return KindHistory })
+		all = append(all, s...)
+		errs = append(errs, err)
+	}
+	s, err := readDir(filepath.Join(dir, FailedDir), func(string, *Record) Kind { return KindFailed })
+	all = append(all, s...)
+	errs = append(errs, err)
+	sortStored(all, false)
+	return all, errors.Join(errs...)
+}
+
+// ErrNotFound means no stored record has the id asked for.
+var ErrNotFound = errors.New("no such record")
+
+// Find returns the stored record with this id, or, when none has it and id
+// names an agent, that agent's current record.
+func Find(dir, id string) (Stored, error) {
+	all, err := All(dir)
+	for _, s := range all {
+		if s.ID == id {
+			return s, nil
+		}
+	}
+	for _, s := range all {
+		if s.Kind == KindCurrent && s.Agent == id {
+			return s, nil
+		}
+	}
+	if err != nil {
+		return Stored{}, fmt.Errorf("records: %q: %w (and some records could not be read: %v)", id, ErrNotFound, err)
+	}
+	return Stored{}, fmt.Errorf("records: %q: %w", id, ErrNotFound)
+}
+
+// readDir decodes the *.json files directly in dir.
+func readDir(dir string, kind func(name string, r *Record) Kind) ([]Stored, error) {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("records: %w", err)
+	}
+	var out []Stored
+	var errs []error
+	for _, e := range entries {
+		name := e.Name()
+		// Temp files of an atomic write in progress start with a dot.
+		if e.IsDir() || !strings.HasSuffix(name, ".json") || strings.HasPrefix(name, ".") {
+			continue
+		}
+		path := filepath.Join(dir, name)
+		data, err := os.ReadFile(path)
+		if errors.Is(err, os.ErrNotExist) {
+			continue // removed by a writer since the listing
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("records: %w", err))
+			continue
+		}
+		r, _, err := Decode(path, data)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		out = append(out, Stored{Record: r, Kind: kind(name, r), Path: path})
+	}
+	return out, errors.Join(errs...)
+}
+
+func sortStored(s []Stored, byAgent bool) {
+	sort.SliceStable(s, func(i, j int) bool {
+		if byAgent && s[i].Agent != s[j].Agent {
+			return s[i].Agent < s[j].Agent
+		}
+		if !s[i].UpdatedAt.Equal(s[j].UpdatedAt) {
+			return s[i].UpdatedAt.After(s[j].UpdatedAt)
+		}
+		return s[i].Path < s[j].Path
+	})
+}

@@ -1,0 +1,343 @@
+// Package records keeps the per-agent checkpoint records that let a
+// supervisor of parallel agents see who is working on what: one JSON file
+// per agent under the repository's shared .ccc/checkpoints directory, its
+// history, the heartbeat that tells a live agent from a crashed one, the
+// takeover of a crashed agent's work and the cleanup policy. It is the union
+// of what the neighbouring checkpoint protocols (seeds 001–003) keep.
+package records
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+)
+
+// SchemaVersion is the version of the record format this package writes.
+const SchemaVersion = 1
+
+// Record statuses.
+const (
+	StatusInProgress = "in_progress"
+	StatusBlocked    = "blocked"
+	StatusComplete   = "complete"
+	StatusFailed     = "failed"
+)
+
+// ValidStatus reports whether s is one of the four record statuses.
+func ValidStatus(s string) bool {
+	switch s {
+	case StatusInProgress, StatusBlocked, StatusComplete, StatusFailed:
+		return true
+	}
+	return false
+}
+
+// Record is one agent's checkpoint record. Every key is always written (null
+// for an unset time) so a reader never has to tell a missing key from an
+// empty one.
+type Record struct {
+	SchemaVersion  int      `json:"schemaVersion"`
+	ID             string   `json:"id"`
+	Agent          string   `json:"agent"`
+	SessionID      string   `json:"sessionId"`
+	Issue          string   `json:"issue"`
+	Status         string   `json:"status"`
+	Phase          string   `json:"phase"`
+	CurrentStep    string   `json:"currentStep"`
+	CompletedSteps []string `json:"completedSteps"`
+	NextSteps      []string `json:"nextSteps"`
+	Subtasks       Subtasks `json:"subtasks"`
+	FilesCreated   []string `json:"filesCreated"`
+	FilesModified  []string `json:"filesModified"`
+	Errors         []Error  `json:"errors"`
+	// AcceptanceCriteriaMet maps a criterion to whether it is met.
+	AcceptanceCriteriaMet map[string]bool `json:"acceptanceCriteriaMet"`
+	// ResumeInstructions is the continuation prompt.
+	ResumeInstructions     string    `json:"resumeInstructions"`
+	CreatedAt              time.Time `json:"createdAt"`
+	UpdatedAt              time.Time `json:"updatedAt"`
+	CompletedAt            time.Time `json:"completedAt"`
+	Heartbeat              Beat      `json:"heartbeat"`
+	NextCheckpointExpected time.Time `json:"nextCheckpointExpected"`
+	Branch                 string    `json:"branch"`
+	Head                   string    `json:"head"`
+	// Extra holds fields imported from elsewhere (and keys of a record this
+	// version does not know), under their original names.
+	Extra map[string]json.RawMessage `json:"extra"`
+}
+
+// Subtasks counts the work items of a record.
+type Subtasks struct {
+	Total     int       `json:"total"`
+	Completed int       `json:"completed"`
+	Failed    int       `json:"failed"`
+	Percent   int       `json:"percent"`
+	Items     []Subtask `json:"items"`
+}
+
+// Subtask is one work item; Output is what it produced (null when nothing).
+type Subtask struct {
+	ID     string  `json:"id"`
+	Status string  `json:"status"`
+	Output *string `json:"output"`
+}
+
+// Error is a problem the agent met; a blocking one stops its work.
+type Error struct {
+	Type      string    `json:"type"`
+	Message   string    `json:"message"`
+	Timestamp time.Time `json:"timestamp"`
+	Blocking  bool      `json:"blocking"`
+}
+
+// Beat is the record's heartbeat: the agent's liveness signal.
+type Beat struct {
+	LastBeat        time.Time `json:"lastBeat"`
+	IntervalSeconds int       `json:"intervalSeconds"`
+}
+
+// nullTime makes an unset time null rather than year 1.
+func nullTime(t time.Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	return &t
+}
+
+// MarshalJSON writes the keys in the order of the format, unset times as
+// null, and empty lists and maps as [] and {}.
+func (r Record) MarshalJSON() ([]byte, error) {
+	acc, extra := r.AcceptanceCriteriaMet, r.Extra
+	if acc == nil {
+		acc = map[string]bool{}
+	}
+	if extra == nil {
+		extra = map[string]json.RawMessage{}
+	}
+	sub := r.Subtasks
+	sub.Items = nonNil(sub.Items)
+	return marshal(struct {
+		SchemaVersion          int                        `json:"schemaVersion"`
+		ID                     string                     `json:"id"`
+		Agent                  string                     `json:"agent"`
+		SessionID              string                     `json:"sessionId"`
+		Issue                  string                     `json:"issue"`
+		Status                 string                     `json:"status"`
+		Phase                  string                     `json:"phase"`
+		CurrentStep            string                     `json:"currentStep"`
+		CompletedSteps         []string                   `json:"completedSteps"`
+		NextSteps              []string                   `json:"nextSteps"`
+		Subtasks               Subtasks                   `json:"subtasks"`
+		FilesCreated           []string                   `json:"filesCreated"`
+		FilesModified          []string                   `json:"filesModified"`
+		Errors                 []Error                    `json:"errors"`
+		AcceptanceCriteriaMet  map[string]bool            `json:"acceptanceCriteriaMet"`
+		ResumeInstructions     string                     `json:"resumeInstructions"`
+		CreatedAt              *time.Time                 `json:"createdAt"`
+		UpdatedAt              *time.Time                 `json:"updatedAt"`
+		CompletedAt            *time.Time                 `json:"completedAt"`
+		Heartbeat              Beat                       `json:"heartbeat"`
+		NextCheckpointExpected *time.Time                 `json:"nextCheckpointExpected"`
+		Branch                 string                     `json:"branch"`
+		Head                   string                     `json:"head"`
+		Extra                  map[string]json.RawMessage `json:"extra"`
+	}{
+		r.SchemaVersion, r.ID, r.Agent, r.SessionID, r.Issue, r.Status, r.Phase, r.CurrentStep,
+		nonNil(r.CompletedSteps), nonNil(r.NextSteps), sub, nonNil(r.FilesCreated), nonNil(r.FilesModified),
+		nonNil(r.Errors), acc, r.ResumeInstructions, nullTime(r.CreatedAt), nullTime(r.UpdatedAt),
+		nullTime(r.CompletedAt), r.Heartbeat, nullTime(r.NextCheckpointExpected), r.Branch, r.Head, extra,
+	})
+}
+
+// MarshalJSON writes an unset time as null.
+func (h Beat) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		LastBeat        *time.Time `json:"lastBeat"`
+		IntervalSeconds int        `json:"intervalSeconds"`
+	}{nullTime(h.LastBeat), h.IntervalSeconds})
+}
+
+// MarshalJSON writes an unset time as null.
+func (e Error) MarshalJSON() ([]byte, error) {
+	return marshal(struct {
+		Type      string     `json:"type"`
+		Message   string     `json:"message"`
+		Timestamp *time.Time `json:"timestamp"`
+		Blocking  bool       `json:"blocking"`
+	}{e.Type, e.Message, nullTime(e.Timestamp), e.Blocking})
+}
+
+// marshal is json.Marshal without escaping <, > and &, which prompts and
+// messages are full of.
+func marshal(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+// LastActivity is the later of the last checkpoint and the last heartbeat:
+// the last time the agent was known to be alive.
+func (r *Record) LastActivity() time.Time {
+	if r.Heartbeat.LastBeat.After(r.UpdatedAt) {
+		return r.Heartbeat.LastBeat
+	}
+	return r.UpdatedAt
+}
+
+// Terminal reports whether the record's work is over (complete or failed),
+// so liveness no longer applies to it.
+func (r *Record) Terminal() bool {
+	return r.Status == StatusComplete || r.Status == StatusFailed
+}
+
+// Encode renders the record as ccc writes it: indented, one trailing newline.
+func Encode(r *Record) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(r); err != nil {
+		return nil, fmt.Errorf("records: encode %s: %w", r.Agent, err)
+	}
+	return buf.Bytes(), nil
+}
+
+// ErrSchema is a record of a schemaVersion this ccc cannot read: newer than
+// SchemaVersion, or older without a migration.
+var ErrSchema = errors.New("unsupported schemaVersion")
+
+// CorruptError is a record file that cannot be read as a record.
+type CorruptError struct {
+	Path string
+	Msg  string
+}
+
+func (e *CorruptError) Error() string { return fmt.Sprintf("records: %s: %s", e.Path, e.Msg) }
+
+// migrations turn a record of version N (the key) into version N+1. A
+// version with no entry cannot be migrated and is refused.
+var migrations = map[int]func(map[string]json.RawMessage) error{
+	// Version 0 is a record without schemaVersion: one an agent wrote by
+	// hand, following the format, before ccc stamped versions. Its keys are
+	// version 1's; those it does not know end up in extra.
+	0: func(map[string]json.RawMessage) error { return nil },
+}
+
+// knownKeys are the top-level keys of a version-1 record.
+var knownKeys = func() map[string]bool {
+	keys := map[string]bool{}
+	for _, k := range []string{"schemaVersion", "id", "agent", "sessionId", "issue", "status", "phase",
+		"currentStep", "completedSteps", "nextSteps", "subtasks", "filesCreated", "filesModified", "errors",
+		"acceptanceCriteriaMet", "resumeInstructions", "createdAt", "updatedAt", "completedAt", "heartbeat",
+		"nextCheckpointExpected", "branch", "head", "extra"} {
+		keys[k] = true
+	}
+	return keys
+}()
+
+// Decode reads a record file's bytes (path is for messages). A record of an
+// older schemaVersion is migrated and from reports the version it had; a
+// newer one, or one that does not match the format (a wrong type, an
+// unknown nested field, a missing agent or an unknown status), is refused:
+// a record is never silently misread. Unknown top-level keys are kept in
+// Extra.
+func Decode(path string, data []byte) (r *Record, from int, err error) {
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(data, &top); err != nil {
+		return nil, 0, &CorruptError{Path: path, Msg: "not a JSON object: " + err.Error()}
+	}
+	if top == nil {
+		return nil, 0, &CorruptError{Path: path, Msg: "not a JSON object: null"}
+	}
+	version := 0
+	if raw, ok := top["schemaVersion"]; ok {
+		if err := json.Unmarshal(raw, &version); err != nil {
+			return nil, 0, &CorruptError{Path: path, Msg: "schemaVersion is not an integer: " + string(raw)}
+		}
+	}
+	from = version
+	if version > SchemaVersion {
+		return nil, from, fmt.Errorf("records: %s: schemaVersion %d is newer than this ccc reads (%d): upgrade ccc: %w",
+			path, version, SchemaVersion, ErrSchema)
+	}
+	for ; version < SchemaVersion; version++ {
+		m, ok := migrations[version]
+		if !ok {
+			return nil, from, fmt.Errorf("records: %s: schemaVersion %d cannot be migrated to %d: %w",
+				path, version, SchemaVersion, ErrSchema)
+		}
+		if err := m(top); err != nil {
+			return nil, from, fmt.Errorf("records: %s: migrate from schemaVersion %d: %w", path, version, err)
+		}
+	}
+	known := map[string]json.RawMessage{}
+	var unknown []string
+	for k, v := range top {
+		if knownKeys[k] {
+			known[k] = v
+		} else {
+			unknown = append(unknown, k)
+		}
+	}
+	raw := data
+	if from != SchemaVersion || len(unknown) > 0 {
+		// Only what the current format knows goes through the strict decode.
+		known["schemaVersion"] = json.RawMessage(fmt.Sprint(SchemaVersion))
+		if raw, err = json.Marshal(known); err != nil {
+			return nil, from, &CorruptError{Path: path, Msg: err.Error()}
+		}
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	rec := &Record{}
+	if err := dec.Decode(rec); err != nil {
+		return nil, from, &CorruptError{Path: path, Msg: "not a checkpoint record: " + err.Error()}
+	}
+	if len(unknown) > 0 {
+		if rec.Extra == nil {
+			rec.Extra = map[string]json.RawMessage{}
+		}
+		sort.Strings(unknown)
+		for _, k := range unknown {
+			if _, taken := rec.Extra[k]; !taken {
+				rec.Extra[k] = top[k]
+			}
+		}
+	}
+	switch {
+	case strings.TrimSpace(rec.Agent) == "":
+		return nil, from, &CorruptError{Path: path, Msg: "not a checkpoint record: agent is missing"}
+	case !ValidStatus(rec.Status):
+		return nil, from, &CorruptError{Path: path, Msg: fmt.Sprintf("not a checkpoint record: status %q is not one of in_progress, blocked, complete, failed", rec.Status)}
+	}
+	return rec, from, nil
+}
+
+// ValidAgent checks that an agent name can name its record file.
+func ValidAgent(agent string) error {
+	switch {
+	case strings.TrimSpace(agent) == "":
+		return errors.New("records: the agent name is empty")
+	case len(agent) > 100:
+		return fmt.Errorf("records: agent name %.20q… is longer than 100 bytes", agent)
+	case strings.HasPrefix(agent, "."), strings.ContainsAny(agent, `/\`+"\x00"), agent != filepath.Base(agent):
+		return fmt.Errorf("records: agent name %q cannot name a file (no leading dot, no slashes)", agent)
+	}
+	return nil
+}

@@ -1,0 +1,73 @@
+package redact
+
+import (
+	"strings"
+	"testing"
+)
+
+// FuzzRedact plants one credential from a fixed set between fuzzed texts and checks that it
+// never survives, that the count is the number of markers added, that the findings are sorted
+// and disjoint, and that a second pass changes nothing. Pattern-shaped plants are set off by
+// spaces, since a prefix glued to a word is deliberately not a credential; held secrets are
+// planted bare, since they are matched wherever they are.
+func FuzzRedact(f *testing.F) {
+	held := []string{"s3cr3t-h3ld-v4lue", linKey}
+	shaped := []string{ghp, ghsJWT, pat, akia, slackBot, oaiProj, anthropic, linOAuth}
+	r, err := New(held, []Pattern{{Name: "ticket", Regexp: `TKT-[0-9]{6}`}})
+	if err != nil {
+		f.Fatal(err)
+	}
+
+	f.Add("", "", "", uint8(0))
+	f.Add("Authorization: Bearer ", "\n", "risk-assessment", uint8(2))
+	f.Add("[REDACTED:", "]", "[REDACTED:secret]", uint8(1))
+	f.Add("-----BEGIN RSA PRIVATE KEY-----\n", "\n-----END RSA PRIVATE KEY-----", "", uint8(3))
+	f.Add(`curl -H "Authorization: token `, `"`, "TKT-123456", uint8(4))
+	f.Add("**Authorization:** `", "`", "sk-1234-fix", uint8(5))
+	f.Add("s3cr3t-h3ld", "-v4lue", "lin_api_", uint8(9))
+	f.Add("ghp_", "AKIA", "xoxb-", uint8(7))
+
+	f.Fuzz(func(t *testing.T, before, after, extra string, pick uint8) {
+		all := append(append([]string{}, held...), shaped...)
+		plant := all[int(pick)%len(all)]
+		in := before + plant + after + extra
+		if int(pick)%len(all) >= len(held) {
+			in = before + " " + plant + " " + after + extra
+		}
+
+		found := r.Find(in)
+		last := 0
+		for _, fd := range found {
+			if fd.Start < last || fd.End <= fd.Start || fd.End > len(in) {
+				t.Fatalf("bad finding %+v (previous end %d) in %q", fd, last, in)
+			}
+			last = fd.End
+		}
+
+		out, n := r.Redact(in)
+		if n != len(found) {
+			t.Fatalf("count %d, findings %d", n, len(found))
+		}
+		if strings.Contains(out, plant) {
+			t.Fatalf("planted %q survived in %q", plant, out)
+		}
+		if added := r.countMarkers(out) - r.countMarkers(in); added != n {
+			t.Fatalf("count %d, markers added %d: %q", n, added, out)
+		}
+		again, n2 := r.Redact(out)
+		if again != out || n2 != 0 {
+			t.Fatalf("second pass changed %q into %q (%d)", out, again, n2)
+		}
+	})
+}
+
+// countMarkers counts the markers of kinds r knows in text.
+func (r *Redactor) countMarkers(text string) int {
+	n := 0
+	for _, m := range markerRe.FindAllStringSubmatchIndex(text, -1) {
+		if r.kinds[text[m[2]:m[3]]] {
+			n++
+		}
+	}
+	return n
+}

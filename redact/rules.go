@@ -1,0 +1,402 @@
+package redact
+
+import (
+	"regexp"
+	"strings"
+)
+
+// rule is one way of finding a kind of credential.
+//
+// A built-in rule's matches all start with one of its keywords, at the start of a word. Its
+// expression is anchored (^) and tried only where a keyword occurs: Go's regexp cannot skip
+// ahead to a literal behind \b or (?i), and running ten unanchored expressions over a 64 KB
+// body costs milliseconds, most of it on bodies with no credential at all. User patterns
+// (no keywords) run unanchored over the whole text.
+type rule struct {
+	kind     string
+	re       *regexp.Regexp
+	group    int      // submatch to redact when span is nil; 0 is the whole match
+	keywords []string // lowercase and matched in any case when fold
+	fold     bool
+	anywhere bool // a keyword counts inside a word too
+	// span turns a match (submatch indices into seg) into the bytes to redact, or rejects it
+	// when what matched the shape is not a credential. st is fresh for each text.
+	span func(seg string, m []int, st *scanState) (start, end int, ok bool)
+}
+
+// builtin is the ordered list of built-in rules; on a tie (same start and end) the earlier rule
+// names the finding, so specific token kinds come before the header rules that may cover the
+// same bytes.
+var builtin = []rule{
+	// A whole PEM or PGP block; an unterminated BEGIN runs to the end, since the rest of the
+	// text is then most likely key material. Anywhere: in a JSON string the block follows an
+	// escaped newline ("\n-----BEGIN").
+	{
+		kind:     KindPrivateKey,
+		keywords: []string{"-----BEGIN"},
+		anywhere: true,
+		re:       regexp.MustCompile(`^-----BEGIN[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----(?s:.*?)(?:-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----|\z)`),
+	},
+	// sk-ant-api03-…, sk-ant-admin01-…, sk-ant-oat01-…: before the OpenAI rule, which matches
+	// the same bytes.
+	{
+		kind:     KindAnthropic,
+		keywords: []string{"sk-ant-"},
+		re:       regexp.MustCompile(`^sk-ant-[A-Za-z0-9_-]{20,}`),
+		span:     randomBody(len("sk-ant-")),
+	},
+	// sk-<48 base62> (legacy), sk-proj-…, sk-svcacct-…, sk-admin-…, and the sk-<32 hex> keys of
+	// OpenAI-compatible APIs. The random-run check keeps branch names like sk-1234-fix-login out.
+	{
+		kind:     KindOpenAI,
+		keywords: []string{"sk-"},
+		re:       regexp.MustCompile(`^sk-[A-Za-z0-9_-]{20,}`),
+		span:     randomBody(len("sk-")),
+	},
+	// Prefixed tokens since 2021 are 36 base62 after the prefix and may grow; installation tokens
+	// (ghs_) are moving to a longer form with '.', '_' and '-' (ghs_<app id>_<JWT>).
+	{
+		kind:     KindGitHub,
+		keywords: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_"},
+		re:       regexp.MustCompile(`^(?:ghs_[A-Za-z0-9._-]{36,}|gh[pousr]_[A-Za-z0-9]{36,})`),
+		span:     githubToken,
+	},
+	// Fine-grained tokens: github_pat_<22>_<59>.
+	{
+		kind:     KindGitHub,
+		keywords: []string{"github_pat_"},
+		re:       regexp.MustCompile(`^github_pat_[A-Za-z0-9_]{22,}`),
+	},
+	// Personal API keys are lin_api_<40 base62>; OAuth tokens lin_oauth_<hex>. 32 leaves room for
+	// format changes while "lin_api_test" and the like stay visible.
+	{
+		kind:     KindLinear,
+		keywords: []string{"lin_api_", "lin_oauth_"},
+		re:       regexp.MustCompile(`^lin_(?:api|oauth)_[A-Za-z0-9]{32,}`),
+	},
+	// Access key ids are exactly 20 characters: long-term AKIA…, temporary (STS) ASIA….
+	{
+		kind:     KindAWS,
+		keywords: []string{"AKIA", "ASIA"},
+		re:       regexp.MustCompile(`^(?:AKIA|ASIA)[A-Z0-9]{16}\b`),
+	},
+	// xoxb-<team>-<bot>-<secret>, xoxp-…, legacy xoxa/xoxr/xoxs, refresh xoxe, app-level xapp.
+	// Real ones always carry digits; "xoxb-your-bot-token" does not.
+	{
+		kind:     KindSlack,
+		keywords: []string{"xox", "xapp-"},
+		re:       regexp.MustCompile(`^(?:xox[abprse]|xapp)-[A-Za-z0-9-]{10,}`),
+		span:     slackToken,
+	},
+	// An Authorization (or Proxy-Authorization) header in any case, as written in HTTP, curl,
+	// JSON, YAML or Markdown: the value is redacted, the header name and scheme stay visible.
+	{
+		kind:     KindAuthorization,
+		keywords: []string{"authorization"},
+		fold:     true,
+		re:       regexp.MustCompile(`^(?i:authorization)(\*\*|__|["'])?[ \t]*:`),
+		span:     authorizationValue,
+	},
+	// A bearer token outside a header (a log line, a code snippet); the word Bearer stays.
+	{
+		kind:     KindAuthorization,
+		keywords: []string{"bearer"},
+		fold:     true,
+		re:       regexp.MustCompile(`^(?i:bearer)[ \t]+([A-Za-z0-9._~+/-]{16,}=*)`),
+		span:     bearerToken,
+	},
+}
+
+// find returns the spans of seg to redact. Matches that the span function rejects and empty
+// matches (a user pattern like `x*`) are dropped. Like regexp's FindAll, a match that starts
+// inside the previous one is not tried, which also keeps the work linear on hostile input.
+func (ru *rule) find(seg string) [][2]int {
+	var out [][2]int
+	st := &scanState{next: nextIndex{seg: seg}, lastRaw: -1}
+	add := func(m []int) {
+		var s, e int
+		ok := true
+		if ru.span != nil {
+			s, e, ok = ru.span(seg, m, st)
+		} else {
+			s, e = m[2*ru.group], m[2*ru.group+1]
+		}
+		if ok && s >= 0 && e > s {
+			out = append(out, [2]int{s, e})
+		}
+	}
+	if len(ru.keywords) == 0 {
+		for _, m := range ru.re.FindAllStringSubmatchIndex(seg, -1) {
+			add(m)
+		}
+		return out
+	}
+	kw := keywordIndex{seg: seg, keywords: ru.keywords, fold: ru.fold}
+	for from := 0; ; {
+		p := kw.next(from)
+		if p < 0 {
+			return out
+		}
+		from = p + 1
+		if !ru.anywhere && p > 0 && isWord(seg[p-1]) {
+			continue
+		}
+		m := matchAt(ru.re, seg[p:])
+		if m == nil {
+			continue
+		}
+		for i := range m {
+			if m[i] >= 0 {
+				m[i] += p
+			}
+		}
+		add(m)
+		from = max(from, m[1])
+	}
+}
+
+// matchAt runs an anchored expression at the start of s, first on a short window and on a
+// longer one only when the match reaches the window's end. Go's regexp prepares state in
+// proportion to the input it is given, so handing it the rest of a 64 KB text at every keyword
+// would make the scan quadratic. The cost: a header name or "bearer" followed by more than
+// ~250 blanks, or a BEGIN line longer than that, is not recognised.
+func matchAt(re *regexp.Regexp, s string) []int {
+	for w := 256; ; w *= 8 {
+		win := s[:min(len(s), w)]
+		m := re.FindStringSubmatchIndex(win)
+		if m == nil || m[1] < len(win) || len(win) == len(s) {
+			return m
+		}
+	}
+}
+
+// keywordIndex finds the next occurrence of any keyword at or after a position that only
+// grows, remembering each keyword's last answer so the text is scanned once per keyword.
+type keywordIndex struct {
+	seg      string
+	keywords []string
+	fold     bool
+	memo     []int // next occurrence per keyword; -1 none left, -2 not searched yet
+}
+
+func (k *keywordIndex) next(from int) int {
+	if k.memo == nil {
+		k.memo = make([]int, len(k.keywords))
+		for i := range k.memo {
+			k.memo[i] = -2
+		}
+	}
+	best := -1
+	for i, w := range k.keywords {
+		p := k.memo[i]
+		if p == -2 || p >= 0 && p < from {
+			p = -1
+			if from <= len(k.seg) {
+				if k.fold {
+					p = indexFold(k.seg[from:], w)
+				} else {
+					p = strings.Index(k.seg[from:], w)
+				}
+			}
+			if p >= 0 {
+				p += from
+			}
+			k.memo[i] = p
+		}
+		if p >= 0 && (best < 0 || p < best) {
+			best = p
+		}
+	}
+	return best
+}
+
+// scanState carries what one rule learns about one text from match to match.
+type scanState struct {
+	next              nextIndex
+	lastRaw, lastTrim int
+}
+
+// randomBody accepts a match whose body (after the prefix) contains a run of at least 8
+// letters and digits that mixes both, as random keys do and hyphenated words do not.
+func randomBody(prefix int) func(string, []int, *scanState) (int, int, bool) {
+	return func(seg string, m []int, _ *scanState) (int, int, bool) {
+		return m[0], m[1], hasMixedRun(seg[m[0]+prefix:m[1]], 8)
+	}
+}
+
+func hasMixedRun(s string, min int) bool {
+	n, letter, digit := 0, false, false
+	for i := 0; i <= len(s); i++ {
+		if i < len(s) && isAlnum(s[i]) {
+			n++
+			letter = letter || !isDigit(s[i])
+			digit = digit || isDigit(s[i])
+			continue
+		}
+		if n >= min && letter && digit {
+			return true
+		}
+		n, letter, digit = 0, false, false
+	}
+	return false
+}
+
+// githubToken drops a sentence's full stop from the end of a ghs_ match (a JWT never ends in
+// '.') and re-checks the length.
+func githubToken(seg string, m []int, _ *scanState) (int, int, bool) {
+	end := m[1]
+	for end > m[0] && seg[end-1] == '.' {
+		end--
+	}
+	return m[0], end, end-m[0] >= len("ghs_")+36
+}
+
+func slackToken(seg string, m []int, _ *scanState) (int, int, bool) {
+	bodyStart := m[0] + strings.IndexByte(seg[m[0]:m[1]], '-') + 1
+	end := m[1]
+	for end > bodyStart && seg[end-1] == '-' {
+		end--
+	}
+	body := seg[bodyStart:end]
+	return m[0], end, len(body) >= 10 && strings.ContainsAny(body, "0123456789")
+}
+
+func bearerToken(seg string, m []int, _ *scanState) (int, int, bool) {
+	s, e := m[2], m[3]
+	for e > s && seg[e-1] == '.' {
+		e--
+	}
+	return s, e, e-s >= 16 && tokenish(seg[s:e])
+}
+
+// tokenish tells a token from an English word after "bearer": it has a digit, or capitals
+// inside it as well as lower case.
+func tokenish(s string) bool {
+	var digit, lower, innerUpper bool
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case isDigit(c):
+			digit = true
+		case c >= 'a' && c <= 'z':
+			lower = true
+		case c >= 'A' && c <= 'Z' && i > 0:
+			innerUpper = true
+		}
+	}
+	return digit || lower && innerUpper
+}
+
+// authSchemes stay visible after "Authorization:", so a reader still sees how the request
+// authenticated.
+var authSchemes = []string{"bearer", "basic", "digest", "token", "negotiate", "ntlm"}
+
+// authorizationValue finds the header value after the colon: to the end of the line, or to
+// the closing quote when the value or the whole header is quoted, or to a backtick (the end of
+// inline code). Markdown bold around the header name is skipped. Searches go through st, so a
+// line of thousands of "authorization:" is scanned once, not once per match.
+func authorizationValue(seg string, m []int, st *scanState) (int, int, bool) {
+	i := m[1]
+	for i < len(seg) && (seg[i] == ' ' || seg[i] == '\t' || seg[i] == '*') {
+		i++
+	}
+	end := min(st.next.of('\n', i), st.next.of('\r', i))
+	if i < end && (seg[i] == '"' || seg[i] == '\'' || seg[i] == '`') {
+		i++
+		end = min(end, st.next.of(seg[i-1], i))
+	} else {
+		end = min(end, st.next.of('`', i))
+		// -H "Authorization: Bearer x": the quote before the name closes after the value.
+		if m[2] < 0 && m[0] > 0 && (seg[m[0]-1] == '"' || seg[m[0]-1] == '\'') {
+			end = min(end, st.next.of(seg[m[0]-1], i))
+		}
+	}
+	if end == st.lastRaw {
+		end = max(st.lastTrim, i)
+	} else {
+		st.lastRaw = end
+		for end > i && (seg[end-1] == ' ' || seg[end-1] == '\t') {
+			end--
+		}
+		st.lastTrim = end
+	}
+	if n := schemeLen(seg[i:end]); n > 0 {
+		i += n
+		for i < end && (seg[i] == ' ' || seg[i] == '\t') {
+			i++
+		}
+	}
+	return i, end, i < end
+}
+
+// nextIndex finds the next occurrence of a byte at or after a position that only grows,
+// remembering the last answer per byte.
+type nextIndex struct {
+	seg  string
+	memo map[byte]int
+}
+
+func (n *nextIndex) of(c byte, from int) int {
+	if n.memo == nil {
+		n.memo = map[byte]int{}
+	}
+	if p, ok := n.memo[c]; ok && p >= from {
+		return p
+	}
+	p := len(n.seg)
+	if j := strings.IndexByte(n.seg[from:], c); j >= 0 {
+		p = from + j
+	}
+	n.memo[c] = p
+	return p
+}
+
+// schemeLen is the length of a leading authentication scheme word in v, or 0.
+func schemeLen(v string) int {
+	const longest = len("negotiate")
+	k := strings.IndexAny(v[:min(len(v), longest+1)], " \t")
+	if k < 0 {
+		k = len(v)
+	}
+	if k > longest {
+		return 0
+	}
+	for _, s := range authSchemes {
+		if strings.EqualFold(v[:k], s) {
+			return k
+		}
+	}
+	return 0
+}
+
+// indexFold is strings.Index for a lowercase ASCII sub in any case.
+func indexFold(s, sub string) int {
+	n := len(sub)
+	for i := 0; i+n <= len(s); i++ {
+		if s[i]|0x20 != sub[0] {
+			continue
+		}
+		j := 1
+		for j < n && lowerASCII(s[i+j]) == sub[j] {
+			j++
+		}
+		if j == n && lowerASCII(s[i]) == sub[0] {
+			return i
+		}
+	}
+	return -1
+}
+
+func lowerASCII(c byte) byte {
+	if c >= 'A' && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+func isAlnum(c byte) bool { return isDigit(c) || c|0x20 >= 'a' && c|0x20 <= 'z' }
+
+// isWord is regexp's \b notion of a word byte.
+func isWord(c byte) bool { return isAlnum(c) || c == '_' }
