@@ -29,49 +29,9 @@ var updateAgents = flag.Bool("update-agents", false, "rewrite the agent commands
 // agT0 is the clock of the agents' first checkpoints.
 var agT0 = time.Date(2026, 11, 21, 13, 45, 0, 0, time.UTC)
 
-// agentCommands adds the agent commands to a command tree that does not
-// have them yet (root.go wires them), so these tests run before and after.
-func agentCommands(f *Factory, root *cobra.Command) {
-	dir := ""
-	have := map[string]bool{}
-	for _, c := range root.Commands() {
-		have[c.Name()] = true
-	}
-	for _, c := range []*cobra.Command{
-		NewCmdStatus(f, &dir, nil), NewCmdHeartbeat(f, &dir, nil), NewCmdList(f, &dir, nil),
-		NewCmdShow(f, &dir, nil), NewCmdTakeover(f, &dir, nil), NewCmdCleanup(f, &dir, nil),
-	} {
-		if !have[c.Name()] {
-			root.AddCommand(c)
-		}
-	}
-}
 
-// agRun is run() over a tree with the agent commands: the exit status, as
-// main maps it.
-func agRun(f *Factory, args ...string) int {
-	cmd := NewCmdRoot(f)
-	agentCommands(f, cmd)
-	cmd.SetArgs(args)
-	err := cmd.Execute()
-	var exit *exitError
-	var usage *usageError
-	switch {
-	case err == nil:
-		return 0
-	case errors.As(err, &exit):
-		if exit.err != nil {
-			fmt.Fprintf(f.IO.ErrOut, "ccc: %v\n", exit.err)
-		}
-		return exit.code
-	case errors.As(err, &usage) || isCobraUsage(err):
-		fmt.Fprintf(f.IO.ErrOut, "ccc: %v\n", err)
-		return 2
-	default:
-		fmt.Fprintf(f.IO.ErrOut, "ccc: %v\n", err)
-		return 1
-	}
-}
+// agRun runs a command line as main does and returns its exit status.
+func agRun(f *Factory, args ...string) int { return run(args, f) }
 
 // agEnv is a scratch repository for agents and a clock the test moves.
 type agEnv struct {

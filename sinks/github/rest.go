@@ -6,18 +6,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"html"
 	"io"
-	"math"
 	"net"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
-
-	"github.com/cenkalti/backoff/v4"
 
 	"github.com/ccc-checkpoint/ccc/sinks"
 )
@@ -179,7 +174,7 @@ func (r *run) classify(op string, status int, h http.Header, raw []byte) *failur
 	f := &failure{op: op}
 	var ae apiError
 	if json.Unmarshal(raw, &ae) == nil {
-		f.message = short(ae.text())
+		f.message = sinks.Short(ae.text())
 	}
 	lower := strings.ToLower(ae.Message)
 	now := r.s.cfg.Now()
@@ -223,7 +218,7 @@ func (r *run) classify(op string, status int, h http.Header, raw []byte) *failur
 	}
 	f.cause = "rate limited"
 	if f.wait > 0 {
-		f.cause += ", retry after " + humanDuration(f.wait, time.Second)
+		f.cause += ", retry after " + sinks.HumanDuration(f.wait, time.Second)
 	}
 	return f
 }
@@ -259,7 +254,7 @@ func (r *run) ctxFailure(ctx context.Context, op string) *failure {
 	case !errors.Is(ctx.Err(), context.DeadlineExceeded):
 		f.cause = "canceled"
 	case r.budget > 0:
-		f.cause = "timeout after " + humanDuration(r.budget, time.Millisecond)
+		f.cause = "timeout after " + sinks.HumanDuration(r.budget, time.Millisecond)
 	default:
 		f.cause = "timeout"
 	}
@@ -276,79 +271,18 @@ func netCause(err error) string {
 	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 		return "connection closed before an answer"
 	}
-	return short(err.Error())
+	return sinks.Short(err.Error())
 }
 
-// humanDuration prints d rounded up to unit: "40s", "60s", "2m30s", "1h",
-// "300ms". A minute is "60s", the wait GitHub asks for after a secondary
-// rate limit.
-func humanDuration(d, unit time.Duration) string {
-	if d >= time.Second {
-		unit = time.Second
-	}
-	d = time.Duration(math.Ceil(float64(d)/float64(unit))) * unit
-	if d >= time.Second && d <= time.Minute {
-		return strconv.Itoa(int(d/time.Second)) + "s"
-	}
-	s := d.String()
-	s = strings.TrimSuffix(s, "0s")
-	if strings.HasSuffix(s, "h0m") {
-		s = strings.TrimSuffix(s, "0m")
-	}
-	return s
-}
-
-// short makes a server message fit a report line.
-func short(s string) string {
-	s = strings.Join(strings.Fields(html.UnescapeString(s)), " ")
-	s = strings.TrimSuffix(s, ".")
-	if utf8.RuneCountInString(s) > 120 {
-		s = string([]rune(s)[:119]) + "…"
-	}
-	return s
-}
-
-// retry runs attempt until it succeeds, fails permanently, runs out of
-// tries, or the next wait would not end before the context's deadline (or
-// last over a minute, without a deadline); in that last case it fails at
-// once with the attempt's cause rather than wait for a timeout.
+// retry runs attempt with the sink's retry policy (see sinks.Retry).
 func (r *run) retry(ctx context.Context, attempt func() *failure) *failure {
 	cfg := r.s.cfg
-	b := backoff.NewExponentialBackOff(
-		backoff.WithInitialInterval(cfg.InitialInterval),
-		backoff.WithMaxInterval(cfg.MaxInterval),
-		backoff.WithMultiplier(2),
-		backoff.WithRandomizationFactor(0.5),
-		backoff.WithMaxElapsedTime(0),
-		backoff.WithClockProvider(clock(cfg.Now)),
-	)
-	for n := 1; ; n++ {
-		f := attempt()
-		if f == nil || f.permanent || n >= cfg.MaxAttempts {
-			return f
-		}
-		if ctx.Err() != nil {
-			return r.ctxFailure(ctx, f.op)
-		}
-		wait := max(b.NextBackOff(), f.wait)
-		if dl, ok := ctx.Deadline(); ok && cfg.Now().Add(wait).After(dl) {
-			return f
-		} else if !ok && wait > maxWaitWithoutDeadline {
-			return f
-		}
-		if err := cfg.Sleep(ctx, wait); err != nil {
-			return r.ctxFailure(ctx, f.op)
-		}
-	}
+	policy := sinks.RetryPolicy{Initial: cfg.InitialInterval, Max: cfg.MaxInterval, MaxAttempts: cfg.MaxAttempts, Sleep: cfg.Sleep, Now: cfg.Now}
+	return sinks.Retry(ctx, policy, attempt, func(last *failure) *failure { return r.ctxFailure(ctx, last.op) })
 }
 
-// maxWaitWithoutDeadline keeps a caller that set no deadline from waiting
-// out a long rate-limit reset; a secondary limit's minute is still waited.
-const maxWaitWithoutDeadline = time.Minute
-
-type clock func() time.Time
-
-func (c clock) Now() time.Time { return c() }
+func (f *failure) Permanent() bool           { return f.permanent }
+func (f *failure) RetryAfter() time.Duration { return f.wait }
 
 // error turns a failure into the sink's error, keeping the token out of its
 // text.

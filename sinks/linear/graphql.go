@@ -5,17 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"html"
 	"io"
-	"math"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
-	"github.com/cenkalti/backoff/v4"
 	graphql "github.com/hasura/go-graphql-client"
 
 	"github.com/ccc-checkpoint/ccc/sinks"
@@ -259,7 +255,7 @@ func (r *run) classify(ctx context.Context, op string, err error) *failure {
 		f.wait = retryHint(r.header, r.s.cfg.Now())
 		f.cause = "rate limited"
 		if f.wait > 0 {
-			f.cause += ", retry after " + humanDuration(f.wait, time.Second)
+			f.cause += ", retry after " + sinks.HumanDuration(f.wait, time.Second)
 		}
 		return f
 	case denied || r.status == http.StatusUnauthorized:
@@ -269,7 +265,7 @@ func (r *run) classify(ctx context.Context, op string, err error) *failure {
 	case forbidden || r.status == http.StatusForbidden:
 		f.cause, f.permanent = "permission denied", true
 		if e, ok := kinds["forbidden"]; ok {
-			f.cause += ": " + short(e.text())
+			f.cause += ": " + sinks.Short(e.text())
 		}
 		return f
 	case r.status >= 500:
@@ -281,23 +277,23 @@ func (r *run) classify(ctx context.Context, op string, err error) *failure {
 		case strings.HasPrefix(e.Message, "Entity not found"):
 			f.notFound, f.permanent = true, true
 			f.entity = strings.TrimSpace(strings.TrimPrefix(strings.TrimPrefix(e.Message, "Entity not found"), ":"))
-			f.cause = "not found: " + short(e.text())
+			f.cause = "not found: " + sinks.Short(e.text())
 			return f
 		case strings.Contains(strings.ToLower(e.Message+" "+e.Extensions.UserPresentableMessage), "already exists"):
 			f.exists, f.permanent = true, true
-			f.cause = "rejected by Linear: " + short(e.text())
+			f.cause = "rejected by Linear: " + sinks.Short(e.text())
 			return f
 		}
 	}
 	for _, e := range errs {
 		if transientKinds[e.kind()] {
-			f.cause, f.ambiguous = "Linear error: "+short(e.text()), true
+			f.cause, f.ambiguous = "Linear error: "+sinks.Short(e.text()), true
 			return f
 		}
 	}
 	f.permanent = true
 	if len(errs) > 0 {
-		f.cause = "rejected by Linear: " + short(errs[0].text())
+		f.cause = "rejected by Linear: " + sinks.Short(errs[0].text())
 	} else {
 		f.cause = fmt.Sprintf("HTTP %d", r.status)
 	}
@@ -311,7 +307,7 @@ func (r *run) ctxFailure(ctx context.Context, op string) *failure {
 	case !errors.Is(ctx.Err(), context.DeadlineExceeded):
 		f.cause = "canceled"
 	case r.budget > 0:
-		f.cause = "timeout after " + humanDuration(r.budget, time.Millisecond)
+		f.cause = "timeout after " + sinks.HumanDuration(r.budget, time.Millisecond)
 	default:
 		f.cause = "timeout"
 	}
@@ -328,7 +324,7 @@ func netCause(err error) string {
 	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 		return "connection closed before an answer"
 	}
-	return short(err.Error())
+	return sinks.Short(err.Error())
 }
 
 // retryHint is how long Linear asks us to wait: Retry-After (seconds or an
@@ -361,74 +357,15 @@ func retryHint(h http.Header, now time.Time) time.Duration {
 	return 0
 }
 
-// humanDuration prints d rounded up to unit: "40s", "2m30s", "1h", "300ms".
-func humanDuration(d, unit time.Duration) string {
-	if d >= time.Second {
-		unit = time.Second
-	}
-	d = time.Duration(math.Ceil(float64(d)/float64(unit))) * unit
-	if d >= time.Second && d < time.Minute {
-		return strconv.Itoa(int(d/time.Second)) + "s"
-	}
-	s := d.String()
-	s = strings.TrimSuffix(s, "0s")
-	if strings.HasSuffix(s, "h0m") {
-		s = strings.TrimSuffix(s, "0m")
-	}
-	return s
-}
-
-// short makes a server message fit a report line.
-func short(s string) string {
-	s = strings.Join(strings.Fields(html.UnescapeString(s)), " ")
-	s = strings.TrimSuffix(s, ".")
-	if utf8.RuneCountInString(s) > 120 {
-		s = string([]rune(s)[:119]) + "…"
-	}
-	return s
-}
-
-// retry runs attempt until it succeeds, fails permanently, runs out of
-// tries, or the next wait would not end before the context's deadline (or
-// last over a minute, without a deadline); in that last case it fails at
-// once with the attempt's cause rather than wait for a timeout.
+// retry runs attempt with the sink's retry policy (see sinks.Retry).
 func (r *run) retry(ctx context.Context, attempt func() *failure) *failure {
 	cfg := r.s.cfg
-	b := backoff.NewExponentialBackOff(
-		backoff.WithInitialInterval(cfg.InitialInterval),
-		backoff.WithMaxInterval(cfg.MaxInterval),
-		backoff.WithMultiplier(2),
-		backoff.WithRandomizationFactor(0.5),
-		backoff.WithMaxElapsedTime(0),
-		backoff.WithClockProvider(clock(cfg.Now)),
-	)
-	for n := 1; ; n++ {
-		f := attempt()
-		if f == nil || f.permanent || n >= cfg.MaxAttempts {
-			return f
-		}
-		if ctx.Err() != nil {
-			return r.ctxFailure(ctx, f.op)
-		}
-		wait := max(b.NextBackOff(), f.wait)
-		if dl, ok := ctx.Deadline(); ok && cfg.Now().Add(wait).After(dl) {
-			return f
-		} else if !ok && wait > maxWaitWithoutDeadline {
-			return f
-		}
-		if err := cfg.Sleep(ctx, wait); err != nil {
-			return r.ctxFailure(ctx, f.op)
-		}
-	}
+	policy := sinks.RetryPolicy{Initial: cfg.InitialInterval, Max: cfg.MaxInterval, MaxAttempts: cfg.MaxAttempts, Sleep: cfg.Sleep, Now: cfg.Now}
+	return sinks.Retry(ctx, policy, attempt, func(last *failure) *failure { return r.ctxFailure(ctx, last.op) })
 }
 
-// maxWaitWithoutDeadline keeps a caller that set no deadline from waiting
-// out a long rate-limit reset.
-const maxWaitWithoutDeadline = time.Minute
-
-type clock func() time.Time
-
-func (c clock) Now() time.Time { return c() }
+func (f *failure) Permanent() bool           { return f.permanent }
+func (f *failure) RetryAfter() time.Duration { return f.wait }
 
 // error turns a failure into the sink's error, keeping every credential
 // out of its text.

@@ -1,0 +1,108 @@
+package sinks
+
+import (
+	"context"
+	"html"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/cenkalti/backoff/v4"
+)
+
+// RetryPolicy tunes Retry: exponential backoff with jitter from Initial,
+// doubling up to Max, for at most MaxAttempts attempts. Sleep and Now are
+// the clock, replaceable in tests.
+type RetryPolicy struct {
+	Initial, Max time.Duration
+	MaxAttempts  int
+	Sleep        func(context.Context, time.Duration) error
+	Now          func() time.Time
+}
+
+// Retriable is what Retry needs to know of a failed attempt. The zero value
+// (a nil pointer) means the attempt succeeded.
+type Retriable interface {
+	comparable
+	// Permanent failures are not retried.
+	Permanent() bool
+	// RetryAfter is the server's hint of when to try again (0: none).
+	RetryAfter() time.Duration
+}
+
+// MaxWaitWithoutDeadline keeps a caller that set no deadline from waiting
+// out a long rate-limit reset.
+const MaxWaitWithoutDeadline = time.Minute
+
+// Retry runs attempt until it succeeds, fails permanently or runs out of
+// tries, waiting the longer of the backoff and the server's hint between
+// tries. A wait that would not end before ctx's deadline (or, without one,
+// lasts over MaxWaitWithoutDeadline) is not started: the attempt's failure
+// is returned at once, so the report names the real cause instead of a
+// timeout. ended builds the failure for a context that ended meanwhile.
+func Retry[F Retriable](ctx context.Context, p RetryPolicy, attempt func() F, ended func(last F) F) F {
+	b := backoff.NewExponentialBackOff(
+		backoff.WithInitialInterval(p.Initial),
+		backoff.WithMaxInterval(p.Max),
+		backoff.WithMultiplier(2),
+		backoff.WithRandomizationFactor(0.5),
+		backoff.WithMaxElapsedTime(0),
+		backoff.WithClockProvider(clock(p.Now)),
+	)
+	var ok F
+	for n := 1; ; n++ {
+		f := attempt()
+		if f == ok || f.Permanent() || n >= p.MaxAttempts {
+			return f
+		}
+		if ctx.Err() != nil {
+			return ended(f)
+		}
+		wait := max(b.NextBackOff(), f.RetryAfter())
+		if dl, has := ctx.Deadline(); has && p.Now().Add(wait).After(dl) {
+			return f
+		} else if !has && wait > MaxWaitWithoutDeadline {
+			return f
+		}
+		if err := p.Sleep(ctx, wait); err != nil {
+			return ended(f)
+		}
+	}
+}
+
+type clock func() time.Time
+
+func (c clock) Now() time.Time { return c() }
+
+// HumanDuration prints d rounded up to unit the way report lines say it:
+// "40s", "60s", "2m30s", "1h", "300ms".
+func HumanDuration(d, unit time.Duration) string {
+	if d >= time.Second {
+		unit = time.Second
+	}
+	d = time.Duration(math.Ceil(float64(d)/float64(unit))) * unit
+	if d >= time.Second && d <= time.Minute {
+		return strconv.Itoa(int(d/time.Second)) + "s"
+	}
+	s := d.String() // "2m30s", "2m0s", "1h0m0s"
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
+}
+
+// Short makes a server's message fit in a report line: one line, no HTML
+// entities, at most 120 characters.
+func Short(s string) string {
+	s = strings.Join(strings.Fields(html.UnescapeString(s)), " ")
+	s = strings.TrimSuffix(s, ".")
+	if utf8.RuneCountInString(s) > 120 {
+		s = string([]rune(s)[:119]) + "…"
+	}
+	return s
+}

@@ -1,0 +1,83 @@
+package sinks
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+)
+
+type fail struct {
+	permanent bool
+	wait      time.Duration
+	name      string
+}
+
+func (f *fail) Permanent() bool           { return f.permanent }
+func (f *fail) RetryAfter() time.Duration { return f.wait }
+
+func TestRetry(t *testing.T) {
+	// Context deadlines run on the real clock; Retry compares with p.Now.
+	now := time.Now()
+	tests := []struct {
+		name     string
+		script   []*fail // one per attempt; nil = success
+		deadline time.Duration
+		attempts int
+		waits    int
+		want     string // name of the failure returned, "" for success
+	}{
+		{"success at once", []*fail{nil}, 0, 1, 0, ""},
+		{"transient then success", []*fail{{name: "503"}, {name: "503"}, nil}, 0, 3, 2, ""},
+		{"permanent: no retry", []*fail{{name: "401", permanent: true}, nil}, 0, 1, 0, "401"},
+		{"out of attempts", []*fail{{name: "a"}, {name: "b"}, {name: "c"}, {name: "d"}}, 0, 3, 2, "c"},
+		{"server hint past the deadline: fail at once", []*fail{{name: "rate", wait: 40 * time.Second}, nil}, 10 * time.Second, 1, 0, "rate"},
+		{"server hint inside the deadline is honoured", []*fail{{name: "rate", wait: 2 * time.Second}, nil}, 10 * time.Second, 2, 1, ""},
+		{"no deadline: over a minute is not waited", []*fail{{name: "rate", wait: 2 * time.Minute}, nil}, 0, 1, 0, "rate"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := context.Background()
+			if tt.deadline > 0 {
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithDeadline(ctx, now.Add(tt.deadline))
+				defer cancel()
+			}
+			var waited []time.Duration
+			p := RetryPolicy{Initial: 100 * time.Millisecond, Max: time.Second, MaxAttempts: 3, Now: func() time.Time { return now },
+				Sleep: func(_ context.Context, d time.Duration) error { waited = append(waited, d); return nil }}
+			n := 0
+			got := Retry(ctx, p, func() *fail { n++; return tt.script[n-1] }, func(last *fail) *fail { return &fail{name: "ended"} })
+			assert.Equal(t, tt.attempts, n, "attempts")
+			assert.Len(t, waited, tt.waits)
+			for _, w := range waited {
+				assert.LessOrEqual(t, w, 2*time.Second, "a wait never exceeds max(backoff, hint)")
+			}
+			if tt.want == "" {
+				assert.Nil(t, got)
+			} else {
+				assert.Equal(t, tt.want, got.name)
+			}
+		})
+	}
+}
+
+func TestHumanDuration(t *testing.T) {
+	for _, tt := range []struct {
+		d, unit time.Duration
+		want    string
+	}{
+		{40 * time.Second, time.Second, "40s"},
+		{39*time.Second + time.Millisecond, time.Second, "40s"},
+		{time.Minute, time.Second, "60s"},
+		{150 * time.Second, time.Second, "2m30s"},
+		{time.Hour, time.Second, "1h"},
+		{2 * time.Minute, time.Second, "2m"},
+		{90 * time.Minute, time.Second, "1h30m"},
+		{300 * time.Millisecond, time.Millisecond, "300ms"},
+	} {
+		assert.Equal(t, tt.want, HumanDuration(tt.d, tt.unit))
+	}
+	assert.Equal(t, "Rate limit &exceeded", Short("  Rate limit &amp;exceeded.\n"))
+}
