@@ -29,7 +29,6 @@ var updateAgents = flag.Bool("update-agents", false, "rewrite the agent commands
 // agT0 is the clock of the agents' first checkpoints.
 var agT0 = time.Date(2026, 11, 21, 13, 45, 0, 0, time.UTC)
 
-
 // agRun runs a command line as main does and returns its exit status.
 func agRun(f *Factory, args ...string) int { return run(args, f) }
 
