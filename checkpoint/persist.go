@@ -32,6 +32,9 @@ func (persistStep) Run(ctx context.Context, cp *Checkpoint) error {
 		return err
 	}
 	defer unlock()
+	if n := state.RemoveStaleTemp(cp.Root); n > 0 {
+		cp.debugf("persist: removed %d temp file(s) left by an interrupted write", n)
+	}
 
 	loaded, err := state.Load(cp.Root, cp.Now)
 	if err != nil {

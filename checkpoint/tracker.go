@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -167,11 +168,20 @@ func (cp *Checkpoint) deliverTo(ctx context.Context, tr Tracker, issue, from, bo
 	if tr.Target == "" {
 		cp.debugf("tracker: %s: issue %s from %s", s.Name(), issue, from)
 	}
-	if !cp.NoRedact[s.Name()] {
-		body, res.Redacted = cp.Redactor.Redact(body)
+	// The body is rendered once this delivery holds its lock, from the
+	// progress file as it is then: when several processes deliver for one
+	// agent, the last to deliver sends the newest status, whatever order
+	// their runs started in.
+	render := func() string {
+		b := cp.latestStatus(body)
+		if !cp.NoRedact[s.Name()] {
+			b, res.Redacted = cp.Redactor.Redact(b)
+		}
+		body = b
+		return b
 	}
 	started := time.Now()
-	r, err := cp.deliver(ctx, s, res.Target, cp.Agent, body)
+	r, err := cp.deliver(ctx, s, res.Target, cp.Agent, render)
 	res.Action, res.Requests, res.URL = r.Action, r.Requests, r.Ref.URL
 	var skip *sinks.SkipError
 	var serr *sinks.Error
@@ -254,7 +264,7 @@ func (cp *Checkpoint) drainOutbox(ctx context.Context, trackers []Tracker, issue
 func (cp *Checkpoint) Redeliver(ctx context.Context, s sinks.Sink, e state.Entry) SinkResult {
 	res := SinkResult{Sink: s.Name(), Title: s.Title(), Target: e.Target}
 	started := time.Now()
-	r, err := cp.deliver(ctx, s, e.Target, e.Agent, e.Body)
+	r, err := cp.deliver(ctx, s, e.Target, e.Agent, func() string { return e.Body })
 	res.Action, res.Requests, res.URL = r.Action, r.Requests, r.Ref.URL
 	var serr *sinks.Error
 	var skip *sinks.SkipError
@@ -276,12 +286,27 @@ func (cp *Checkpoint) Redeliver(ctx context.Context, s sinks.Sink, e state.Entry
 	return res
 }
 
-// deliver sends body through one sink as agent and stores the reference it
+// deliver sends the body render gives through one sink as agent, holding
+// that (sink, target, agent)'s delivery lock, and stores the reference it
 // returns.
-func (cp *Checkpoint) deliver(ctx context.Context, s sinks.Sink, target, agent, body string) (sinks.Result, error) {
+func (cp *Checkpoint) deliver(ctx context.Context, s sinks.Sink, target, agent string, render func() string) (sinks.Result, error) {
+	unlock, err := state.LockDelivery(ctx, cp.Root, state.Entry{Sink: s.Name(), Target: target, Agent: agent})
+	if err != nil {
+		return sinks.Result{Action: sinks.Failed}, &sinks.Error{Cause: "another ccc process is delivering to " + target, Err: err}
+	}
+	defer unlock()
+	// The reference as stored now, not as read at the start of the run:
+	// another process may have created the comment meanwhile.
+	st := cp.State
+	if data, err := os.ReadFile(state.Path(cp.Root)); err == nil {
+		if fresh, err := state.Parse(data); err == nil {
+			st = fresh
+		}
+	}
+	body := render()
 	var prev sinks.Ref
-	if cp.State != nil {
-		if _, err := cp.State.Ref(s.Name(), target, agent, &prev); err != nil {
+	if st != nil {
+		if _, err := st.Ref(s.Name(), target, agent, &prev); err != nil {
 			cp.warnf("%v", err)
 		}
 	}
@@ -372,4 +397,24 @@ func statusInput(cp *Checkpoint) markdown.StatusInput {
 		in.Blockers = append(in.Blockers, b.String())
 	}
 	return in
+}
+
+// latestStatus is the status rendered from the progress file as it is now,
+// or fallback when the run delivers a body of its own (ccc post) or the file
+// cannot be read.
+func (cp *Checkpoint) latestStatus(fallback string) string {
+	if cp.Body != "" || cp.Doc == nil {
+		return fallback
+	}
+	data, err := readProgress(filepath.Join(cp.Root, progress.FileName))
+	if err != nil || data == nil {
+		return fallback
+	}
+	doc, err := progress.Parse(data)
+	if err != nil {
+		return fallback
+	}
+	fresh := *cp
+	fresh.Doc = doc
+	return markdown.StatusBody(statusInput(&fresh))
 }

@@ -7,9 +7,12 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
+	"time"
 )
 
 // ErrChanged means a file was changed by someone else between the moment it
@@ -98,4 +101,45 @@ func syncDir(dir string) error {
 		return err
 	}
 	return nil
+}
+
+// StaleTemp is how old the temp file of an atomic write must be before
+// RemoveStaleTemp deletes it. A write lasts milliseconds; an older temp
+// file was left by a process killed between creating it and the rename.
+// Not every writer holds the project lock (setting a corrupt file aside
+// does not), so a younger one may be a write in flight and is left alone.
+const StaleTemp = 10 * time.Minute
+
+// RemoveStaleTemp deletes the stale temp files of atomic writes
+// (".<name>.tmp-*") in the project root and anywhere under .ccc, so that
+// processes killed mid-write do not leave them to pile up. It reports how
+// many it removed; what it cannot read or remove is skipped. Callers hold
+// Lock.
+func RemoveStaleTemp(root string) int {
+	cutoff := time.Now().Add(-StaleTemp)
+	removed := 0
+	visit := func(path string, d fs.DirEntry) {
+		name := d.Name()
+		if !d.Type().IsRegular() || !strings.HasPrefix(name, ".") || !strings.Contains(name, ".tmp-") {
+			return
+		}
+		if fi, err := d.Info(); err != nil || fi.ModTime().After(cutoff) {
+			return
+		}
+		if os.Remove(path) == nil {
+			removed++
+		}
+	}
+	if entries, err := os.ReadDir(root); err == nil {
+		for _, e := range entries {
+			visit(filepath.Join(root, e.Name()), e)
+		}
+	}
+	_ = filepath.WalkDir(filepath.Join(root, Dir), func(path string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			visit(path, d)
+		}
+		return nil
+	})
+	return removed
 }

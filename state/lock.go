@@ -20,11 +20,22 @@ const LockFile = "lock"
 // Lock takes the project's exclusive lock, waiting for other ccc processes
 // until ctx is done. The returned func releases it.
 func Lock(ctx context.Context, root string) (unlock func(), err error) {
-	dir := filepath.Join(root, Dir)
+	return lockFile(ctx, filepath.Join(root, Dir), LockFile)
+}
+
+// LockDelivery takes the lock of one (sink, target, agent) delivery, so
+// that two processes never upsert the same comment at once: both would find
+// no comment yet and both would create one. It is not the project lock,
+// which a delivery takes to store its reference.
+func LockDelivery(ctx context.Context, root string, e Entry) (unlock func(), err error) {
+	return lockFile(ctx, filepath.Join(root, Dir, "deliveries"), e.Key()+".lock")
+}
+
+func lockFile(ctx context.Context, dir, name string) (unlock func(), err error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("lock: %w", err)
 	}
-	fl := flock.New(filepath.Join(dir, LockFile))
+	fl := flock.New(filepath.Join(dir, name))
 	ok, err := fl.TryLockContext(ctx, 10*time.Millisecond)
 	if err != nil {
 		return nil, fmt.Errorf("lock %s: %w", fl.Path(), err)

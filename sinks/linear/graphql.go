@@ -328,8 +328,9 @@ func netCause(err error) string {
 }
 
 // retryHint is how long Linear asks us to wait: Retry-After (seconds or an
-// HTTP date), else the reset time of the request budget (epoch
-// milliseconds).
+// HTTP date), else the reset time (epoch milliseconds) of a budget that ran
+// out. Linear sends every budget's reset on every answer; the reset of one
+// with requests left is the end of its hourly window, no reason to wait.
 func retryHint(h http.Header, now time.Time) time.Duration {
 	if v := h.Get("Retry-After"); v != "" {
 		if secs, err := strconv.ParseFloat(v, 64); err == nil && secs >= 0 {
@@ -339,8 +340,11 @@ func retryHint(h http.Header, now time.Time) time.Duration {
 			return max(t.Sub(now), 0)
 		}
 	}
-	for _, name := range []string{"X-RateLimit-Requests-Reset", "X-RateLimit-Complexity-Reset"} {
-		if v := h.Get(name); v != "" {
+	for _, budget := range []string{"X-RateLimit-Requests-", "X-RateLimit-Complexity-"} {
+		if left := h.Get(budget + "Remaining"); left != "" && left != "0" {
+			continue
+		}
+		if v := h.Get(budget + "Reset"); v != "" {
 			n, err := strconv.ParseInt(v, 10, 64)
 			if err != nil {
 				continue
