@@ -16,6 +16,7 @@ import (
 
 	"github.com/ccc-checkpoint/ccc/config"
 	"github.com/ccc-checkpoint/ccc/progress"
+	"github.com/ccc-checkpoint/ccc/records"
 	"github.com/ccc-checkpoint/ccc/sinks"
 	"github.com/ccc-checkpoint/ccc/state"
 )
@@ -739,4 +740,27 @@ func TestSecretsAreRedactedBeforeLeaving(t *testing.T) {
 	assert.Equal(t, "chore(CIA-24): checkpoint — task 1/1: rotate [REDACTED:github-token]", msg)
 	assert.Contains(t, strings.Join(r.Warnings, "\n"), "1 secret(s) redacted from the commit message")
 	assert.Contains(t, read(t, root, progress.FileName), token, "the user's own progress file is not rewritten")
+}
+
+func TestRecordWrittenWithSessionAndSnapshotHead(t *testing.T) {
+	root := newRepo(t)
+	write(t, root, state.FileName, `{"activeTaskFiles": ["parser.go"], "phase": "execution"}`)
+	write(t, root, "parser.go", "package parser // v2\n")
+	cp := newCP(root, Manual, progress.Edits{Issue: "CIA-25", Current: "a", AddTasks: []string{"b"}})
+	cp.Agent, cp.SessionID = "w1", "sess-1"
+	r := runCP(cp)
+	require.Equal(t, ExitOK, r.ExitCode(), r.Lines())
+
+	dir, err := records.Dir(context.Background(), root)
+	require.NoError(t, err)
+	rec, err := records.Load(dir, "w1")
+	require.NoError(t, err)
+	assert.Equal(t, "sess-1", rec.SessionID)
+	assert.Equal(t, "CIA-25", rec.Issue)
+	assert.Equal(t, "execution", rec.Phase)
+	assert.Equal(t, "a", rec.CurrentStep)
+	assert.Equal(t, []string{"b"}, rec.NextSteps)
+	assert.Equal(t, "main", rec.Branch)
+	assert.Equal(t, git(t, root, "rev-parse", "HEAD"), rec.Head, "the HEAD of the snapshot commit, so status shows no drift")
+	assert.Equal(t, r.Prompt, rec.ResumeInstructions)
 }

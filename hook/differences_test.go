@@ -234,7 +234,7 @@ func TestDifferenceF_CheckpointAtGateBoundaries(t *testing.T) {
 					continue
 				}
 				require.Equal(t, 1, p.cp.count(), fname)
-				assert.Equal(t, Checkpoint{Root: p.root, Deadline: DefaultCheckpointTimeout, Issue: "CIA-12", KeepState: true}, p.cp.calls[0])
+				assert.Equal(t, Checkpoint{Root: p.root, Deadline: DefaultCheckpointTimeout, Issue: "CIA-12", KeepState: true, SessionID: "8f3c2a1e-4b7d-4e2a-9c51-0d6e7f8a9b10"}, p.cp.calls[0])
 				assert.Equal(t, string(p.read(state.FileName)), string(seen), "%s: the checkpoint ran after the state mutation", fname)
 				if fname != "succeeds" {
 					assert.Contains(t, p.errs.String(), "ccc hook stop: checkpoint: ", fname)

@@ -85,6 +85,8 @@ type Checkpoint struct {
 	// left it, apart from the tracker's bookkeeping, and never to re-create
 	// it.
 	KeepState bool
+	// SessionID is Claude Code's session, for the agent's record.
+	SessionID string
 }
 
 // Checkpointer runs the automated checkpoint profile (persist progress,

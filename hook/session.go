@@ -35,7 +35,8 @@ func project(root string) error {
 // it never stands in the way of the compaction.
 func PreCompact(ctx context.Context, env Env, stdin []byte) {
 	const event = "pre-compact"
-	if _, err := ParseInput(stdin); err != nil {
+	in, err := ParseInput(stdin)
+	if err != nil {
 		env.logf(event, "%v", err)
 		return
 	}
@@ -51,7 +52,7 @@ func PreCompact(ctx context.Context, env Env, stdin []byte) {
 	if err != nil {
 		env.logf(event, "%v", err)
 	}
-	runCheckpoint(ctx, env, event, Checkpoint{Root: root, Deadline: p.CheckpointTimeout})
+	runCheckpoint(ctx, env, event, Checkpoint{Root: root, Deadline: p.CheckpointTimeout, SessionID: in.SessionID})
 }
 
 // Resume is what a new session is told about the last checkpoint.

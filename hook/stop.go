@@ -283,7 +283,8 @@ func (s *stopper) gate(ctx context.Context, d Decision) Decision {
 	if s.env.Checkpoint == nil {
 		return d
 	}
-	runCheckpoint(ctx, s.env, "stop", Checkpoint{Root: s.root, Deadline: s.pref().CheckpointTimeout, Issue: s.f.linearIssue, KeepState: true})
+	runCheckpoint(ctx, s.env, "stop", Checkpoint{Root: s.root, Deadline: s.pref().CheckpointTimeout, Issue: s.f.linearIssue, KeepState: true,
+		SessionID: s.in.SessionID})
 	return d
 }
 

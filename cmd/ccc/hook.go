@@ -161,7 +161,7 @@ func (f *Factory) hookCheckpoint(ctx context.Context, c hook.Checkpoint) error {
 	if err != nil {
 		return err
 	}
-	cp.KeepState = c.KeepState
+	cp.KeepState, cp.SessionID = c.KeepState, c.SessionID
 	// The stop hook may have deleted the state (the last task is done):
 	// the issue it read there still names the tracker's target.
 	if k := strings.TrimSpace(c.Issue); progress.ValidIssue(k) {
