@@ -2,8 +2,11 @@ package sinks
 
 import (
 	"context"
+	"errors"
 	"html"
+	"io"
 	"math"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -105,4 +108,43 @@ func Short(s string) string {
 		s = string([]rune(s)[:119]) + "…"
 	}
 	return s
+}
+
+// Sleep waits d or until ctx is done: RetryPolicy's default sleeper.
+func Sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// ContextCause words the end of a delivery's context for a report line:
+// "canceled", "timeout after 10s" (budget is the deadline the delivery
+// started with, 0 when unknown), or "timeout".
+func ContextCause(ctx context.Context, budget time.Duration) string {
+	switch {
+	case !errors.Is(ctx.Err(), context.DeadlineExceeded):
+		return "canceled"
+	case budget > 0:
+		return "timeout after " + HumanDuration(budget, time.Millisecond)
+	default:
+		return "timeout"
+	}
+}
+
+// NetCause words a transport error without its URL, which the user chose and
+// which could carry a proxy's credentials.
+func NetCause(err error) string {
+	var uerr *url.Error
+	if errors.As(err, &uerr) {
+		err = uerr.Err
+	}
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return "connection closed before an answer"
+	}
+	return Short(err.Error())
 }

@@ -146,7 +146,7 @@ func New(cfg Config) *Sink {
 		cfg.MaxAttempts = DefaultMaxAttempts
 	}
 	if cfg.Sleep == nil {
-		cfg.Sleep = sleep
+		cfg.Sleep = sinks.Sleep
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
@@ -175,17 +175,6 @@ type constError string
 func (e constError) Error() string { return string(e) }
 
 const errNotAPIBase = constError("want an http(s) address without credentials or query")
-
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
 
 // Name implements sinks.Sink.
 func (s *Sink) Name() string { return "github" }

@@ -163,7 +163,7 @@ func (r *run) transport(ctx context.Context, op string, err error) *failure {
 	if ctx.Err() != nil {
 		return r.ctxFailure(ctx, op)
 	}
-	f := &failure{op: op, cause: "network error: " + netCause(err), err: err}
+	f := &failure{op: op, cause: "network error: " + sinks.NetCause(err), err: err}
 	// A request whose connection was never made cannot have run.
 	var oerr *net.OpError
 	f.ambiguous = !(errors.As(err, &oerr) && oerr.Op == "dial")
@@ -249,29 +249,7 @@ func untilReset(h http.Header, now time.Time) time.Duration {
 
 // ctxFailure is the failure of a context that ended.
 func (r *run) ctxFailure(ctx context.Context, op string) *failure {
-	f := &failure{op: op, permanent: true, err: ctx.Err()}
-	switch {
-	case !errors.Is(ctx.Err(), context.DeadlineExceeded):
-		f.cause = "canceled"
-	case r.budget > 0:
-		f.cause = "timeout after " + sinks.HumanDuration(r.budget, time.Millisecond)
-	default:
-		f.cause = "timeout"
-	}
-	return f
-}
-
-// netCause is a transport error without the URL, which could carry the
-// credentials of a proxy.
-func netCause(err error) string {
-	var uerr *url.Error
-	if errors.As(err, &uerr) {
-		err = uerr.Err
-	}
-	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-		return "connection closed before an answer"
-	}
-	return sinks.Short(err.Error())
+	return &failure{op: op, permanent: true, err: ctx.Err(), cause: sinks.ContextCause(ctx, r.budget)}
 }
 
 // retry runs attempt with the sink's retry policy (see sinks.Retry).

@@ -5,9 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -204,7 +202,7 @@ func (r *run) classify(ctx context.Context, op string, err error) *failure {
 			f.cause, f.permanent = "could not encode the request", true
 			return f
 		}
-		f.cause, f.ambiguous = "network error: "+netCause(err), true
+		f.cause, f.ambiguous = "network error: "+sinks.NetCause(err), true
 		return f
 	}
 
@@ -302,29 +300,7 @@ func (r *run) classify(ctx context.Context, op string, err error) *failure {
 
 // ctxFailure is the failure of a context that ended.
 func (r *run) ctxFailure(ctx context.Context, op string) *failure {
-	f := &failure{op: op, permanent: true, err: ctx.Err()}
-	switch {
-	case !errors.Is(ctx.Err(), context.DeadlineExceeded):
-		f.cause = "canceled"
-	case r.budget > 0:
-		f.cause = "timeout after " + sinks.HumanDuration(r.budget, time.Millisecond)
-	default:
-		f.cause = "timeout"
-	}
-	return f
-}
-
-// netCause is a transport error without the URL, which the caller chose
-// and which could carry credentials of a proxy.
-func netCause(err error) string {
-	var uerr *url.Error
-	if errors.As(err, &uerr) {
-		err = uerr.Err
-	}
-	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-		return "connection closed before an answer"
-	}
-	return sinks.Short(err.Error())
+	return &failure{op: op, permanent: true, err: ctx.Err(), cause: sinks.ContextCause(ctx, r.budget)}
 }
 
 // retryHint is how long Linear asks us to wait: Retry-After (seconds or an

@@ -102,7 +102,7 @@ func New(cfg Config) *Sink {
 		cfg.MaxAttempts = DefaultMaxAttempts
 	}
 	if cfg.Sleep == nil {
-		cfg.Sleep = sleep
+		cfg.Sleep = sinks.Sleep
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
@@ -111,17 +111,6 @@ func New(cfg Config) *Sink {
 		cfg.NewID = uuid.NewString
 	}
 	return &Sink{cfg: cfg}
-}
-
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }
 
 // Name implements sinks.Sink.
