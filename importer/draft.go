@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ccc-checkpoint/ccc/progress"
+	"github.com/ccc-checkpoint/ccc/records"
 )
 
 // Task statuses, shared by the record's subtask items and the progress
@@ -38,7 +39,7 @@ type draft struct {
 	format Format
 	opts   Options
 
-	rec Record
+	rec records.Record
 	// agent is the agent the file names.
 	agent string
 	// issueKeys are candidate issue keys (KEY-123), best first; the first
@@ -66,7 +67,7 @@ type draft struct {
 	fields           []progress.Field
 	// latest is the newest timestamp read anywhere in the file, the update
 	// time of a file that states none.
-	latest   *time.Time
+	latest   time.Time
 	extra    map[string]json.RawMessage
 	warnings []string
 }
@@ -130,21 +131,21 @@ func normStatus(s string) (st string, lossless bool) {
 	k = strings.NewReplacer("-", "_", " ", "_").Replace(k)
 	switch k {
 	case "in_progress", "inprogress":
-		return StatusInProgress, true
+		return records.StatusInProgress, true
 	case "active", "running", "started", "resuming", "resumed", "waiting", "pending", "not_started", "alive":
-		return StatusInProgress, false
+		return records.StatusInProgress, false
 	case "blocked":
-		return StatusBlocked, true
+		return records.StatusBlocked, true
 	case "stalled", "stuck", "on_hold":
-		return StatusBlocked, false
+		return records.StatusBlocked, false
 	case "complete", "completed", "done":
-		return StatusComplete, true
+		return records.StatusComplete, true
 	case "success", "succeeded", "finished":
-		return StatusComplete, false
+		return records.StatusComplete, false
 	case "failed":
-		return StatusFailed, true
+		return records.StatusFailed, true
 	case "failure", "error", "aborted", "abandoned", "crashed":
-		return StatusFailed, false
+		return records.StatusFailed, false
 	}
 	return "", false
 }
@@ -183,7 +184,7 @@ const stampLayout = "20060102-150405"
 
 func (d *draft) finish(root *object) (*Imported, error) {
 	r := &d.rec
-	r.SchemaVersion = SchemaVersion
+	r.SchemaVersion = records.SchemaVersion
 
 	agent, from := d.agent, "the file"
 	if agent == "" {
@@ -222,18 +223,18 @@ func (d *draft) finish(root *object) (*Imported, error) {
 	}
 
 	now := d.opts.Now.UTC().Truncate(time.Second)
-	if r.UpdatedAt == nil {
+	if r.UpdatedAt.IsZero() {
 		r.UpdatedAt = r.CreatedAt
 	}
-	if r.UpdatedAt == nil && d.latest != nil {
+	if r.UpdatedAt.IsZero() && !d.latest.IsZero() {
 		r.UpdatedAt = d.latest
 		d.warnf("no update time in the file; its newest timestamp, %s, is used", d.latest.Format(time.RFC3339))
 	}
-	if r.UpdatedAt == nil {
-		r.UpdatedAt = &now
+	if r.UpdatedAt.IsZero() {
+		r.UpdatedAt = now
 		d.warnf("no usable update time in the file; the import time is used")
 	}
-	if r.CreatedAt == nil {
+	if r.CreatedAt.IsZero() {
 		r.CreatedAt = r.UpdatedAt
 	}
 
@@ -241,7 +242,7 @@ func (d *draft) finish(root *object) (*Imported, error) {
 	if r.Status == "" {
 		r.Status = d.derivedStatus()
 	}
-	if r.Status == StatusComplete && r.CompletedAt == nil {
+	if r.Status == records.StatusComplete && r.CompletedAt.IsZero() {
 		r.CompletedAt = r.UpdatedAt
 	}
 	var unmet []string
@@ -250,7 +251,7 @@ func (d *draft) finish(root *object) (*Imported, error) {
 			unmet = append(unmet, c)
 		}
 	}
-	if r.Status == StatusComplete && len(unmet) > 0 {
+	if r.Status == records.StatusComplete && len(unmet) > 0 {
 		d.warnf("status is complete but acceptance criteria are not met: %s", strings.Join(unmet, ", "))
 	}
 
@@ -320,7 +321,7 @@ func (d *draft) settleTasks() {
 		case taskFailed:
 			s.Failed++
 		}
-		s.Items = append(s.Items, Subtask{ID: t.id, Status: t.status, Output: t.output})
+		s.Items = append(s.Items, records.Subtask{ID: t.id, Status: t.status, Output: t.output})
 	}
 	if s.Total > 0 {
 		s.Percent = s.Completed * 100 / s.Total
@@ -331,11 +332,11 @@ func (d *draft) settleTasks() {
 func (d *draft) derivedStatus() string {
 	switch {
 	case len(d.blockers) > 0 || slices.ContainsFunc(d.tasks, func(t task) bool { return t.status == taskBlocked }):
-		return StatusBlocked
+		return records.StatusBlocked
 	case len(d.tasks) > 0 && !slices.ContainsFunc(d.tasks, func(t task) bool { return t.status != taskComplete }):
-		return StatusComplete
+		return records.StatusComplete
 	}
-	return StatusInProgress
+	return records.StatusInProgress
 }
 
 // progress builds the progress document a project without one gets: the
@@ -343,7 +344,7 @@ func (d *draft) derivedStatus() string {
 // key files.
 func (d *draft) progress(key string, unmet []string) (*progress.Document, error) {
 	r := &d.rec
-	doc := progress.New(key, *r.UpdatedAt)
+	doc := progress.New(key, r.UpdatedAt)
 	doc.Fields = append(doc.Fields, progress.Field{Name: "Imported From", Value: filepath.Base(d.path) + " (" + d.format.Description() + ")"})
 	doc.Fields = append(doc.Fields, d.fields...)
 	e := progress.Edits{Session: r.UpdatedAt.UTC().Format("2006-01-02T15:04:05Z"), Next: d.next}
@@ -401,10 +402,10 @@ func (d *draft) fillEmpty() {
 		}
 	}
 	if r.Subtasks.Items == nil {
-		r.Subtasks.Items = []Subtask{}
+		r.Subtasks.Items = []records.Subtask{}
 	}
 	if r.Errors == nil {
-		r.Errors = []RecordError{}
+		r.Errors = []records.Error{}
 	}
 	if r.AcceptanceCriteriaMet == nil {
 		r.AcceptanceCriteriaMet = map[string]bool{}

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/ccc-checkpoint/ccc/records"
 )
 
 // initiative converts seed 000's .claude/initiative.json: the progress map's
@@ -73,18 +75,17 @@ func (d *draft) workflowStatus() {
 
 	milestone := yamlString(doc, "milestone", "currentMilestone", "current_milestone")
 	status := yamlString(doc, "status")
-	var at *time.Time
+	var at time.Time
 	for _, k := range []string{"lastUpdated", "last_updated", "updated_at", "updated", "timestamp"} {
 		switch v := doc[k].(type) {
 		case time.Time:
-			t := v.UTC()
-			at = &t
+			at = v.UTC()
 		case string:
 			if t, ok := parseTime(v); ok {
-				at = &t
+				at = t
 			}
 		}
-		if at != nil {
+		if !at.IsZero() {
 			break
 		}
 	}
@@ -92,7 +93,7 @@ func (d *draft) workflowStatus() {
 	if (milestone == "" || milestone == d.current) && (st == "" || st == d.rec.Status) {
 		return
 	}
-	yamlNewer := at != nil && (d.rec.UpdatedAt == nil || at.After(*d.rec.UpdatedAt))
+	yamlNewer := !at.IsZero() && (d.rec.UpdatedAt.IsZero() || at.After(d.rec.UpdatedAt))
 	if !yamlNewer {
 		d.warnf("%s disagrees with %s (milestone %q, status %q) but is not newer; %s used",
 			workflowStatusFile, filepath.Base(d.path), milestone, status, filepath.Base(d.path))
@@ -179,7 +180,7 @@ func (d *draft) workflow(o *object) {
 		switch {
 		case slices.Contains(done, n):
 			t.status = taskComplete
-		case hasCur && n == cur && r.Status == StatusFailed:
+		case hasCur && n == cur && r.Status == records.StatusFailed:
 			t.status = taskFailed
 		case hasCur && n == cur:
 			t.status = taskInProgress
@@ -203,7 +204,7 @@ func (d *draft) lastError(o *object) {
 	if !ok {
 		return
 	}
-	e := RecordError{Type: "workflow_error", Timestamp: d.rec.UpdatedAt, Blocking: d.rec.Status == StatusFailed || d.rec.Status == StatusBlocked}
+	e := records.Error{Type: "workflow_error", Timestamp: d.rec.UpdatedAt, Blocking: d.rec.Status == records.StatusFailed || d.rec.Status == records.StatusBlocked}
 	var msg string
 	if json.Unmarshal(raw, &msg) == nil {
 		e.Message = strings.TrimSpace(msg)
@@ -213,7 +214,7 @@ func (d *draft) lastError(o *object) {
 		if t := eo.str("type"); t != "" {
 			e.Type = t
 		}
-		if ts := eo.time("timestamp"); ts != nil {
+		if ts := eo.time("timestamp"); !ts.IsZero() {
 			e.Timestamp = ts
 		}
 		if e.Message == "" {
@@ -273,7 +274,7 @@ func (d *draft) sitebuilder(o *object) {
 					continue
 				}
 				d.tasks = append(d.tasks, t)
-				st.Items = append(st.Items, Subtask{ID: t.id, Status: t.status, Output: t.output})
+				st.Items = append(st.Items, records.Subtask{ID: t.id, Status: t.status, Output: t.output})
 			}
 			if whole {
 				s.use("items")
@@ -311,7 +312,7 @@ func (d *draft) errors(o *object, k string) {
 	}
 	whole := true
 	for _, it := range items {
-		e := RecordError{Type: it.str("type"), Message: it.str("message"), Timestamp: it.time("timestamp")}
+		e := records.Error{Type: it.str("type"), Message: it.str("message"), Timestamp: it.time("timestamp")}
 		e.Blocking, _ = it.boolean("blocking")
 		whole = whole && it.whole()
 		d.rec.Errors = append(d.rec.Errors, e)
@@ -357,8 +358,8 @@ func (d *draft) agentCheckpoint(o *object) {
 	r.UpdatedAt = o.time("last_checkpoint")
 	r.Heartbeat.LastBeat = r.UpdatedAt
 	r.NextCheckpointExpected = o.time("next_checkpoint_expected")
-	if r.UpdatedAt != nil && r.NextCheckpointExpected != nil {
-		if s := int(r.NextCheckpointExpected.Sub(*r.UpdatedAt) / time.Second); s > 0 {
+	if !r.UpdatedAt.IsZero() && !r.NextCheckpointExpected.IsZero() {
+		if s := int(r.NextCheckpointExpected.Sub(r.UpdatedAt) / time.Second); s > 0 {
 			r.Heartbeat.IntervalSeconds = s
 		}
 	}
@@ -377,7 +378,7 @@ func (d *draft) agentCheckpoint(o *object) {
 	}
 	for _, b := range o.strs("blockers") {
 		d.blockers = append(d.blockers, b)
-		r.Errors = append(r.Errors, RecordError{Type: "blocker", Message: b, Timestamp: r.UpdatedAt, Blocking: true})
+		r.Errors = append(r.Errors, records.Error{Type: "blocker", Message: b, Timestamp: r.UpdatedAt, Blocking: true})
 	}
 }
 

@@ -10,7 +10,6 @@
 package importer
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -20,6 +19,7 @@ import (
 	"time"
 
 	"github.com/ccc-checkpoint/ccc/progress"
+	"github.com/ccc-checkpoint/ccc/records"
 	"github.com/ccc-checkpoint/ccc/state"
 )
 
@@ -95,7 +95,7 @@ type Imported struct {
 	Format Format
 	// Agent is the record's agent, already safe as a file name.
 	Agent  string
-	Record Record
+	Record records.Record
 	// Progress is the progress document the import describes, for projects
 	// that have none yet.
 	Progress *progress.Document
@@ -104,9 +104,10 @@ type Imported struct {
 	Warnings []string
 }
 
-// RecordJSON is the record as ccc writes it: indented, one trailing newline.
+// RecordJSON is the record as ccc writes it (records.Encode): indented, one
+// trailing newline.
 func (im *Imported) RecordJSON() ([]byte, error) {
-	data, err := marshalIndent(im.Record)
+	data, err := records.Encode(&im.Record)
 	if err != nil {
 		return nil, fmt.Errorf("import: %s: %w", im.Source, err)
 	}
@@ -210,15 +211,4 @@ func detect(path string, st *state.State) (Format, bool) {
 		}
 	}
 	return best, best != ""
-}
-
-func marshalIndent(v any) ([]byte, error) {
-	var b strings.Builder
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return []byte(b.String()), nil
 }

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -133,8 +134,8 @@ func TestImportFacts(t *testing.T) {
 		assert.Equal(t, "initiative", r.Agent, "no agent in the file and no --agent: the file's base name")
 		assert.Equal(t, []string{"M1"}, r.CompletedSteps)
 		assert.Equal(t, "M2", r.CurrentStep)
-		assert.Equal(t, StatusInProgress, r.Status)
-		assert.Equal(t, now, *r.UpdatedAt, "the placeholder is not a time: the import time stands in")
+		assert.Equal(t, records.StatusInProgress, r.Status)
+		assert.Equal(t, now, r.UpdatedAt, "the placeholder is not a time: the import time stands in")
 		assert.Equal(t, "{ISO_timestamp}", extra(t, im, "lastUpdated"))
 		assert.Equal(t, "{initiative_name}", extra(t, im, "name"))
 		assert.Equal(t, "{in_progress|completed|blocked}", extra(t, im, "status"))
@@ -146,7 +147,7 @@ func TestImportFacts(t *testing.T) {
 		assert.Equal(t, "M3", im.Record.CurrentStep)
 		assert.Equal(t, []string{"M1"}, im.Record.CompletedSteps)
 		assert.Equal(t, []string{"M2"}, im.Record.NextSteps)
-		assert.Equal(t, time.Date(2026, 1, 11, 16, 30, 0, 0, time.UTC), *im.Record.UpdatedAt)
+		assert.Equal(t, time.Date(2026, 1, 11, 16, 30, 0, 0, time.UTC), im.Record.UpdatedAt)
 		assert.Contains(t, im.Warnings, `WORKFLOW-STATUS.yaml is newer than initiative.json and disagrees (milestone "M3", status "in_progress"); its values are used`)
 		assert.Equal(t, "payments-team", extra(t, im, "owner"))
 		assert.Equal(t, "M3", extra(t, im, "workflowStatus").(map[string]any)["milestone"])
@@ -159,7 +160,7 @@ func TestImportFacts(t *testing.T) {
 		assert.Equal(t, []string{"Phase 1"}, r.CompletedSteps)
 		assert.Equal(t, "Phase 2", r.CurrentStep)
 		assert.Equal(t, []string{"Phase 3", "Phase 4", "Phase 5"}, r.NextSteps)
-		assert.Equal(t, Subtasks{Total: 5, Completed: 1, Percent: 20, Items: r.Subtasks.Items}, r.Subtasks)
+		assert.Equal(t, records.Subtasks{Total: 5, Completed: 1, Percent: 20, Items: r.Subtasks.Items}, r.Subtasks)
 		assert.Equal(t, "orchestrate_auth_system_20251003_184530-auth_system-20251003-184530", r.ID)
 		assert.Equal(t, "orchestrate", extra(t, im, "workflow_type"))
 		assert.Equal(t, map[string]any{"artifact_registry": map[string]any{}, "research_results": []any{},
@@ -191,9 +192,9 @@ func TestImportFacts(t *testing.T) {
 	t.Run("seed002 blocking error is a blocker", func(t *testing.T) {
 		im := load(t, "testdata/seed002/progress/checkpoints/migration-T060-blocked.json", "migration")
 		r := im.Record
-		assert.Equal(t, StatusBlocked, r.Status)
+		assert.Equal(t, records.StatusBlocked, r.Status)
 		require.Len(t, r.Errors, 1)
-		assert.Equal(t, RecordError{Type: "dependency_missing", Message: "Cannot find source PDF: Post20English.pdf",
+		assert.Equal(t, records.Error{Type: "dependency_missing", Message: "Cannot find source PDF: Post20English.pdf",
 			Timestamp: r.Errors[0].Timestamp, Blocking: true}, r.Errors[0])
 		assert.Equal(t, "2025-12-08T14:52:10Z", r.Errors[0].Timestamp.Format(time.RFC3339))
 		assert.Equal(t, progress.Blocked, im.Progress.Status())
@@ -201,7 +202,7 @@ func TestImportFacts(t *testing.T) {
 	})
 	t.Run("seed002 complete sets completedAt", func(t *testing.T) {
 		im := load(t, "testdata/seed002/progress/checkpoints/migration-T060-complete.json", "")
-		assert.Equal(t, StatusComplete, im.Record.Status)
+		assert.Equal(t, records.StatusComplete, im.Record.Status)
 		assert.Equal(t, "2025-12-08T15:30:00Z", im.Record.CompletedAt.Format(time.RFC3339))
 		assert.Equal(t, 100, im.Record.Subtasks.Percent)
 	})
@@ -219,7 +220,7 @@ func TestImportFacts(t *testing.T) {
 		assert.Equal(t, 900, r.Heartbeat.IntervalSeconds)
 		assert.Equal(t, "2026-01-15T14:30:00Z", r.Heartbeat.LastBeat.Format(time.RFC3339))
 		assert.Equal(t, "2026-01-15T14:45:00Z", r.NextCheckpointExpected.Format(time.RFC3339))
-		assert.Equal(t, StatusInProgress, r.Status)
+		assert.Equal(t, records.StatusInProgress, r.Status)
 		assert.NotContains(t, r.Extra, "status", "IN_PROGRESS is in_progress: nothing lost")
 		assert.Contains(t, r.ResumeInstructions, "Continue from Requirements Section 5")
 		assert.Contains(t, r.ResumeInstructions, "feature_01_player_json/spec.md")
@@ -227,7 +228,7 @@ func TestImportFacts(t *testing.T) {
 	t.Run("seed003 WAITING keeps the original; linearIssue is the issue", func(t *testing.T) {
 		im := load(t, "testdata/seed003-waiting/agent_checkpoints/secondary_b.json", "")
 		r := im.Record
-		assert.Equal(t, StatusInProgress, r.Status)
+		assert.Equal(t, records.StatusInProgress, r.Status)
 		assert.Equal(t, "WAITING", extra(t, im, "status"))
 		assert.Equal(t, "CIA-812", r.Issue)
 		assert.Equal(t, "CIA-812", im.Progress.Issue.Key)
@@ -312,7 +313,7 @@ func TestUnexpectedTypesStayInExtra(t *testing.T) {
 	assert.JSONEq(t, `7`, string(ex["current_step"]))
 	assert.JSONEq(t, `"one.go"`, string(ex["files_modified"]))
 	assert.JSONEq(t, `"yesterday"`, string(ex["last_checkpoint"]))
-	assert.Equal(t, now, *im.Record.UpdatedAt)
+	assert.Equal(t, now, im.Record.UpdatedAt)
 	assert.Len(t, im.Warnings, 4)
 
 	// An item with a key the record has no place for keeps the whole list;
@@ -324,7 +325,7 @@ func TestUnexpectedTypesStayInExtra(t *testing.T) {
 	ex = im.Record.Extra
 	assert.JSONEq(t, `{"total":"many","items":[{"id":"x","status":"complete","weight":3}]}`, string(ex["subtasks"]))
 	assert.JSONEq(t, `{"status":"alive"}`, string(ex["heartbeat"]))
-	assert.Equal(t, []Subtask{{ID: "x", Status: "complete"}}, im.Record.Subtasks.Items)
+	assert.Equal(t, []records.Subtask{{ID: "x", Status: "complete"}}, im.Record.Subtasks.Items)
 	assert.Equal(t, 2, im.Record.Subtasks.Completed)
 	assert.Equal(t, 50, im.Record.Subtasks.Percent)
 }
@@ -350,4 +351,17 @@ func TestUnsafeAgentIsRenamed(t *testing.T) {
 
 	_, err = Import(".json", []byte(`{"current_step": "s", "recovery_instructions": "r"}`), Options{Now: now})
 	assert.ErrorContains(t, err, "pass --agent")
+}
+
+// marshalIndent renders a golden file as ccc writes JSON: indented, HTML
+// left unescaped, one trailing newline.
+func marshalIndent(v any) ([]byte, error) {
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return []byte(b.String()), nil
 }

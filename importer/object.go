@@ -139,15 +139,16 @@ func (o *object) boolean(k string) (bool, bool) {
 	return b, true
 }
 
-// time reads and takes over a timestamp; one that does not parse is left
+// time reads and takes over a timestamp (the zero time when there is
+// none, which the record writes as null); one that does not parse is left
 // in extra, with a warning.
-func (o *object) time(k string) *time.Time {
+func (o *object) time(k string) time.Time {
 	if o.null(k) {
-		return nil
+		return time.Time{}
 	}
 	var s string
 	if !o.value(k, &s, "a timestamp string") {
-		return nil
+		return time.Time{}
 	}
 	t, ok := parseTime(s)
 	if !ok {
@@ -156,13 +157,13 @@ func (o *object) time(k string) *time.Time {
 		} else {
 			o.d.warnf("%s: %q is not a timestamp; kept in extra", o.path(k), s)
 		}
-		return nil
+		return time.Time{}
 	}
 	o.use(k)
-	if o.d.latest == nil || t.After(*o.d.latest) {
-		o.d.latest = &t
+	if t.After(o.d.latest) {
+		o.d.latest = t
 	}
-	return &t
+	return t
 }
 
 // sub opens a nested object. The key counts as taken over; what the record

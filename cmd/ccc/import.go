@@ -236,9 +236,9 @@ func writeImportedRecord(ctx context.Context, root string, im *importer.Imported
 	}
 	path := records.CurrentPath(dir, im.Agent)
 	switch im.Record.Status {
-	case importer.StatusComplete:
+	case records.StatusComplete:
 		path = records.CompletePath(dir, im.Agent, im.Record.Issue)
-	case importer.StatusFailed:
+	case records.StatusFailed:
 		path = filepath.Join(dir, records.FailedDir, im.Record.ID+".json")
 	}
 	if dryRun {
