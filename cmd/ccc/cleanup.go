@@ -69,11 +69,7 @@ Each removed (or, with --dry-run, removable) record is printed on stdout.` + exi
 }
 
 func cleanupRun(ctx context.Context, f *Factory, opts *CleanupOptions) error {
-	root, err := f.root(ctx, opts.Dir)
-	if err != nil {
-		return err
-	}
-	dir, err := records.Dir(ctx, root)
+	_, dir, err := f.recordsDir(ctx, opts.Dir)
 	if err != nil {
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ccc-checkpoint/ccc/config"
+	"github.com/ccc-checkpoint/ccc/records"
 )
 
 // IOStreams carries the standard streams and whether they are terminals.
@@ -74,4 +75,14 @@ func (f *Factory) root(ctx context.Context, dir string) (string, error) {
 		return "", fmt.Errorf("current directory: %w", err)
 	}
 	return config.FindRoot(ctx, dir, f.Getenv, cwd)
+}
+
+// recordsDir resolves the project root and the repository's shared records
+// directory, for the commands about agents.
+func (f *Factory) recordsDir(ctx context.Context, dir string) (root, recs string, err error) {
+	if root, err = f.root(ctx, dir); err != nil {
+		return "", "", err
+	}
+	recs, err = records.Dir(ctx, root)
+	return root, recs, err
 }

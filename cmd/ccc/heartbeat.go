@@ -57,11 +57,7 @@ The agent needs a record first: ccc checkpoint writes it.` + exitStatusHelp(
 }
 
 func heartbeatRun(ctx context.Context, f *Factory, opts *HeartbeatOptions) error {
-	root, err := f.root(ctx, opts.Dir)
-	if err != nil {
-		return err
-	}
-	dir, err := records.Dir(ctx, root)
+	_, dir, err := f.recordsDir(ctx, opts.Dir)
 	if err != nil {
 		return err
 	}

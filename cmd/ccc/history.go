@@ -66,11 +66,7 @@ type ListedRecord struct {
 }
 
 func listRun(ctx context.Context, f *Factory, opts *ListOptions) error {
-	root, err := f.root(ctx, opts.Dir)
-	if err != nil {
-		return err
-	}
-	dir, err := records.Dir(ctx, root)
+	_, dir, err := f.recordsDir(ctx, opts.Dir)
 	if err != nil {
 		return err
 	}
@@ -160,11 +156,7 @@ record itself.` + exitStatusHelp(
 }
 
 func showRun(ctx context.Context, f *Factory, opts *ShowOptions) error {
-	root, err := f.root(ctx, opts.Dir)
-	if err != nil {
-		return err
-	}
-	dir, err := records.Dir(ctx, root)
+	_, dir, err := f.recordsDir(ctx, opts.Dir)
 	if err != nil {
 		return err
 	}

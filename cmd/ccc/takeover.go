@@ -67,11 +67,7 @@ looks alive is allowed, with a warning: make sure it has stopped.` + exitStatusH
 }
 
 func takeoverRun(ctx context.Context, f *Factory, opts *TakeoverOptions) error {
-	root, err := f.root(ctx, opts.Dir)
-	if err != nil {
-		return err
-	}
-	dir, err := records.Dir(ctx, root)
+	root, dir, err := f.recordsDir(ctx, opts.Dir)
 	if err != nil {
 		return err
 	}
