@@ -122,10 +122,24 @@ func Sleep(ctx context.Context, d time.Duration) error {
 	}
 }
 
+type timeoutKey struct{}
+
+// WithTimeout is context.WithTimeout that also remembers d, so that a
+// delivery which runs out of time says "timeout after 10s" with the timeout
+// the user set, not with what was left of it when the sink started.
+func WithTimeout(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.WithValue(ctx, timeoutKey{}, d), d)
+}
+
 // ContextCause words the end of a delivery's context for a report line:
-// "canceled", "timeout after 10s" (budget is the deadline the delivery
-// started with, 0 when unknown), or "timeout".
-func ContextCause(ctx context.Context, budget time.Duration) string {
+// "canceled", "timeout after 10s", or "timeout". The duration is the one
+// given to WithTimeout, else measured (the time left when the delivery
+// started, 0 when unknown).
+func ContextCause(ctx context.Context, measured time.Duration) string {
+	budget := measured
+	if d, ok := ctx.Value(timeoutKey{}).(time.Duration); ok {
+		budget = d
+	}
 	switch {
 	case !errors.Is(ctx.Err(), context.DeadlineExceeded):
 		return "canceled"

@@ -81,3 +81,31 @@ func TestHumanDuration(t *testing.T) {
 	}
 	assert.Equal(t, "Rate limit &exceeded", Short("  Rate limit &amp;exceeded.\n"))
 }
+
+func TestContextCause(t *testing.T) {
+	expired := func(parent context.Context) context.Context {
+		ctx, cancel := context.WithDeadline(parent, time.Now().Add(-time.Second))
+		t.Cleanup(cancel)
+		return ctx
+	}
+	canceled, cancel := context.WithCancel(context.Background())
+	cancel()
+	set, stop := WithTimeout(context.Background(), 10*time.Second)
+	defer stop()
+	tests := []struct {
+		name     string
+		ctx      context.Context
+		measured time.Duration
+		want     string
+	}{
+		{"canceled", canceled, time.Second, "canceled"},
+		{"measured", expired(context.Background()), 299*time.Millisecond + time.Microsecond, "timeout after 300ms"},
+		{"the timeout set wins over the time left", expired(set), 9*time.Second + 998*time.Millisecond, "timeout after 10s"},
+		{"unknown", expired(context.Background()), 0, "timeout"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, ContextCause(tt.ctx, tt.measured))
+		})
+	}
+}

@@ -387,8 +387,11 @@ func TestFiftyConcurrentCheckpoints(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			// Ten processes per agent queue on one delivery lock: the
+			// deadline is generous so that a slow machine tests
+			// correctness, not speed.
 			args := []string{"checkpoint", "--profile", "automated", "--agent", fmt.Sprintf("a%d", i%agents),
-				"--add-task", fmt.Sprintf("task %02d", i)}
+				"--add-task", fmt.Sprintf("task %02d", i), "--timeout", "45s"}
 			if i%2 == 1 {
 				args = append(args, "--decision", fmt.Sprintf("d%02d: because", i))
 			}

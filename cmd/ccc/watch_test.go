@@ -55,7 +55,7 @@ func TestSyncWatch(t *testing.T) {
 	require.NoError(t, err, string(out))
 
 	var stderr syncBuffer
-	cmd := exec.Command("ccc", "sync", "--watch", "--debounce", "300ms", "--retry-every", "1h")
+	cmd := exec.Command("ccc", "sync", "--watch", "--debounce", "500ms", "--retry-every", "1h")
 	cmd.Env = env
 	cmd.Stderr = &stderr
 	require.NoError(t, cmd.Start())
@@ -70,7 +70,7 @@ func TestSyncWatch(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	waitFor(t, func() bool { return len(srv.Comments("CIA-30")) == 1 }, "one checkpoint posts the comment")
-	time.Sleep(900 * time.Millisecond) // three debounce periods: nothing more may happen
+	time.Sleep(1500 * time.Millisecond) // three debounce periods: nothing more may happen
 	assert.Equal(t, 1, strings.Count(stderr.String(), "ccc sync: checkpoint "), stderr.String())
 	assert.Contains(t, srv.Comments("CIA-30")[0].Body, "start, step 5", "the last write of the burst was reported")
 

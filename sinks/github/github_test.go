@@ -614,8 +614,12 @@ func TestTimeoutCause(t *testing.T) {
 	first, err := upsert(t, s, delivery(pull, "main", "first", sinks.Ref{}))
 	require.NoError(t, err)
 	srv.Inject(githubfake.Slow(10 * time.Second))
-	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	// The budget is measured from the sink's clock when the delivery starts;
+	// freeze it at the context's start so a slow machine reads the same.
+	start := time.Now()
+	ctx, cancel := context.WithDeadline(context.Background(), start.Add(300*time.Millisecond))
 	defer cancel()
+	s = newSink(srv, func(c *github.Config) { c.Now = func() time.Time { return start } })
 	res, err := s.Upsert(ctx, delivery(pull, "main", "second", first.Ref))
 	serr := causeOf(t, err)
 	assert.Equal(t, "timeout after 300ms", serr.Cause)
