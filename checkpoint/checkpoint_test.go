@@ -526,7 +526,8 @@ func TestTrackerFanOut(t *testing.T) {
 		"  Untargeted: skipped — no GitHub issue or pull request (pass --github owner/repo#N).",
 	}, r.Lines())
 	require.Len(t, tracker.Sinks, 3)
-	assert.Equal(t, SinkResult{Sink: "good", Title: "Good", Target: "CIA-15", Action: sinks.Created, URL: "https://tracker.example/c-1", Requests: 1}, tracker.Sinks[0])
+	assert.Equal(t, SinkResult{Sink: "good", Title: "Good", Target: "CIA-15", Action: sinks.Created, URL: "https://tracker.example/c-1", Requests: 1,
+		Wrote: "created comment on CIA-15"}, tracker.Sinks[0])
 	assert.Equal(t, SinkResult{Sink: "bad", Title: "Bad", Target: "acme/app#7", Action: sinks.Failed, Requests: 1, Error: "HTTP 502", Queued: true}, tracker.Sinks[1])
 	assert.Equal(t, sinks.Skipped, tracker.Sinks[2].Action)
 	assert.Contains(t, r.StatusBody, "## Checkpoint Status")

@@ -41,6 +41,18 @@ type SinkResult struct {
 	Queued bool `json:"queued,omitempty"`
 	// Redacted counts the credentials replaced in the body before it left.
 	Redacted int `json:"redacted,omitempty"`
+	// Wrote words what a delivery wrote, "created comment on CIA-5" when
+	// empty.
+	Wrote string `json:"-"`
+}
+
+// wrote words what a delivery through s wrote to target, in the sink's own
+// words when it has them (s may be nil).
+func wrote(s sinks.Sink, a sinks.Action, target string) string {
+	if p, ok := s.(sinks.Phraser); ok {
+		return p.Phrase(a, target)
+	}
+	return fmt.Sprintf("%s comment on %s", a, target)
 }
 
 // queuedConsequence replaces "status not persisted" once the outbox holds
@@ -51,7 +63,10 @@ const queuedConsequence = "queued for retry (ccc sync)"
 func (r SinkResult) line() string {
 	switch r.Action {
 	case sinks.Created, sinks.Updated:
-		s := fmt.Sprintf("%s comment on %s", r.Action, r.Target)
+		s := r.Wrote
+		if s == "" {
+			s = wrote(nil, r.Action, r.Target)
+		}
 		if r.URL != "" {
 			s += " " + r.URL
 		}
@@ -99,7 +114,7 @@ func (t trackerStep) Run(ctx context.Context, cp *Checkpoint) error {
 	}
 	if cp.Timeout > 0 {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, cp.Timeout)
+		ctx, cancel = sinks.WithTimeout(ctx, cp.Timeout)
 		defer cancel()
 	}
 	body := cp.Body
@@ -183,6 +198,9 @@ func (cp *Checkpoint) deliverTo(ctx context.Context, tr Tracker, issue, from, bo
 	started := time.Now()
 	r, err := cp.deliver(ctx, s, res.Target, cp.Agent, render)
 	res.Action, res.Requests, res.URL = r.Action, r.Requests, r.Ref.URL
+	if r.Action == sinks.Created || r.Action == sinks.Updated {
+		res.Wrote = wrote(s, r.Action, res.Target)
+	}
 	var skip *sinks.SkipError
 	var serr *sinks.Error
 	switch {
@@ -266,6 +284,9 @@ func (cp *Checkpoint) Redeliver(ctx context.Context, s sinks.Sink, e state.Entry
 	started := time.Now()
 	r, err := cp.deliver(ctx, s, e.Target, e.Agent, func() string { return e.Body })
 	res.Action, res.Requests, res.URL = r.Action, r.Requests, r.Ref.URL
+	if r.Action == sinks.Created || r.Action == sinks.Updated {
+		res.Wrote = wrote(s, r.Action, e.Target)
+	}
 	var serr *sinks.Error
 	var skip *sinks.SkipError
 	switch {

@@ -6,11 +6,13 @@ import (
 )
 
 // Env is what a sink constructor may use: the environment (credentials come
-// only from there), an HTTP client, and ccc's version for User-Agent.
+// only from there), an HTTP client, ccc's version for User-Agent, and the
+// project root that file paths are relative to.
 type Env struct {
 	Getenv     func(string) string
 	HTTPClient *http.Client
 	Version    string
+	Root       string
 }
 
 // Factory builds one kind of sink.

@@ -168,3 +168,10 @@ type Health struct {
 type HealthChecker interface {
 	Health(ctx context.Context, target string) (Health, error)
 }
+
+// Phraser is an optional power of a sink that does not write comments: it
+// words what a delivery did for the report line ("updated section in
+// STATUS.md"); other sinks read "updated comment on CIA-123".
+type Phraser interface {
+	Phrase(a Action, target string) string
+}

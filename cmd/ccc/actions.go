@@ -67,8 +67,11 @@ func appendSummary(path, title string, r checkpoint.Report) error {
 	fmt.Fprintf(&b, "### %s\n\n```\n%s```\n", title, r.String())
 	for _, s := range r.Steps {
 		for _, sr := range s.Sinks {
-			if sr.URL != "" {
+			switch {
+			case strings.HasPrefix(sr.URL, "https://"), strings.HasPrefix(sr.URL, "http://"):
 				fmt.Fprintf(&b, "\n- %s: [%s](%s) (%s)", sr.Title, sr.Target, sr.URL, sr.Action)
+			case sr.URL != "": // a file on the runner: no link a reader could follow
+				fmt.Fprintf(&b, "\n- %s: %s (%s)", sr.Title, sr.Target, sr.Action)
 			}
 		}
 	}

@@ -47,7 +47,9 @@ report on stderr says what each did.
 
 The tracker step updates every configured sink (--sinks, else $CCC_SINKS,
 else the preferences' sinks:, else Linear when LINEAR_API_KEY is set and GitHub
-inside GitHub Actions or with --github), each independently.
+inside GitHub Actions or with --github), each independently. The sinks are
+linear, github and file (this agent's section of a Markdown file, STATUS.md
+unless sinks.file.path says otherwise).
 
 The edit flags change .ccc-progress.md before it is saved (created from the
 template when missing). --done TEXT moves the current task to Completed when
@@ -119,7 +121,7 @@ wrote it, or with --refresh-prompt; a prompt the agent wrote is kept.` + exitSta
 }
 
 func addTrackerFlags(fl *pflag.FlagSet, t *TrackerFlags) {
-	fl.StringSliceVar(&t.Sinks, "sinks", nil, "sinks to update, e.g. linear,github (default: $CCC_SINKS, else the preferences' sinks:, else those with credentials)")
+	fl.StringSliceVar(&t.Sinks, "sinks", nil, "sinks to update, e.g. linear,github,file (default: $CCC_SINKS, else the preferences' sinks:, else those with credentials)")
 	fl.StringVar(&t.GitHub, "github", "", "GitHub issue or pull request to comment on, owner/repo#N (default: the GitHub Actions event)")
 }
 
@@ -168,7 +170,7 @@ func (f *Factory) newCheckpoint(root string, profile checkpoint.Profile, agent s
 	if f.Getenv("CCC_DEBUG") != "" {
 		cp.Debug = f.IO.ErrOut
 	}
-	cp.Trackers, cp.Warnings = f.trackers(prefs, tf)
+	cp.Trackers, cp.Warnings = f.trackers(root, prefs, tf)
 	if cp.Redactor, err = redact.New(redact.SecretsFromEnv(f.Getenv), prefs.Redact.Patterns); err != nil {
 		// The built-in patterns and the held secrets still apply.
 		cp.Redactor, _ = redact.New(redact.SecretsFromEnv(f.Getenv), nil)

@@ -109,7 +109,7 @@ func doctorRun(ctx context.Context, f *Factory, opts *DoctorOptions) error {
 	}
 
 	prefs, _ := config.LoadPrefs(root)
-	trackers, warnings := f.trackers(prefs, opts.Trackers)
+	trackers, warnings := f.trackers(root, prefs, opts.Trackers)
 	for _, w := range warnings {
 		add("sinks", "warn", w, "")
 	}
@@ -131,7 +131,7 @@ func doctorRun(ctx context.Context, f *Factory, opts *DoctorOptions) error {
 			add(s.Name(), "ok", "configured (no health check)", "")
 			continue
 		}
-		cctx, cancel := context.WithTimeout(ctx, opts.Timeout)
+		cctx, cancel := sinks.WithTimeout(ctx, opts.Timeout)
 		h, err := hc.Health(cctx, target)
 		cancel()
 		var skip *sinks.SkipError

@@ -147,11 +147,11 @@ func drainAll(ctx context.Context, f *Factory, cp *checkpoint.Checkpoint, dueOnl
 	}
 	if cp.Timeout > 0 {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, cp.Timeout)
+		ctx, cancel = sinks.WithTimeout(ctx, cp.Timeout)
 		defer cancel()
 	}
 	reg := all.Registry()
-	env := sinks.Env{Getenv: f.Getenv, HTTPClient: f.HTTPClient, Version: version}
+	env := sinks.Env{Getenv: f.Getenv, HTTPClient: f.HTTPClient, Version: version, Root: cp.Root}
 	var results []SyncEntry
 	for _, e := range entries {
 		if dueOnly && e.NextAttempt.After(cp.Now) {
@@ -178,7 +178,7 @@ func syncLine(r SyncEntry) string {
 	what := fmt.Sprintf("%s %s (agent %s)", r.Title, r.Target, r.Agent)
 	switch r.Action {
 	case sinks.Created, sinks.Updated:
-		return fmt.Sprintf("✓ %s: delivered — %s comment %s", what, r.Action, r.URL)
+		return strings.TrimSpace(fmt.Sprintf("✓ %s: delivered — %s %s", what, r.Wrote, r.URL))
 	case sinks.Unchanged:
 		return fmt.Sprintf("✓ %s: already up to date", what)
 	case sinks.Skipped:

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"github.com/ccc-checkpoint/ccc/config"
 	"github.com/ccc-checkpoint/ccc/sinks"
 	"github.com/ccc-checkpoint/ccc/sinks/all"
+	"github.com/ccc-checkpoint/ccc/sinks/file"
 	"github.com/ccc-checkpoint/ccc/sinks/github"
 )
 
@@ -26,7 +28,7 @@ type TrackerFlags struct {
 // when its credentials are set and GitHub inside GitHub Actions or with
 // --github. Problems that concern one sink become that sink's skip; what
 // the user should fix comes back as warnings.
-func (f *Factory) trackers(prefs config.Prefs, fl TrackerFlags) ([]checkpoint.Tracker, []string) {
+func (f *Factory) trackers(root string, prefs config.Prefs, fl TrackerFlags) ([]checkpoint.Tracker, []string) {
 	reg := all.Registry()
 	var warnings []string
 	names := fl.Sinks
@@ -54,7 +56,7 @@ func (f *Factory) trackers(prefs config.Prefs, fl TrackerFlags) ([]checkpoint.Tr
 		}
 	}
 
-	env := sinks.Env{Getenv: f.Getenv, HTTPClient: f.HTTPClient, Version: version}
+	env := sinks.Env{Getenv: f.Getenv, HTTPClient: f.HTTPClient, Version: version, Root: root}
 	var out []checkpoint.Tracker
 	for _, name := range dedupe(names) {
 		s, err := reg.New(name, env)
@@ -63,8 +65,11 @@ func (f *Factory) trackers(prefs config.Prefs, fl TrackerFlags) ([]checkpoint.Tr
 			continue
 		}
 		tr := checkpoint.Tracker{Sink: s}
-		if name == "github" {
+		switch name {
+		case "github":
 			tr.Target, tr.Skip = githubTarget(fl.GitHub, prefs.Sinks["github"], f.Getenv)
+		case file.Name:
+			tr.Target = cmp.Or(strings.TrimSpace(prefs.Sinks[file.Name].Path), file.DefaultPath)
 		}
 		out = append(out, tr)
 	}

@@ -54,13 +54,18 @@ func TestTrackerSelection(t *testing.T) {
 		{"flag over environment", with(actions, "CCC_SINKS", "github"), nil, TrackerFlags{Sinks: []string{"linear", "github", "linear"}},
 			[]string{"linear=", "github=acme/app#9"}, 0},
 		{"unknown flag sink warned", nil, nil, TrackerFlags{Sinks: []string{"jira"}}, nil, 1},
+		{"file sink listed", nil, map[string]config.SinkPrefs{"file": {}}, TrackerFlags{}, []string{"file=STATUS.md"}, 0},
+		{"file sink path", nil, map[string]config.SinkPrefs{"file": {Path: "docs/STATUS.md"}, "linear": {Enabled: &off}}, TrackerFlags{},
+			[]string{"file=docs/STATUS.md"}, 0},
+		{"file sink from the environment", map[string]string{"CCC_SINKS": "file,linear"}, nil, TrackerFlags{}, []string{"file=STATUS.md", "linear="}, 0},
+		{"file sink is never on by default", map[string]string{"LINEAR_API_KEY": "k"}, nil, TrackerFlags{}, []string{"linear="}, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			f := &Factory{Getenv: func(k string) string { return tt.env[k] }}
 			prefs := config.Default()
 			prefs.Sinks = tt.sinks
-			trs, warnings := f.trackers(prefs, tt.flags)
+			trs, warnings := f.trackers(t.TempDir(), prefs, tt.flags)
 			require.Len(t, trs, len(tt.want))
 			for i, tr := range trs {
 				if tr.Skip != "" {
@@ -97,14 +102,18 @@ func TestStepSummaryAppends(t *testing.T) {
 	r := checkpoint.Report{Total: 1, Succeeded: 1, StatusBody: "## Checkpoint Status\n\nbody", Steps: []checkpoint.Result{
 		{Name: "Tracker update", Status: checkpoint.OK, Sinks: []checkpoint.SinkResult{
 			{Title: "GitHub", Target: "acme/app#9", Action: sinks.Created, URL: "https://github.com/acme/app/pull/9#issuecomment-1"},
+			{Title: "File", Target: "STATUS.md", Action: sinks.Updated, URL: "file:///runner/work/app/STATUS.md", Wrote: "updated section in STATUS.md"},
 		}},
 	}}
 	require.NoError(t, appendSummary(path, "ccc post", r))
 	require.NoError(t, appendSummary(path, "ccc post", r))
 	got, err := os.ReadFile(path)
 	require.NoError(t, err)
-	want := "### ccc post\n\n```\nCheckpoint complete: 1/1 steps succeeded.\n```\n" +
+	want := "### ccc post\n\n```\nCheckpoint complete: 1/1 steps succeeded.\n" +
+		"  GitHub: created comment on acme/app#9 https://github.com/acme/app/pull/9#issuecomment-1.\n" +
+		"  File: updated section in STATUS.md file:///runner/work/app/STATUS.md.\n```\n" +
 		"\n- GitHub: [acme/app#9](https://github.com/acme/app/pull/9#issuecomment-1) (created)" +
+		"\n- File: STATUS.md (updated)" +
 		"\n\n<details><summary>Status body</summary>\n\n## Checkpoint Status\n\nbody\n\n</details>\n\n"
 	assert.Equal(t, "before\n"+want+want, string(got), "earlier content kept, each run appended")
 }

@@ -3,6 +3,7 @@ package all
 
 import (
 	"github.com/ccc-checkpoint/ccc/sinks"
+	"github.com/ccc-checkpoint/ccc/sinks/file"
 	"github.com/ccc-checkpoint/ccc/sinks/github"
 	"github.com/ccc-checkpoint/ccc/sinks/linear"
 )
@@ -24,6 +25,9 @@ func Registry() *sinks.Registry {
 		}
 		cfg.Version = env.Version
 		return github.New(cfg)
+	}})
+	r.Register(sinks.Factory{Name: file.Name, New: func(env sinks.Env) sinks.Sink {
+		return file.New(file.Config{Root: env.Root})
 	}})
 	return r
 }

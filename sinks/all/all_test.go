@@ -11,7 +11,7 @@ import (
 
 func TestRegistryBuildsEverySink(t *testing.T) {
 	r := Registry()
-	assert.Equal(t, []string{"linear", "github"}, r.Names())
+	assert.Equal(t, []string{"linear", "github", "file"}, r.Names())
 	env := sinks.Env{Getenv: func(string) string { return "" }, Version: "test"}
 	for _, name := range r.Names() {
 		s, err := r.New(name, env)
