@@ -79,10 +79,14 @@ func (r SinkResult) line() string {
 	case sinks.Skipped:
 		return "skipped — " + r.Error
 	default:
-		if r.Queued {
-			return "failed (" + r.Error + ") — " + queuedConsequence
+		s := "failed (" + r.Error + ")"
+		if r.Redacted > 0 {
+			s += fmt.Sprintf(" (%d secret(s) redacted)", r.Redacted)
 		}
-		return "failed (" + r.Error + ")"
+		if r.Queued {
+			s += " — " + queuedConsequence
+		}
+		return s
 	}
 }
 
@@ -121,7 +125,9 @@ func (t trackerStep) Run(ctx context.Context, cp *Checkpoint) error {
 	if body == "" {
 		body = markdown.StatusBody(statusInput(cp))
 	}
-	cp.StatusBody = body
+	// What the run reports (a CI step summary is public) never holds a
+	// credential, whatever a sink's redaction preference.
+	cp.StatusBody, _ = cp.Redactor.Redact(body)
 
 	issue, from := cp.trackerIssue()
 	cp.drainOutbox(ctx, t.trackers, issue)
@@ -187,40 +193,96 @@ func (cp *Checkpoint) deliverTo(ctx context.Context, tr Tracker, issue, from, bo
 	// progress file as it is then: when several processes deliver for one
 	// agent, the last to deliver sends the newest status, whatever order
 	// their runs started in.
-	render := func() string {
-		b := cp.latestStatus(body)
-		if !cp.NoRedact[s.Name()] {
-			b, res.Redacted = cp.Redactor.Redact(b)
+	next := func() (state.Entry, bool) {
+		return state.Entry{Body: cp.latestStatus(body), RenderedAt: time.Now().UTC()}, true
+	}
+	return cp.send(ctx, s, res, cp.Agent, next)
+}
+
+// Redeliver sends one queued entry and updates the outbox: removed once
+// delivered, re-queued with its attempt counted when it fails again. The
+// entry is read again once its delivery lock is held: another process may
+// have delivered it, or queued a newer body, meanwhile.
+func (cp *Checkpoint) Redeliver(ctx context.Context, s sinks.Sink, e state.Entry) SinkResult {
+	res := SinkResult{Sink: s.Name(), Title: s.Title(), Target: e.Target}
+	next := func() (state.Entry, bool) {
+		cur, err := state.Queued(cp.Root, e)
+		if err != nil {
+			return state.Entry{}, false
 		}
-		body = b
-		return b
+		return cur, true
 	}
-	started := time.Now()
-	r, err := cp.deliver(ctx, s, res.Target, cp.Agent, render)
-	res.Action, res.Requests, res.URL = r.Action, r.Requests, r.Ref.URL
-	if r.Action == sinks.Created || r.Action == sinks.Updated {
-		res.Wrote = wrote(s, r.Action, res.Target)
+	return cp.send(ctx, s, res, e.Agent, next)
+}
+
+// send delivers the entry next gives (a body and when it was rendered)
+// through one sink as agent, holding that (sink, target, agent)'s delivery
+// lock, and under the same lock stores the reference the sink returns and
+// updates the outbox: a delivered body removes what was queued before it, a
+// failed one is queued unless a newer body already is. Holding the lock
+// across both keeps an older status from ever landing after a newer one.
+// next returns false when nothing is left to deliver.
+func (cp *Checkpoint) send(ctx context.Context, s sinks.Sink, res SinkResult, agent string, next func() (state.Entry, bool)) SinkResult {
+	key := state.Entry{Sink: s.Name(), Target: res.Target, Agent: agent}
+	finish := func(r sinks.Result, err error, e state.Entry) SinkResult {
+		res.Action, res.Requests, res.URL = r.Action, r.Requests, r.Ref.URL
+		var skip *sinks.SkipError
+		var serr *sinks.Error
+		switch {
+		case err == nil:
+			if r.Action == sinks.Created || r.Action == sinks.Updated {
+				res.Wrote = wrote(s, r.Action, res.Target)
+			}
+			if lerr := cp.withLock(ctx, func() error { return state.Dequeue(cp.Root, e) }); lerr != nil {
+				cp.warnf("%v", lerr)
+			}
+			return res
+		case errors.As(err, &skip):
+			// Nothing is queued for a sink that cannot run here; what
+			// was queued stays.
+			res.Error = skip.Reason
+			return res
+		case errors.As(err, &serr):
+			res.Error = serr.Cause
+			cp.debugf("tracker: %s: %v", s.Name(), err)
+		default:
+			res.Error = err.Error()
+		}
+		res.Queued = cp.queue(ctx, e, res.Error)
+		return res
 	}
-	var skip *sinks.SkipError
-	var serr *sinks.Error
-	switch {
-	case errors.As(err, &skip):
-		res.Error = skip.Reason
-	case errors.As(err, &serr):
-		res.Error = serr.Cause
-		cp.debugf("tracker: %s: %v", s.Name(), err)
-	case err != nil:
-		res.Error = err.Error()
+
+	unlock, lerr := state.LockDelivery(ctx, cp.Root, key)
+	if lerr != nil {
+		// Another process is delivering this key: queue this body (the
+		// outbox keeps whichever was rendered last).
+		e, ok := next()
+		if !ok {
+			return finish(sinks.Result{Action: sinks.Unchanged}, nil, key)
+		}
+		e = cp.redacted(s, key, e, &res)
+		return finish(sinks.Result{Action: sinks.Failed}, &sinks.Error{Cause: "another ccc process is delivering to " + res.Target, Err: lerr}, e)
 	}
-	entry := state.Entry{Sink: s.Name(), Target: res.Target, Agent: cp.Agent, Body: body}
-	switch res.Action {
-	case sinks.Failed:
-		res.Queued = cp.queue(ctx, entry, res.Error)
-	case sinks.Created, sinks.Updated, sinks.Unchanged:
-		// Whatever was queued for this key before is superseded.
-		_ = cp.withLock(ctx, func() error { return state.Dequeue(cp.Root, entry, body, started) })
+	defer unlock()
+	e, ok := next()
+	if !ok {
+		res.Action = sinks.Unchanged // delivered by another process meanwhile
+		return res
 	}
-	return res
+	e = cp.redacted(s, key, e, &res)
+	r, err := cp.deliver(ctx, s, res.Target, agent, e.Body)
+	return finish(r, err, e)
+}
+
+// redacted fills e's key and replaces the credentials in its body, unless
+// the sink's preferences turned redaction off: nothing unredacted reaches a
+// sink or the outbox.
+func (cp *Checkpoint) redacted(s sinks.Sink, key, e state.Entry, res *SinkResult) state.Entry {
+	e.Sink, e.Target, e.Agent = key.Sink, key.Target, key.Agent
+	if !cp.NoRedact[s.Name()] {
+		e.Body, res.Redacted = cp.Redactor.Redact(e.Body)
+	}
+	return e
 }
 
 // queue keeps a failed delivery in the outbox; it reports whether it could.
@@ -277,45 +339,9 @@ func (cp *Checkpoint) drainOutbox(ctx context.Context, trackers []Tracker, issue
 	}
 }
 
-// Redeliver sends one queued entry and updates the outbox: removed once
-// delivered, re-queued with its attempt counted when it fails again.
-func (cp *Checkpoint) Redeliver(ctx context.Context, s sinks.Sink, e state.Entry) SinkResult {
-	res := SinkResult{Sink: s.Name(), Title: s.Title(), Target: e.Target}
-	started := time.Now()
-	r, err := cp.deliver(ctx, s, e.Target, e.Agent, func() string { return e.Body })
-	res.Action, res.Requests, res.URL = r.Action, r.Requests, r.Ref.URL
-	if r.Action == sinks.Created || r.Action == sinks.Updated {
-		res.Wrote = wrote(s, r.Action, e.Target)
-	}
-	var serr *sinks.Error
-	var skip *sinks.SkipError
-	switch {
-	case err == nil:
-		if lerr := cp.withLock(ctx, func() error { return state.Dequeue(cp.Root, e, e.Body, started) }); lerr != nil {
-			cp.warnf("%v", lerr)
-		}
-		return res
-	case errors.As(err, &skip):
-		res.Error = skip.Reason // stays queued: the sink cannot run here
-		return res
-	case errors.As(err, &serr):
-		res.Error = serr.Cause
-	default:
-		res.Error = err.Error()
-	}
-	res.Queued = cp.queue(ctx, e, res.Error)
-	return res
-}
-
-// deliver sends the body render gives through one sink as agent, holding
-// that (sink, target, agent)'s delivery lock, and stores the reference it
-// returns.
-func (cp *Checkpoint) deliver(ctx context.Context, s sinks.Sink, target, agent string, render func() string) (sinks.Result, error) {
-	unlock, err := state.LockDelivery(ctx, cp.Root, state.Entry{Sink: s.Name(), Target: target, Agent: agent})
-	if err != nil {
-		return sinks.Result{Action: sinks.Failed}, &sinks.Error{Cause: "another ccc process is delivering to " + target, Err: err}
-	}
-	defer unlock()
+// deliver sends body through one sink as agent (the caller holds the
+// delivery lock) and stores the reference it returns.
+func (cp *Checkpoint) deliver(ctx context.Context, s sinks.Sink, target, agent, body string) (sinks.Result, error) {
 	// The reference as stored now, not as read at the start of the run:
 	// another process may have created the comment meanwhile.
 	st := cp.State
@@ -324,11 +350,20 @@ func (cp *Checkpoint) deliver(ctx context.Context, s sinks.Sink, target, agent s
 			st = fresh
 		}
 	}
-	body := render()
 	var prev sinks.Ref
 	if st != nil {
-		if _, err := st.Ref(s.Name(), target, agent, &prev); err != nil {
+		found, err := st.Ref(s.Name(), target, agent, &prev)
+		if err != nil {
 			cp.warnf("%v", err)
+		}
+		// A project that CCC's own tooling set up keeps the main agent's
+		// Linear comment id under the seed's key: adopt that comment
+		// rather than create a second one. Only while ccc has stored no
+		// Linear reference of its own and the issue is the state's own
+		// (with --issue the id may name a comment on another issue).
+		if !found && s.Name() == "linear" && agent == "main" && !st.HasRefs("linear") &&
+			cp.Edits.Issue == "" && st.Issue() == target {
+			prev.ID = st.String("checkpointCommentId")
 		}
 	}
 	saveRef := func(ref sinks.Ref) error {

@@ -64,6 +64,9 @@ type SinkPrefs struct {
 	Issue int    `yaml:"issue"`
 	// Path is the file sink's output file, relative to the project root.
 	Path string `yaml:"path"`
+	// MaxBody is the longest status body the sink sends, in characters
+	// (Linear's default 65,000; GitHub's 65,536 is also its ceiling).
+	MaxBody int `yaml:"max_body"`
 	// Redact: false turns secret redaction off for this sink; nothing else
 	// does.
 	Redact *bool `yaml:"redact"`

@@ -6,13 +6,16 @@ import (
 )
 
 // Env is what a sink constructor may use: the environment (credentials come
-// only from there), an HTTP client, ccc's version for User-Agent, and the
-// project root that file paths are relative to.
+// only from there), an HTTP client, ccc's version for User-Agent, the
+// project root that file paths are relative to, and the body limit the
+// user set for this sink (0: the sink's own default; a sink never sends
+// more than its tracker accepts).
 type Env struct {
 	Getenv     func(string) string
 	HTTPClient *http.Client
 	Version    string
 	Root       string
+	MaxBody    int
 }
 
 // Factory builds one kind of sink.

@@ -30,6 +30,9 @@ type Entry struct {
 	LastError string    `json:"lastError"`
 	QueuedAt  time.Time `json:"queuedAt"`
 	UpdatedAt time.Time `json:"updatedAt"`
+	// RenderedAt is when Body was rendered (wall clock): of two bodies for
+	// one key, the one rendered later is the newer status.
+	RenderedAt time.Time `json:"renderedAt,omitzero"`
 	// NextAttempt is when a run should try it again (ccc sync does not wait).
 	NextAttempt time.Time `json:"nextAttempt"`
 }
@@ -71,9 +74,13 @@ func outboxPath(root string, e Entry) string {
 }
 
 // Queue records a failed delivery: it replaces the key's older body and
-// counts the attempt. Callers hold Lock.
+// counts the attempt. A body rendered before the one already queued is not
+// queued: the newer status stays. Callers hold Lock.
 func Queue(root string, e Entry, cause string, now time.Time) (Entry, error) {
 	if old, err := readEntry(outboxPath(root, e)); err == nil {
+		if old.RenderedAt.After(e.RenderedAt) {
+			return old, nil
+		}
 		e.Attempts, e.QueuedAt = old.Attempts, old.QueuedAt
 	}
 	e.Attempts++
@@ -95,23 +102,30 @@ func Queue(root string, e Entry, cause string, now time.Time) (Entry, error) {
 	return e, nil
 }
 
-// Dequeue removes the entry for e's key once body has been delivered for
-// it: if the queued body is that body, or was queued before since (a newer
-// delivery supersedes it). A body queued by another run meanwhile stays.
-// Removing an entry that is not there is not an error. Callers hold Lock.
-func Dequeue(root string, e Entry, body string, since time.Time) error {
-	path := outboxPath(root, e)
+// Dequeue removes the entry for delivered's key once delivered's body has
+// been delivered: if the queued body is that body or was rendered no later
+// (the delivered status supersedes it). A newer body queued by another run
+// stays. Removing an entry that is not there is not an error. Callers hold
+// Lock.
+func Dequeue(root string, delivered Entry) error {
+	path := outboxPath(root, delivered)
 	cur, err := readEntry(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
 	}
-	if err == nil && cur.Body != body && !cur.UpdatedAt.Before(since) {
+	if err == nil && cur.Body != delivered.Body && cur.RenderedAt.After(delivered.RenderedAt) {
 		return nil
 	}
 	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("outbox: %w", err)
 	}
 	return nil
+}
+
+// Queued reads the entry queued now for e's key; an error wrapping
+// os.ErrNotExist means there is none.
+func Queued(root string, e Entry) (Entry, error) {
+	return readEntry(outboxPath(root, e))
 }
 
 // Outbox lists the queued entries, oldest first. An entry file that cannot

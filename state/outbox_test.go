@@ -12,19 +12,26 @@ import (
 
 func TestOutboxQueueReplacesAndCounts(t *testing.T) {
 	root := t.TempDir()
-	e := Entry{Sink: "linear", Target: "CIA-1", Agent: "main", Body: "v1"}
+	r := func(min int) time.Time { return t0.Add(time.Duration(min) * time.Minute) }
+	e := Entry{Sink: "linear", Target: "CIA-1", Agent: "main", Body: "v1", RenderedAt: r(0)}
 	got, err := Queue(root, e, "HTTP 503", t0)
 	require.NoError(t, err)
 	assert.Equal(t, 1, got.Attempts)
 	assert.Equal(t, t0.Add(30*time.Second), got.NextAttempt)
 
-	e.Body = "v2"
+	e.Body, e.RenderedAt = "v2", r(1)
 	got, err = Queue(root, e, "timeout after 10s", t0.Add(time.Minute))
 	require.NoError(t, err)
 	assert.Equal(t, 2, got.Attempts)
 	assert.Equal(t, t0, got.QueuedAt, "first queued time kept")
 
-	other := Entry{Sink: "linear", Target: "CIA-1", Agent: "worker-2", Body: "w"}
+	// A body rendered before the queued one failed too: v2 stays.
+	stale := Entry{Sink: "linear", Target: "CIA-1", Agent: "main", Body: "v0", RenderedAt: r(-1)}
+	got, err = Queue(root, stale, "HTTP 503", t0.Add(2*time.Minute))
+	require.NoError(t, err)
+	assert.Equal(t, "v2", got.Body)
+
+	other := Entry{Sink: "linear", Target: "CIA-1", Agent: "worker-2", Body: "w", RenderedAt: r(0)}
 	_, err = Queue(root, other, "HTTP 503", t0.Add(2*time.Minute))
 	require.NoError(t, err)
 
@@ -35,19 +42,24 @@ func TestOutboxQueueReplacesAndCounts(t *testing.T) {
 	assert.Equal(t, "timeout after 10s", list[0].LastError)
 	assert.Equal(t, "worker-2", list[1].Agent)
 
-	// Delivered an older body while v2 was queued later: v2 stays.
-	require.NoError(t, Dequeue(root, list[0], "v1", t0.Add(30*time.Second)))
+	// Delivered an older body while v2 was queued: v2 stays.
+	require.NoError(t, Dequeue(root, Entry{Sink: "linear", Target: "CIA-1", Agent: "main", Body: "v1", RenderedAt: r(0)}))
 	list, err = Outbox(root, t0)
 	require.NoError(t, err)
 	assert.Len(t, list, 2)
+	q, err := Queued(root, list[0])
+	require.NoError(t, err)
+	assert.Equal(t, "v2", q.Body)
 	// Delivered exactly what is queued: gone.
-	require.NoError(t, Dequeue(root, list[0], "v2", t0))
-	require.NoError(t, Dequeue(root, list[0], "v2", t0), "twice is fine")
+	require.NoError(t, Dequeue(root, list[0]))
+	require.NoError(t, Dequeue(root, list[0]), "twice is fine")
+	_, err = Queued(root, q)
+	assert.ErrorIs(t, err, os.ErrNotExist)
 	list, err = Outbox(root, t0)
 	require.NoError(t, err)
 	require.Len(t, list, 1)
-	// A newer delivery supersedes what was queued before it started.
-	require.NoError(t, Dequeue(root, list[0], "something newer", t0.Add(time.Hour)))
+	// A body rendered later supersedes what was queued.
+	require.NoError(t, Dequeue(root, Entry{Sink: "linear", Target: "CIA-1", Agent: "worker-2", Body: "newer", RenderedAt: r(5)}))
 	list, err = Outbox(root, t0)
 	require.NoError(t, err)
 	assert.Empty(t, list)

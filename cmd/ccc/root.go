@@ -14,7 +14,21 @@ func NewCmdRoot(f *Factory) *cobra.Command {
 		Short: "Keep an AI coding session's progress safe across context boundaries",
 		Long: `ccc keeps an AI coding session's progress in .ccc-progress.md, snapshots the
 in-scope files into git, keeps one status comment on the tracking issue up to
-date, and prints the continuation prompt the next session starts from.`,
+date, and prints the continuation prompt the next session starts from.
+
+ENVIRONMENT
+  CCC_PROJECT_ROOT     project root when --dir is not given
+  CCC_AGENT            this writer's name (default main; --agent wins)
+  CCC_SINKS            sinks to update, e.g. linear,github,file (--sinks wins)
+  LINEAR_API_KEY       Linear personal key (sent as Authorization: <key>)
+  LINEAR_OAUTH_TOKEN   Linear OAuth token (sent as Authorization: Bearer <token>)
+  LINEAR_API_URL       Linear GraphQL endpoint (default https://api.linear.app/graphql)
+  GITHUB_TOKEN         GitHub token (else GH_TOKEN)
+  GITHUB_API_URL       GitHub REST base (default https://api.github.com)
+  CCC_DEBUG            print step details to stderr
+  NO_COLOR             no colour
+Credentials are never printed, logged, written to a file or sent to a
+tracker in a body.`,
 		Example: `  ccc checkpoint --issue CIA-1 --current "write parser" --add-task "write tests"
   ccc checkpoint --done "write parser" --next "run the parser tests"
   ccc go

@@ -14,6 +14,10 @@ import (
 	"github.com/ccc-checkpoint/ccc/sinks/github"
 )
 
+// minMaxBody is the smallest body limit a user may set: room for the
+// status's header, task, blockers and next action after truncation.
+const minMaxBody = 1000
+
 // TrackerFlags are the flags that choose sinks and their targets.
 type TrackerFlags struct {
 	// Sinks lists the sinks to use (--sinks), overriding the environment
@@ -59,6 +63,11 @@ func (f *Factory) trackers(root string, prefs config.Prefs, fl TrackerFlags) ([]
 	env := sinks.Env{Getenv: f.Getenv, HTTPClient: f.HTTPClient, Version: version, Root: root}
 	var out []checkpoint.Tracker
 	for _, name := range dedupe(names) {
+		env.MaxBody = prefs.Sinks[name].MaxBody
+		if env.MaxBody != 0 && env.MaxBody < minMaxBody {
+			warnings = append(warnings, fmt.Sprintf("%s: sinks.%s.max_body %d is below %d; using the sink's default", config.PrefsFile, name, env.MaxBody, minMaxBody))
+			env.MaxBody = 0
+		}
 		s, err := reg.New(name, env)
 		if err != nil {
 			warnings = append(warnings, err.Error()+"; ignored")

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -58,6 +59,7 @@ func TestTrackerSelection(t *testing.T) {
 		{"file sink path", nil, map[string]config.SinkPrefs{"file": {Path: "docs/STATUS.md"}, "linear": {Enabled: &off}}, TrackerFlags{},
 			[]string{"file=docs/STATUS.md"}, 0},
 		{"file sink from the environment", map[string]string{"CCC_SINKS": "file,linear"}, nil, TrackerFlags{}, []string{"file=STATUS.md", "linear="}, 0},
+		{"max_body too small", nil, map[string]config.SinkPrefs{"linear": {MaxBody: 10}}, TrackerFlags{}, []string{"linear="}, 1},
 		{"file sink is never on by default", map[string]string{"LINEAR_API_KEY": "k"}, nil, TrackerFlags{}, []string{"linear="}, 0},
 	}
 	for _, tt := range tests {
@@ -116,4 +118,22 @@ func TestStepSummaryAppends(t *testing.T) {
 		"\n- File: STATUS.md (updated)" +
 		"\n\n<details><summary>Status body</summary>\n\n## Checkpoint Status\n\nbody\n\n</details>\n\n"
 	assert.Equal(t, "before\n"+want+want, string(got), "earlier content kept, each run appended")
+}
+
+// sinks.<name>.max_body reaches the sink: a long status is cut to it.
+func TestMaxBodyPreference(t *testing.T) {
+	f := &Factory{Getenv: func(string) string { return "" }}
+	prefs := config.Default()
+	prefs.Sinks = map[string]config.SinkPrefs{"linear": {MaxBody: 2000}, "github": {Repo: "a/b", Issue: 1, MaxBody: 100000}}
+	trs, warnings := f.trackers(t.TempDir(), prefs, TrackerFlags{})
+	require.Empty(t, warnings)
+	require.Len(t, trs, 2)
+	long := "## Checkpoint Status\n\n**Next:** x\n\n**Decisions:** " + strings.Repeat("d", 70000) + "\n"
+	type bodier interface {
+		Body(status, agent string) string
+	}
+	lin := trs[0].Sink.(bodier).Body(long, "main")
+	assert.Equal(t, 2000, utf8.RuneCountInString(lin), "cut to the preference")
+	gh := trs[1].Sink.(bodier).Body(long, "main")
+	assert.Equal(t, 65536, utf8.RuneCountInString(gh), "never above GitHub's own limit")
 }

@@ -16,6 +16,7 @@ func Registry() *sinks.Registry {
 		if env.HTTPClient != nil {
 			cfg.HTTPClient = env.HTTPClient
 		}
+		cfg.MaxBody = env.MaxBody
 		return linear.New(cfg)
 	}})
 	r.Register(sinks.Factory{Name: "github", New: func(env sinks.Env) sinks.Sink {
@@ -24,6 +25,10 @@ func Registry() *sinks.Registry {
 			cfg.HTTPClient = env.HTTPClient
 		}
 		cfg.Version = env.Version
+		if env.MaxBody > 0 {
+			// GitHub refuses longer bodies.
+			cfg.MaxBody = min(env.MaxBody, github.DefaultMaxBody)
+		}
 		return github.New(cfg)
 	}})
 	r.Register(sinks.Factory{Name: file.Name, New: func(env sinks.Env) sinks.Sink {
