@@ -7,7 +7,11 @@
 #   bench/hook-stop.sh [RUNS]          default 200 runs per case
 #
 # Set CCC_STOP_HANDLER=/path/to/ccc-stop-handler.sh to time CCC's bash
-# handler on the same inputs (it needs jq, and yq for the preferences).
+# handler on the same inputs (hooks/scripts/ccc-stop-handler.sh in
+# cianos95-dev/claude-command-centre, Apache-2.0; not vendored here). It
+# needs jq, and mikefarah's yq for the case with a preferences file (the
+# Python yq answers in JSON, which the handler does not expect: that case is
+# skipped for it). The loop then ends with a table of means and the ratio.
 # Uses hyperfine when it is installed, else a bash loop on $EPOCHREALTIME.
 # Ends with the in-process Go benchmark (go test -bench BenchmarkStop).
 set -euo pipefail
@@ -73,11 +77,18 @@ mkcase() {
 mkcase allow-phase        "PHASE=review"  "working on it"
 mkcase retry-message      ""              "Still on it: numbers are next."
 mkcase retry-transcript   ""              ""  "$transcript"
+mkcase retry-prefs        ""              "Still on it: numbers are next."
+printf '%s\n' 'execution:' '  max_task_iterations: 8' 'planning:' '  prioritization_framework: rice' \
+  'eval:' '  cost_profile: budget' '  max_budget_usd: 25' >"$work/retry-prefs/.ccc-preferences.yaml"
 mkcase halt-checkpoint    "TASK_ITER=5"   "still failing"
 mkcase next-checkpoint    ""              "Parser done, tests pass. TASK_COMPLETE"
 mkdir -p "$work/allow-no-state"
 input "TASK_COMPLETE" >"$work/allow-no-state/stdin.json"
 cases=(allow-no-state "${cases[@]}")
+
+# The bash handler reads preferences with mikefarah's yq only.
+skip_bash_prefs=1
+if yq --version 2>&1 | grep -q mikefarah; then skip_bash_prefs=0; fi
 
 restore() { # put the case's state back
   local dir=$work/$1
@@ -107,12 +118,18 @@ loop() { # NAME CMD...: mean/median/min/max wall time over $runs runs
   for t in "${times[@]}"; do sum=$((sum + t)); done
   printf '%-18s %-8s mean %7s ms  median %7s ms  min %7s ms  max %7s ms\n' \
     "$name" "$label" "$(ms $((sum / runs)))" "$(ms "$med")" "$(ms "$min")" "$(ms "$max")"
+  means["$label/$name"]=$((sum / runs))
 }
+declare -A means=()
 
 bench() { # LABEL CMD...
   label=$1
   shift
   for name in "${cases[@]}"; do
+    if [[ $label == bash && $name == *prefs && $skip_bash_prefs == 1 ]]; then
+      printf '%-18s %-8s skipped: needs mikefarah yq (found: %s)\n' "$name" "$label" "$(yq --version 2>&1 | head -1)"
+      continue
+    fi
     if command -v hyperfine >/dev/null 2>&1; then
       local dir=$work/$name
       CCC_PROJECT_ROOT=$dir hyperfine --style basic --warmup 5 --runs "$runs" \
@@ -132,7 +149,20 @@ fi
 echo "$(uname -sm), $(nproc 2>/dev/null || echo '?') CPUs, $runs runs per case"
 bench ccc "$ccc" hook stop
 if [[ -n ${CCC_STOP_HANDLER:-} ]]; then
-  bench bash bash "$CCC_STOP_HANDLER"
+  if ! command -v jq >/dev/null 2>&1; then
+    echo "CCC_STOP_HANDLER needs jq on PATH; not timed" >&2
+  else
+    bench bash bash "$CCC_STOP_HANDLER"
+    if ((${#means[@]} > 0)); then
+      echo
+      printf '%-18s %10s %10s %9s\n' case "ccc ms" "bash ms" "bash/ccc"
+      for name in "${cases[@]}"; do
+        c=${means[ccc/$name]:-} b=${means[bash/$name]:-}
+        [[ -n $c && -n $b ]] || continue
+        printf '%-18s %10s %10s %8sx\n' "$name" "$(ms "$c")" "$(ms "$b")" "$(awk -v b="$b" -v c="$c" 'BEGIN { printf "%.0f", b / c }')"
+      done
+    fi
+  fi
 fi
 
 echo

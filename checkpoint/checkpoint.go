@@ -74,6 +74,10 @@ func (cp *Checkpoint) LoadProgress() error {
 // delivered from CI without a progress session.
 func TrackerStep(cp *Checkpoint) Step { return trackerStep{cp.Trackers} }
 
+// Loop is a position in CCC's task loop: TaskIndex of TotalTasks tasks are
+// done.
+type Loop struct{ TaskIndex, TotalTasks int }
+
 // Checkpoint carries one run's inputs and what the steps learn along the
 // way.
 type Checkpoint struct {
@@ -111,6 +115,11 @@ type Checkpoint struct {
 	// SessionID names the coding session (the hook's session_id), for the
 	// agent's record.
 	SessionID string
+	// Loop, when set, is CCC's loop position as the stop hook just left it:
+	// persist aligns the progress document to it, whatever .ccc-state.json
+	// says or how old it is. At the end of the loop the hook has deleted
+	// the state file, so this is the only record that every task is done.
+	Loop *Loop
 	// Getenv reads the environment (credentials are never stored here).
 	Getenv func(string) string
 	// Debug receives details that do not belong in the report (nil: none).
@@ -135,6 +144,14 @@ type Checkpoint struct {
 	notice string
 	// recordPending: persist left the agent's record for the git step.
 	recordPending bool
+	// usage is an edit that cannot apply: the run stops, nothing written.
+	usage *UsageError
+	// progressSaved: persist wrote (or had no need to write) the edits.
+	progressSaved bool
+	// promptHash identifies the prompt persist generated, to record it.
+	promptHash string
+	// commitTask is the task current before the edits, for the commit.
+	commitTask *committedTask
 	// beforeWrite runs between reading and replacing the progress file
 	// (tests use it to play another writer).
 	beforeWrite func()

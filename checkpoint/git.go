@@ -85,6 +85,11 @@ func (cp *Checkpoint) commitMessage() string {
 			task = d.Current.Text
 		}
 		n, m = d.TaskN(), d.TaskM()
+		// The commit holds the work on the task that was current when the
+		// checkpoint began, not the one --done just promoted.
+		if c := cp.commitTask; c != nil {
+			task, n = c.text, c.n
+		}
 	}
 	return strings.NewReplacer(
 		"{issue}", issue, "{n}", strconv.Itoa(n), "{m}", strconv.Itoa(m), "{task}", firstLine(task),

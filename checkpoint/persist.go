@@ -26,7 +26,14 @@ func (persistStep) String() string { return "Persist progress" }
 
 func (persistStep) Consequence() string { return "progress not saved; .ccc-progress.md left as it was" }
 
-func (persistStep) Run(ctx context.Context, cp *Checkpoint) error {
+func (persistStep) Run(ctx context.Context, cp *Checkpoint) (err error) {
+	defer func() {
+		// The later steps must not show edits that never reached the disk:
+		// they get the document as it is there (nil when it cannot be read).
+		if err != nil && !cp.progressSaved && cp.usage == nil {
+			cp.Doc = cp.docOnDisk()
+		}
+	}()
 	unlock, err := state.Lock(ctx, cp.Root)
 	if err != nil {
 		return err
@@ -47,8 +54,10 @@ func (persistStep) Run(ctx context.Context, cp *Checkpoint) error {
 		if loaded.From != "" {
 			from = "backup " + rel(cp.Root, loaded.From)
 		}
-		cp.warnf("%s is not valid JSON (line %d, column %d: %s); copied to %s and left untouched; continuing from %s. Fix or remove it to record checkpoints again.",
-			rel(cp.Root, c.Path), c.Line, c.Col, c.Msg, rel(cp.Root, loaded.SetAside), from)
+		where := *c
+		where.Path = rel(cp.Root, c.Path)
+		cp.warnf("%s: not valid JSON: %s; a copy is kept at %s and the file is left untouched; continuing from %s. Fix or remove it to record checkpoints again.",
+			where.Where(), c.Msg, rel(cp.Root, loaded.SetAside), from)
 	}
 	if repo, err := gitrepo.Open(ctx, cp.Root); err == nil {
 		cp.branch, _ = repo.Branch(ctx)
@@ -64,8 +73,19 @@ func (persistStep) Run(ctx context.Context, cp *Checkpoint) error {
 		}
 		cp.debugf("persist: %s changed while being updated; re-reading (attempt %d)", progress.FileName, attempt+1)
 	}
+	var usage *UsageError
+	if errors.As(err, &usage) {
+		cp.usage = usage
+		return err
+	}
 	if err != nil {
 		return err
+	}
+	cp.progressSaved = true
+	if h := cp.promptHash; h != "" && h != state.PromptHash(cp.Root) {
+		if err := state.SavePromptHash(cp.Root, h); err != nil {
+			cp.warnf("%v; the next checkpoint may keep this prompt as if the agent wrote it", err)
+		}
 	}
 
 	stateErr := cp.saveState()
@@ -90,9 +110,41 @@ func (persistStep) Run(ctx context.Context, cp *Checkpoint) error {
 	return nil
 }
 
+// UsageError is a checkpoint that cannot run as asked: an edit flag that
+// does not apply to the document (`--unblock` matching no blocker, `--done`
+// with no current task). Nothing is written and no later step runs, so a
+// script learns that its edit was dropped from the exit status alone.
+type UsageError struct {
+	// Problems name the flag and say why, one per edit: `--unblock "x": no
+	// blocker matches`.
+	Problems []string
+}
+
+func (e *UsageError) Error() string { return strings.Join(e.Problems, "; ") }
+
+// editUsage turns the edits Apply could not make into a UsageError.
+func editUsage(err error) *UsageError {
+	u := &UsageError{}
+	for _, e := range progress.EditErrors(err) {
+		u.Problems = append(u.Problems, "--"+e.Error())
+	}
+	if len(u.Problems) == 0 {
+		u.Problems = []string{err.Error()}
+	}
+	return u
+}
+
+// committedTask is the task that was current when the checkpoint started:
+// the work the git snapshot commits.
+type committedTask struct {
+	n    int
+	text string
+}
+
 // updateProgress reads, edits and replaces the progress file, failing with
 // state.ErrChanged when someone else wrote it in between.
 func (cp *Checkpoint) updateProgress(path string) (created bool, err error) {
+	cp.promptHash, cp.commitTask = "", nil
 	orig, err := readProgress(path)
 	if err != nil {
 		return false, err
@@ -108,24 +160,31 @@ func (cp *Checkpoint) updateProgress(path string) (created bool, err error) {
 	if fi, err := os.Stat(path); err == nil {
 		modTime = fi.ModTime()
 	}
+	files, listed := cp.keyFiles(), cp.State.ActiveTaskFiles()
+	// Whose prompt it is is decided on the document as read: the sync and
+	// the edits change what ccc would generate for it.
+	regenerate := cp.RefreshPrompt || cp.promptIsOurs(doc, files, listed)
 	if n := cp.syncSources(doc, created, modTime); n != "" {
 		cp.notice = n
+	}
+	if c := doc.Current; c != nil && !c.Done {
+		cp.commitTask = &committedTask{n: doc.TaskN(), text: c.Text}
 	}
 	edits := cp.Edits
 	if edits.Issue == "" && doc.Issue.Key == "" {
 		edits.Issue = cp.issueFor(doc)
 	}
-	if edits.Mode == "" && doc.Mode == "" {
-		if m := cp.State.String("executionMode"); m != "" {
-			edits.Mode = "exec:" + m
-		}
+	if m := cp.State.String("executionMode"); m != "" && edits.Mode == "" && (doc.Mode == "" || created) {
+		edits.Mode = "exec:" + m
 	}
-	edits.Session = cp.Now.UTC().Format("2006-01-02T15:04:05Z")
+	edits.Session = cp.Now.UTC().Format(state.TimeLayout)
 	if err := doc.Apply(edits); err != nil {
-		// What could be applied still is; the rest is reported.
-		cp.warnf("%v", err)
+		return created, editUsage(err)
 	}
-	doc.RefreshPrompt(cp.State.ActiveTaskFiles(), cp.RefreshPrompt)
+	if regenerate {
+		doc.RefreshPrompt(files, true)
+		cp.promptHash = progress.PromptHash(doc.ContinuationPrompt)
+	}
 	cp.Doc = doc
 
 	out := doc.Render()
@@ -139,6 +198,48 @@ func (cp *Checkpoint) updateProgress(path string) (created bool, err error) {
 		return created, err
 	}
 	return created, state.ReplaceFile(path, orig, out, 0o644)
+}
+
+// promptIsOurs reports whether the document's Continuation Prompt is one ccc
+// may regenerate: empty, or what ccc generated last (by the hash recorded in
+// .ccc/prompt). With no hash on record (a file from before ccc recorded one),
+// only a prompt that is word for word what ccc generates for the document as
+// it was read counts as ccc's; anything else was written by the agent.
+func (cp *Checkpoint) promptIsOurs(doc *progress.Document, files, listed []string) bool {
+	cur := strings.TrimSpace(doc.ContinuationPrompt)
+	if cur == "" {
+		return true
+	}
+	if h := state.PromptHash(cp.Root); h != "" {
+		return h == progress.PromptHash(cur)
+	}
+	return doc.LooksGenerated(files, listed)
+}
+
+// keyFiles are the activeTaskFiles the prompt names: those the git snapshot
+// would accept, so the next session is not sent to .ccc/ or to "-rf".
+func (cp *Checkpoint) keyFiles() []string {
+	var out []string
+	for _, f := range cp.State.ActiveTaskFiles() {
+		if gitrepo.ScopeRefusal(cp.Root, f) == "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// docOnDisk parses the progress file as it is now, without the run's edits;
+// nil when it is missing or cannot be read.
+func (cp *Checkpoint) docOnDisk() *progress.Document {
+	data, err := readProgress(filepath.Join(cp.Root, progress.FileName))
+	if err != nil || data == nil {
+		return nil
+	}
+	doc, err := progress.Parse(data)
+	if err != nil {
+		return nil
+	}
+	return doc
 }
 
 // readProgress returns the progress file's bytes, nil when there is none, or
@@ -195,7 +296,8 @@ func (cp *Checkpoint) issueFor(doc *progress.Document) string {
 }
 
 // saveState records this checkpoint in the state file, unless that file is
-// corrupt on disk.
+// corrupt on disk, and stamps CCC's lastUpdatedAt (and createdAt for a new
+// file) with the run's clock.
 func (cp *Checkpoint) saveState() error {
 	if cp.stateReadOnly || cp.KeepState {
 		return nil
@@ -212,6 +314,9 @@ func (cp *Checkpoint) saveState() error {
 	if err := cp.State.SetLastCheckpoint(state.Checkpoint{
 		At: cp.Now.UTC(), Agent: cp.Agent, Branch: cp.branch, Head: cp.head,
 	}); err != nil {
+		return err
+	}
+	if err := cp.State.Touch(cp.Now, !fileExists(state.Path(cp.Root))); err != nil {
 		return err
 	}
 	return state.Save(cp.Root, cp.State, cp.Now)

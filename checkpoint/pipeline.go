@@ -67,7 +67,7 @@ type Result struct {
 	Name   string `json:"name"`
 	Status Status `json:"status"`
 	// Message is the skip reason, the failure cause, or what the step did.
-	Message     string `json:"message,omitempty"`
+	Message     string `json:"message"`
 	Consequence string `json:"consequence,omitempty"`
 	// Sinks has the tracker step's outcome per sink.
 	Sinks      []SinkResult  `json:"sinks,omitempty"`
@@ -119,6 +119,13 @@ func Run(ctx context.Context, cp *Checkpoint, steps []Step) Report {
 	r := Report{Profile: cp.Profile}
 	for _, s := range steps {
 		res := run(ctx, s, cp)
+		if cp.usage != nil {
+			// Not a step failure: the command line asked for something the
+			// document cannot take, and nothing may be written for it.
+			r.Steps, r.Succeeded = []Result{}, 0
+			r.Error = cp.usage.Error()
+			break
+		}
 		if res.Status != Failed {
 			r.Succeeded++
 		}

@@ -2,6 +2,10 @@ package checkpoint
 
 import (
 	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/ccc-checkpoint/ccc/progress"
@@ -22,6 +26,9 @@ func (promptStep) Consequence() string { return "generic prompt printed instead"
 func (promptStep) Run(_ context.Context, cp *Checkpoint) error {
 	if cp.Doc == nil {
 		cp.Prompt = GenericPrompt
+		if _, err := os.Stat(filepath.Join(cp.Root, progress.FileName)); errors.Is(err, fs.ErrNotExist) {
+			return &Failure{Cause: "no " + progress.FileName}
+		}
 		return &Failure{Cause: progress.FileName + " could not be read"}
 	}
 	cp.Prompt = cp.Doc.Prompt()

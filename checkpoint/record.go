@@ -3,10 +3,18 @@ package checkpoint
 import (
 	"context"
 	"errors"
+	"strings"
 
 	"github.com/ccc-checkpoint/ccc/progress"
 	"github.com/ccc-checkpoint/ccc/records"
 )
+
+// FailurePrefix starts a blocker that ends the work as failed: `ccc
+// checkpoint --fail REASON` adds the blocker "FAILED: REASON", and an agent
+// editing the progress file can write one too. While it is open the
+// agent's record has status failed (an errors[] entry {type: "failure"})
+// and moves to failed/; unblocking it reopens the work.
+const FailurePrefix = "FAILED: "
 
 // recordStatus maps the document's status to a record's.
 func recordStatus(d *progress.Document) string {
@@ -59,6 +67,10 @@ func (cp *Checkpoint) writeRecord(ctx context.Context) {
 		s.Remaining = append(s.Remaining, t.Text)
 	}
 	for _, b := range d.OpenBlockers() {
+		if reason, ok := strings.CutPrefix(b.String(), FailurePrefix); ok {
+			s.Failures = append(s.Failures, strings.TrimSpace(reason))
+			continue
+		}
 		s.Blockers = append(s.Blockers, b.String())
 	}
 	_, err = records.Write(ctx, dir, s, cp.Now)

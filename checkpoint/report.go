@@ -9,10 +9,13 @@ import (
 
 // Report is what a checkpoint run did, step by step.
 type Report struct {
-	Profile   Profile  `json:"profile"`
-	Steps     []Result `json:"steps"`
-	Succeeded int      `json:"succeeded"`
-	Total     int      `json:"total"`
+	Profile Profile  `json:"profile"`
+	Steps   []Result `json:"steps"`
+	// Error is set when the run stopped before writing anything because an
+	// edit flag cannot apply (exit status 2).
+	Error     string `json:"error,omitempty"`
+	Succeeded int    `json:"succeeded"`
+	Total     int    `json:"total"`
 	// Prompt is the continuation prompt (manual profile).
 	Prompt   string   `json:"prompt,omitempty"`
 	Warnings []string `json:"warnings,omitempty"`
@@ -37,6 +40,8 @@ const (
 // partial success, not "nothing could run".
 func (r Report) ExitCode() int {
 	switch {
+	case r.Error != "":
+		return ExitUsage
 	case r.Succeeded == r.Total:
 		return ExitOK
 	case r.Succeeded > 0:
@@ -54,6 +59,13 @@ func (r Report) ExitCode() int {
 // line per skipped or failed step (and what a succeeding step did), then
 // warnings.
 func (r Report) Lines() []string {
+	if r.Error != "" {
+		lines := []string{fmt.Sprintf("Checkpoint not run: %s. Nothing was written.", strings.TrimSuffix(r.Error, "."))}
+		for _, w := range r.Warnings {
+			lines = append(lines, "Warning: "+w)
+		}
+		return lines
+	}
 	lines := []string{fmt.Sprintf("Checkpoint complete: %d/%d steps succeeded.", r.Succeeded, r.Total)}
 	for _, s := range r.Steps {
 		switch s.Status {

@@ -2,12 +2,15 @@ package checkpoint
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
+	"github.com/ccc-checkpoint/ccc/config"
 	"github.com/ccc-checkpoint/ccc/gitrepo"
 	"github.com/ccc-checkpoint/ccc/progress"
 	"github.com/ccc-checkpoint/ccc/records"
@@ -16,6 +19,12 @@ import (
 
 // ErrNoProgress means a project has no progress document to resume from.
 var ErrNoProgress = errors.New("no " + progress.FileName)
+
+// ClearedFile, under the project's .ccc directory, records when the user
+// deleted the checkpoint or started afresh (`ccc go`'s (d)elete and (s)tart
+// fresh): the stand-ins from before then (backups, records) are not
+// resumed. It holds an RFC 3339 time.
+const ClearedFile = "resume-cleared"
 
 // Resume is what `ccc go` tells the next session.
 type Resume struct {
@@ -49,13 +58,36 @@ func (r Resume) BranchMoved() bool {
 // HeadMoved reports commits (or a reset) since the checkpoint.
 func (r Resume) HeadMoved() bool { return r.Head != "" && r.NowHead != "" && r.Head != r.NowHead }
 
-// LoadResume reads the project's continuation prompt and compares the
-// checkpoint's record with the repository as it is now. Sources, in order:
-// the progress file, the state, the newest agent record, the progress
-// file's backups; a missing progress file is rebuilt from the first source
-// that has something (a corrupt one is never overwritten), and Source says
-// which was used.
+// ResumeOptions are LoadResumeWith's choices.
+type ResumeOptions struct {
+	// Agent is whose record stands in for a missing progress file ("" is
+	// config.DefaultAgent).
+	Agent string
+	// StaleAfter flags an older checkpoint (0: never).
+	StaleAfter time.Duration
+	// ReadOnly writes nothing: a missing progress file is not rebuilt
+	// (the session-start hook only reports).
+	ReadOnly bool
+}
+
+// LoadResume is LoadResumeWith for the default agent.
 func LoadResume(ctx context.Context, root string, now time.Time, staleAfter time.Duration) (Resume, error) {
+	return LoadResumeWith(ctx, root, now, ResumeOptions{StaleAfter: staleAfter})
+}
+
+// LoadResumeWith reads the project's continuation prompt and compares the
+// checkpoint's record with the repository as it is now. Sources, in order:
+// the progress file; the state, when it holds a plan (a state without one
+// gives only its issue); this agent's record, else the newest record made
+// on this branch (never another agent's otherwise); the progress file's
+// backups. A missing progress file is rebuilt from the first source that
+// has something, unless ReadOnly (a corrupt one is never overwritten), and
+// Source says which was used. The checkpoint is dated by the source's own
+// time, never by a file just written.
+func LoadResumeWith(ctx context.Context, root string, now time.Time, o ResumeOptions) (Resume, error) {
+	if o.Agent == "" {
+		o.Agent = config.DefaultAgent
+	}
 	path := filepath.Join(root, progress.FileName)
 	var doc *progress.Document
 	var problem string
@@ -70,58 +102,66 @@ func LoadResume(ctx context.Context, root string, now time.Time, staleAfter time
 			problem = "cannot be read: " + fileError(progress.FileName, err).Error()
 		}
 	}
+	var st *state.State
 	loaded, lerr := state.Load(root, now)
-	source := progress.FileName
-	if doc == nil {
-		if lerr == nil {
-			doc = docFromState(loaded.State, now)
-			source = state.FileName
-		}
-		if doc == nil {
-			doc, source = docFromRecord(ctx, root, now)
-		}
-		if doc == nil {
-			doc, source = docFromBackups(root)
-		}
-		if doc == nil {
-			if data == nil && err == nil {
-				return Resume{}, fmt.Errorf("%w in %s (nor a state, record or backup to rebuild it from): run `ccc checkpoint` to start one", ErrNoProgress, root)
-			}
-			return Resume{}, fmt.Errorf("%s %s, and no state, record or backup to resume from", progress.FileName, problem)
-		}
+	if lerr == nil {
+		st = loaded.State
 	}
+	var nowBranch, nowHead string
+	repo, rerr := gitrepo.Open(ctx, root)
+	if rerr == nil {
+		nowBranch, _ = repo.Branch(ctx)
+		nowHead, _ = repo.Head(ctx)
+	}
+	recDir, _ := records.Dir(ctx, root)
+
+	var m mark
 	var notes []string
-	if source != progress.FileName {
-		note := fmt.Sprintf("%s %s; resumed from %s", progress.FileName, problem, source)
-		if data == nil && err == nil {
+	source := progress.FileName
+	if doc != nil {
+		m = dateProgress(doc, st, recDir, o.Agent, path)
+	} else {
+		var others []string
+		var note string
+		doc, source, m, note, others = standIn(root, recDir, st, o.Agent, nowBranch, clearedAt(root))
+		if doc == nil {
+			hint := ""
+			if len(others) > 0 {
+				hint = fmt.Sprintf("; the records of other agents (%s) are not resumed: name one with --agent (or CCC_AGENT), or hand its work over with ccc takeover",
+					strings.Join(others, ", "))
+			}
+			if data == nil && err == nil {
+				return Resume{}, fmt.Errorf("%w in %s (nor a state with a plan, this agent's record or a backup to rebuild it from%s): run `ccc checkpoint` to start one",
+					ErrNoProgress, root, hint)
+			}
+			return Resume{}, fmt.Errorf("%s %s, and no state with a plan, record or backup to resume from%s", progress.FileName, problem, hint)
+		}
+		n := fmt.Sprintf("%s %s; resumed from %s", progress.FileName, problem, source)
+		if data == nil && err == nil && !o.ReadOnly {
 			if werr := state.ReplaceFile(path, nil, doc.Render(), 0o644); werr == nil {
-				note += " and rebuilt it"
+				n += " and rebuilt it"
 			}
 		}
-		notes = append(notes, note)
+		notes = append(notes, n)
+		if note != "" {
+			notes = append(notes, note)
+		}
 	}
 	r := Resume{Prompt: doc.Prompt(), Issue: doc.Issue.Key, TaskN: doc.TaskN(), TaskM: doc.TaskM(), CommitsSince: -1,
-		Source: source, Warnings: notes}
+		Source: source, Warnings: notes, At: m.at, Branch: m.branch, Head: m.head, NowBranch: nowBranch, NowHead: nowHead}
 	if lerr == nil && loaded.Corrupt != nil {
-		r.Warnings = append(r.Warnings, fmt.Sprintf("%s is not valid JSON (line %d): checkpoint details unknown", state.FileName, loaded.Corrupt.Line))
-	}
-	if lerr == nil {
-		if cp, ok := loaded.State.LastCheckpoint(); ok {
-			r.At, r.Branch, r.Head = cp.At, cp.Branch, cp.Head
+		c := loaded.Corrupt
+		w := fmt.Sprintf("%s:%d:%d: not valid JSON: %s", c.Path, c.Line, c.Col, c.Msg)
+		if loaded.SetAside != "" {
+			w += "; a copy is kept at " + loaded.SetAside
 		}
+		r.Warnings = append(r.Warnings, w+"; checkpoint details unknown")
 	}
-	if r.At.IsZero() {
-		// No record (older file, or a hand-written one): the file's time.
-		if fi, err := os.Stat(path); err == nil {
-			r.At = fi.ModTime().UTC()
-		}
+	if !r.At.IsZero() {
+		r.Age = now.Sub(r.At)
+		r.Stale = o.StaleAfter > 0 && r.Age > o.StaleAfter
 	}
-	r.Age = now.Sub(r.At)
-	r.Stale = staleAfter > 0 && r.Age > staleAfter
-
-	if repo, err := gitrepo.Open(ctx, root); err == nil {
-		r.NowBranch, _ = repo.Branch(ctx)
-		r.NowHead, _ = repo.Head(ctx)
+	if rerr == nil {
 		if r.HeadMoved() {
 			if n, err := repo.CommitsBetween(ctx, r.Head, r.NowHead); err == nil {
 				r.CommitsSince = n
@@ -133,74 +173,325 @@ func LoadResume(ctx context.Context, root string, now time.Time, staleAfter time
 	return r, nil
 }
 
-// docFromState rebuilds a progress document from CCC's loop state, when the
-// state names an issue or a plan.
-func docFromState(st *state.State, now time.Time) *progress.Document {
-	issue := st.Issue()
-	if !progress.ValidIssue(issue) {
-		issue = ""
+// mark is when a checkpoint was taken and where the repository stood: the
+// age and the drift always come from the same mark.
+type mark struct {
+	at           time.Time
+	branch, head string
+}
+
+func sameSecond(a, b time.Time) bool {
+	return a.UTC().Truncate(time.Second).Equal(b.UTC().Truncate(time.Second))
+}
+
+// dateProgress dates the progress file. Every ccc checkpoint stamps its
+// time in **Session:**, records itself in this agent's record (both
+// profiles) and, unless the stop hook owns the state, in the state: the
+// record or state entry made at the Session time is the checkpoint that
+// wrote the file, and gives its branch and HEAD. A Session nothing matches
+// (an agent edited the file) dates it, with the state's last checkpoint
+// before it for the drift; without a Session, the state's last checkpoint,
+// then the file's modification time.
+func dateProgress(doc *progress.Document, st *state.State, recDir, agent, path string) mark {
+	var fromState *mark
+	if st != nil {
+		if cp, ok := st.LastCheckpoint(); ok && !cp.At.IsZero() {
+			fromState = &mark{cp.At.UTC(), cp.Branch, cp.Head}
+		}
 	}
-	total, _ := st.Int("totalTasks")
-	if issue == "" && total <= 0 {
+	session, serr := time.Parse(time.RFC3339, strings.TrimSpace(doc.Session))
+	if serr == nil {
+		if recDir != "" {
+			if rec := readRecord(recDir, agent); rec != nil && sameSecond(rec.UpdatedAt, session) {
+				return mark{rec.UpdatedAt.UTC(), rec.Branch, rec.Head}
+			}
+		}
+		if fromState != nil && sameSecond(fromState.at, session) {
+			return *fromState
+		}
+		m := mark{at: session.UTC()}
+		if fromState != nil && !fromState.at.After(session) {
+			m.branch, m.head = fromState.branch, fromState.head
+		}
+		return m
+	}
+	if fromState != nil {
+		return *fromState
+	}
+	if fi, err := os.Stat(path); err == nil {
+		return mark{at: fi.ModTime().UTC()}
+	}
+	return mark{}
+}
+
+// readRecord reads agent's current record without migrating it (nil when
+// there is none or it cannot be read).
+func readRecord(dir, agent string) *records.Record {
+	if records.ValidAgent(agent) != nil {
 		return nil
 	}
-	doc := progress.New(issue, now)
+	path := records.CurrentPath(dir, agent)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil
+	}
+	r, _, err := records.Decode(path, data)
+	if err != nil {
+		return nil
+	}
+	return r
+}
+
+// standIn finds the first source that can stand in for a missing or
+// unreadable progress file. others names the agents whose records were
+// passed over.
+func standIn(root, recDir string, st *state.State, agent, branch string, cleared time.Time) (
+	doc *progress.Document, source string, m mark, note string, others []string) {
+	issue := ""
+	if st != nil {
+		if k := strings.TrimSpace(st.Issue()); progress.ValidIssue(k) {
+			issue = k
+		}
+		if doc, m = docFromState(st, issue); doc != nil {
+			return doc, state.FileName, m, "", nil
+		}
+	}
+	if recDir != "" {
+		var rec *records.Record
+		rec, note, others = pickRecord(recDir, agent, branch, cleared)
+		if rec != nil {
+			return docFromRecord(rec, issue), rel(root, records.CurrentPath(recDir, rec.Agent)),
+				mark{rec.UpdatedAt.UTC(), rec.Branch, rec.Head}, note, nil
+		}
+	}
+	if doc, source, m = docFromBackups(root, cleared); doc != nil {
+		if doc.Issue.Key == "" && issue != "" {
+			doc.Issue.Key = issue
+		}
+		return doc, source, m, "", nil
+	}
+	return nil, "", mark{}, "", others
+}
+
+// docFromState rebuilds a progress document from CCC's loop state when it
+// holds a plan (totalTasks). The state ccc itself writes holds only the
+// issue and its checkpoint: that is no plan, and a document rebuilt from it
+// would claim every task done.
+func docFromState(st *state.State, issue string) (*progress.Document, mark) {
+	total, _ := st.Int("totalTasks")
+	if total <= 0 {
+		return nil, mark{}
+	}
+	var m mark
+	if cp, ok := st.LastCheckpoint(); ok && !cp.At.IsZero() {
+		m = mark{cp.At.UTC(), cp.Branch, cp.Head}
+	} else if t, err := time.Parse(time.RFC3339, st.String("lastUpdatedAt")); err == nil {
+		m = mark{at: t.UTC()}
+	}
+	doc := progress.New(issue, m.at)
+	if m.at.IsZero() {
+		doc.Session = ""
+	}
 	index, _ := st.Int("taskIndex")
-	doc.AlignTo(min(max(index, 0), max(total, 0)), max(total, 0))
+	doc.AlignTo(min(max(index, 0), total), total)
 	doc.RefreshPrompt(st.ActiveTaskFiles(), true)
+	return doc, m
+}
+
+// pickRecord chooses the record that stands in for this worktree's
+// progress: the agent's own, else the newest made on this branch (with a
+// note naming its agent). Another agent's record on another branch is
+// that agent's work, running elsewhere: it is never resumed silently, only
+// named in others. Records from before a deliberate delete are skipped.
+func pickRecord(dir, agent, branch string, cleared time.Time) (rec *records.Record, note string, others []string) {
+	all, _ := records.List(dir)
+	var sameBranch *records.Record
+	for _, r := range all {
+		switch {
+		case !cleared.IsZero() && !r.UpdatedAt.After(cleared):
+		case r.Agent == agent:
+			return r, "", nil
+		case branch != "" && r.Branch == branch:
+			if sameBranch == nil || r.UpdatedAt.After(sameBranch.UpdatedAt) {
+				sameBranch = r
+			}
+		default:
+			others = append(others, r.Agent)
+		}
+	}
+	if sameBranch != nil {
+		return sameBranch, fmt.Sprintf("agent %s has no record; resumed agent %s's, made on this branch (%s)", agent, sameBranch.Agent, branch), nil
+	}
+	return nil, "", others
+}
+
+// docFromRecord rebuilds a progress document from an agent record.
+func docFromRecord(rec *records.Record, stateIssue string) *progress.Document {
+	issue := rec.Issue
+	if !progress.ValidIssue(issue) {
+		issue = stateIssue
+	}
+	doc := progress.New(issue, rec.UpdatedAt)
+	for _, c := range rec.CompletedSteps {
+		doc.Completed = append(doc.Completed, progress.Task{Text: c, Done: true})
+	}
+	if rec.CurrentStep != "" {
+		doc.Current = &progress.Task{Text: rec.CurrentStep}
+	}
+	for _, n := range rec.NextSteps {
+		doc.Remaining = append(doc.Remaining, progress.Task{Text: n})
+	}
+	doc.ContinuationPrompt = rec.ResumeInstructions
+	doc.RefreshPrompt(rec.FilesModified, false)
 	return doc
 }
 
-// docFromBackups takes the newest progress backup that parses.
-func docFromBackups(root string) (*progress.Document, string) {
+// docFromBackups takes the newest progress backup that parses and was made
+// after any deliberate delete, dated by its Session, else by the time it
+// was backed up.
+func docFromBackups(root string, cleared time.Time) (*progress.Document, string, mark) {
 	paths, err := state.Backups(root, progress.FileName)
 	if err != nil {
-		return nil, ""
+		return nil, "", mark{}
 	}
 	for _, p := range paths {
+		// Backups are named <file>.<UTC time of the backup>.
+		stamp, err := time.Parse(backupStamp, strings.TrimPrefix(filepath.Base(p), progress.FileName+"."))
+		if err != nil || !cleared.IsZero() && !stamp.After(cleared) {
+			continue
+		}
 		data, err := os.ReadFile(p)
 		if err != nil {
 			continue
 		}
-		if doc, err := progress.Parse(data); err == nil {
-			return doc, rel(root, p)
+		doc, err := progress.Parse(data)
+		if err != nil {
+			continue
 		}
+		m := mark{at: stamp.UTC()}
+		if t, err := time.Parse(time.RFC3339, strings.TrimSpace(doc.Session)); err == nil {
+			m.at = t.UTC()
+		}
+		return doc, rel(root, p), m
 	}
-	return nil, ""
+	return nil, "", mark{}
 }
 
-// docFromRecord rebuilds a progress document from the newest current agent
-// record of the repository.
-func docFromRecord(ctx context.Context, root string, now time.Time) (*progress.Document, string) {
-	dir, err := records.Dir(ctx, root)
+// backupStamp is the time in a backup's name (state.Backup).
+const backupStamp = "20060102T150405.000000000Z"
+
+// clearedAt is when the checkpoint was last deleted on purpose (zero when
+// never).
+func clearedAt(root string) time.Time {
+	data, err := os.ReadFile(filepath.Join(root, state.Dir, ClearedFile))
 	if err != nil {
-		return nil, ""
+		return time.Time{}
 	}
-	all, err := records.List(dir)
-	if err != nil || len(all) == 0 {
-		return nil, ""
+	t, err := time.Parse(time.RFC3339Nano, strings.TrimSpace(string(data)))
+	if err != nil {
+		return time.Time{}
 	}
-	newest := all[0]
-	for _, r := range all[1:] {
-		if r.UpdatedAt.After(newest.UpdatedAt) {
-			newest = r
+	return t
+}
+
+// Cleared says what ClearResume set aside.
+type Cleared struct {
+	// Progress is the copy of the progress file, under .ccc/backups ("" when
+	// there was none).
+	Progress string `json:"progress,omitempty"`
+	// Record is where the agent's record went, in its history ("" when it
+	// had none).
+	Record string `json:"record,omitempty"`
+	// State lists the keys taken out of the state.
+	State []string `json:"state,omitempty"`
+}
+
+// ClearResume deletes the checkpoint on the user's request, losing
+// nothing: the progress file goes into the backups, the agent's record into
+// its history, the plan (taskIndex, totalTasks) and ccc's checkpoint entry
+// out of the state (every other key stays), and a marker (ClearedFile, at
+// now) keeps the backups and records made until now, the copy included,
+// from being resumed in their place. The next
+// checkpoint starts afresh.
+func ClearResume(ctx context.Context, root, agent string, now time.Time) (Cleared, error) {
+	if agent == "" {
+		agent = config.DefaultAgent
+	}
+	var c Cleared
+	unlock, err := state.Lock(ctx, root)
+	if err != nil {
+		return c, err
+	}
+	defer unlock()
+	marker := filepath.Join(root, state.Dir, ClearedFile)
+	if err := os.MkdirAll(filepath.Dir(marker), 0o755); err != nil {
+		return c, err
+	}
+	// The marker first: whatever fails later, nothing older is resumed.
+	if err := state.WriteFileAtomic(marker, []byte(now.UTC().Format(time.RFC3339Nano)+"\n"), 0o644); err != nil {
+		return c, err
+	}
+	path := filepath.Join(root, progress.FileName)
+	aside, err := state.Backup(root, path, now)
+	if err != nil {
+		return c, err
+	}
+	if aside != "" {
+		if err := os.Remove(path); err != nil {
+			return c, err
+		}
+		c.Progress = rel(root, aside)
+	}
+	if dir, err := records.Dir(ctx, root); err == nil {
+		kept, err := records.Retire(ctx, dir, agent, now)
+		switch {
+		case err == nil:
+			c.Record = rel(root, kept)
+		case !errors.Is(err, records.ErrNoRecord):
+			return c, err
 		}
 	}
-	issue := newest.Issue
-	if !progress.ValidIssue(issue) {
-		issue = ""
+	loaded, err := state.Load(root, now)
+	if err == nil && loaded.Corrupt == nil && fileExists(state.Path(root)) {
+		st := loaded.State
+		for _, k := range []string{"taskIndex", "totalTasks"} {
+			if st.Has(k) {
+				st.Delete(k)
+				c.State = append(c.State, k)
+			}
+		}
+		if dropped, err := dropCheckpoint(st); err != nil {
+			return c, err
+		} else if dropped {
+			c.State = append(c.State, "ccc.checkpoint")
+		}
+		if len(c.State) > 0 {
+			if err := state.Save(root, st, now); err != nil {
+				return c, err
+			}
+		}
 	}
-	doc := progress.New(issue, now)
-	for _, c := range newest.CompletedSteps {
-		doc.Completed = append(doc.Completed, progress.Task{Text: c, Done: true})
+	return c, nil
+}
+
+// dropCheckpoint removes ccc's checkpoint entry from the state's ccc
+// section, keeping the rest of it (the trackers' references).
+func dropCheckpoint(st *state.State) (bool, error) {
+	raw, ok := st.Raw("ccc")
+	if !ok {
+		return false, nil
 	}
-	if newest.CurrentStep != "" {
-		doc.Current = &progress.Task{Text: newest.CurrentStep}
+	var sec map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &sec); err != nil {
+		return false, nil // not ccc's shape: leave it
 	}
-	for _, n := range newest.NextSteps {
-		doc.Remaining = append(doc.Remaining, progress.Task{Text: n})
+	if _, ok := sec["checkpoint"]; !ok {
+		return false, nil
 	}
-	doc.ContinuationPrompt = newest.ResumeInstructions
-	doc.RefreshPrompt(newest.FilesModified, false)
-	return doc, rel(root, records.CurrentPath(dir, newest.Agent))
+	delete(sec, "checkpoint")
+	if len(sec) == 0 {
+		st.Delete("ccc")
+		return true, nil
+	}
+	return true, st.Set("ccc", sec)
 }

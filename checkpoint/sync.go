@@ -15,14 +15,21 @@ import (
 // file yet) is built from the state. It returns a notice, or "".
 func (cp *Checkpoint) syncSources(doc *progress.Document, created bool, docTime time.Time) string {
 	st := cp.State
-	if st == nil || cp.stateReadOnly {
+	var index, total int
+	switch {
+	case cp.Loop != nil:
+		// The stop hook just moved the loop (and deleted the state at its
+		// end): its position is the newest word, whatever the file says.
+		index, total = cp.Loop.TaskIndex, cp.Loop.TotalTasks
+	case st == nil || cp.stateReadOnly:
 		return ""
+	default:
+		total, _ = st.Int("totalTasks")
+		index, _ = st.Int("taskIndex")
 	}
-	total, ok := st.Int("totalTasks")
-	if !ok || total <= 0 {
+	if total <= 0 {
 		return "" // the state carries no plan
 	}
-	index, _ := st.Int("taskIndex")
 	index = min(max(index, 0), total)
 	done, m := doc.CompletedCount(), doc.TaskM()
 	if done == index && m == total {
@@ -31,9 +38,12 @@ func (cp *Checkpoint) syncSources(doc *progress.Document, created bool, docTime 
 	if t, err := time.Parse(time.RFC3339, doc.Session); err == nil {
 		docTime = t
 	}
-	stateTime, _ := time.Parse(time.RFC3339, st.String("lastUpdatedAt"))
+	var stateTime time.Time
+	if st != nil {
+		stateTime, _ = time.Parse(time.RFC3339, st.String("lastUpdatedAt"))
+	}
 	// A document with no tasks carries no plan: it never overrides one.
-	stateWins := created || m == 0 || stateTime.After(docTime)
+	stateWins := cp.Loop != nil || created || m == 0 || stateTime.After(docTime)
 	if stateWins {
 		if !doc.AlignTo(index, total) {
 			return ""

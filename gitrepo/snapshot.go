@@ -63,9 +63,17 @@ func (r *Repo) Snapshot(ctx context.Context, paths []string, message string) (Sn
 	scope, refused := r.resolveScope(paths)
 	res.Refused = refused
 
-	changes, err := r.Changed(ctx)
+	all, err := r.Changed(ctx)
 	if err != nil {
 		return res, fmt.Errorf("gitrepo: snapshot: %w", err)
+	}
+	// ccc's own files change on every checkpoint (step 1 just wrote them)
+	// and are never committed: they do not make the tree dirty.
+	var changes []Change
+	for _, c := range all {
+		if reservedReason(c.Path) == "" || c.From != "" && reservedReason(c.From) == "" {
+			changes = append(changes, c)
+		}
 	}
 	changed := make(map[string]bool)
 	for _, c := range changes {
@@ -390,6 +398,18 @@ func (r *Repo) resolveScope(paths []string) ([]scoped, []Refusal) {
 		scope = append(scope, s)
 	}
 	return scope, refused
+}
+
+// ScopeRefusal says why Snapshot would refuse path as a scope entry of a
+// repository whose top level is top ("" when it would accept it), so that
+// what ccc shows as the session's files matches what it would commit.
+func ScopeRefusal(top, path string) string {
+	realTop, err := filepath.EvalSymlinks(top)
+	if err != nil {
+		realTop = top
+	}
+	_, reason := resolvePath(top, realTop, path)
+	return reason
 }
 
 // resolvePath maps one scope entry to a path relative to the top level, or

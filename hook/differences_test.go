@@ -198,19 +198,23 @@ func TestDifferenceF_CheckpointAtGateBoundaries(t *testing.T) {
 		over map[string]any
 		out  string
 		gate bool
+		// loop is where the stop moved CCC's loop, for the checkpoint
+		// (the state file is gone once the loop is done).
+		loop *Loop
 	}{
-		{"3.2 other owner", map[string]any{"ownerSessionId": "other"}, outComplete, false},
-		{"3.3 awaiting gate", map[string]any{"awaitingGate": "2"}, outComplete, true},
-		{"3.4 not executing", map[string]any{"phase": "decompose"}, outComplete, false},
-		{"3.5 pair", map[string]any{"executionMode": "pair"}, outComplete, false},
-		{"3.6 max global", map[string]any{"globalIteration": 50}, outComplete, true},
-		{"3.7 max task", map[string]any{"taskIteration": 5}, outComplete, true},
-		{"3.8 all done", map[string]any{"taskIndex": 3}, outComplete, true},
-		{"3.9 max replans", map[string]any{"replanCount": 2}, outReplan, true},
-		{"3.9 replan", nil, outReplan, true},
-		{"3.10 retry", nil, outRetry, false},
-		{"3.11 next", nil, outComplete, true},
-		{"3.11 last task", map[string]any{"taskIndex": 2}, outComplete, true},
+		{"3.2 other owner", map[string]any{"ownerSessionId": "other"}, outComplete, false, nil},
+		{"3.3 awaiting gate", map[string]any{"awaitingGate": "2"}, outComplete, true, nil},
+		{"3.4 not executing", map[string]any{"phase": "decompose"}, outComplete, false, nil},
+		{"3.5 pair", map[string]any{"executionMode": "pair"}, outComplete, false, nil},
+		{"3.6 max global", map[string]any{"globalIteration": 50}, outComplete, true, nil},
+		{"3.7 max task", map[string]any{"taskIteration": 5}, outComplete, true, nil},
+		{"3.8 all done", map[string]any{"taskIndex": 3}, outComplete, true, &Loop{TaskIndex: 3, TotalTasks: 3}},
+		{"3.8 past the end", map[string]any{"taskIndex": 7}, outComplete, true, &Loop{TaskIndex: 3, TotalTasks: 3}},
+		{"3.9 max replans", map[string]any{"replanCount": 2}, outReplan, true, nil},
+		{"3.9 replan", nil, outReplan, true, nil},
+		{"3.10 retry", nil, outRetry, false, nil},
+		{"3.11 next", nil, outComplete, true, &Loop{TaskIndex: 2, TotalTasks: 3}},
+		{"3.11 last task", map[string]any{"taskIndex": 2}, outComplete, true, &Loop{TaskIndex: 3, TotalTasks: 3}},
 	}
 	failures := map[string]func(f *fakeCheckpoint){
 		"succeeds": func(f *fakeCheckpoint) {},
@@ -234,7 +238,8 @@ func TestDifferenceF_CheckpointAtGateBoundaries(t *testing.T) {
 					continue
 				}
 				require.Equal(t, 1, p.cp.count(), fname)
-				assert.Equal(t, Checkpoint{Root: p.root, Deadline: DefaultCheckpointTimeout, Issue: "CIA-12", KeepState: true, SessionID: "8f3c2a1e-4b7d-4e2a-9c51-0d6e7f8a9b10"}, p.cp.calls[0])
+				assert.Equal(t, Checkpoint{Root: p.root, Deadline: DefaultCheckpointTimeout, Issue: "CIA-12", KeepState: true, SessionID: "8f3c2a1e-4b7d-4e2a-9c51-0d6e7f8a9b10",
+					Loop: tt.loop}, p.cp.calls[0])
 				assert.Equal(t, string(p.read(state.FileName)), string(seen), "%s: the checkpoint ran after the state mutation", fname)
 				if fname != "succeeds" {
 					assert.Contains(t, p.errs.String(), "ccc hook stop: checkpoint: ", fname)

@@ -87,6 +87,17 @@ type Checkpoint struct {
 	KeepState bool
 	// SessionID is Claude Code's session, for the agent's record.
 	SessionID string
+	// Loop is where this stop moved CCC's task loop: set when it advanced
+	// the task index or ended the loop (the state file is then deleted, so
+	// only this says that every task is done). The checkpoint shows the
+	// progress document at this position, whatever the file on disk says.
+	Loop *Loop
+}
+
+// Loop is a position in CCC's task loop: TaskIndex of TotalTasks tasks are
+// done; TaskIndex == TotalTasks is the end of the loop.
+type Loop struct {
+	TaskIndex, TotalTasks int64
 }
 
 // Checkpointer runs the automated checkpoint profile (persist progress,

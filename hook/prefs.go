@@ -21,6 +21,12 @@ const (
 	DefaultSessionStartMaxAge = 24 * time.Hour
 )
 
+// MaxCheckpointTimeout caps hooks.checkpoint_timeout below the plugin's
+// Stop and PreCompact timeouts (30s in plugin/hooks/hooks.json): Claude
+// Code kills a hook that overruns its timeout, and a killed stop hook never
+// prints its block, which ends CCC's loop.
+const MaxCheckpointTimeout = 25 * time.Second
+
 // Prefs are the keys of .ccc-preferences.yaml the hooks read: CCC's keys
 // with CCC's defaults, and ccc's own hooks section.
 type Prefs struct {
@@ -46,7 +52,8 @@ type Prefs struct {
 	Explanatory     string
 	ExplanatoryScan string
 
-	// CheckpointTimeout bounds a hook's checkpoint (hooks.checkpoint_timeout).
+	// CheckpointTimeout bounds a hook's checkpoint (hooks.checkpoint_timeout),
+	// at most MaxCheckpointTimeout.
 	CheckpointTimeout time.Duration
 	// SessionStartMaxAge is the age under which a new session (source
 	// startup) is given the last checkpoint (hooks.session_start_max_age).
@@ -77,7 +84,8 @@ func DefaultPrefs() Prefs {
 
 // LoadPrefs reads root's preferences over the defaults. A missing file gives
 // the defaults; a file that does not parse gives the defaults and an error
-// for the caller to report.
+// for the caller to report, and so does a checkpoint_timeout over
+// MaxCheckpointTimeout, which is capped.
 func LoadPrefs(root string) (Prefs, error) {
 	p := DefaultPrefs()
 	path := filepath.Join(root, PrefsFile)
@@ -124,6 +132,12 @@ func LoadPrefs(root string) (Prefs, error) {
 	setDuration(&p.CheckpointTimeout, get("hooks", "checkpoint_timeout"))
 	setDuration(&p.SessionStartMaxAge, get("hooks", "session_start_max_age"))
 	setBool(&p.EffortEnv, get("hooks", "effort_env"))
+	if p.CheckpointTimeout > MaxCheckpointTimeout {
+		asked := p.CheckpointTimeout
+		p.CheckpointTimeout = MaxCheckpointTimeout
+		return p, fmt.Errorf("preferences: hooks.checkpoint_timeout %s is over the hooks' limit of %s (the plugin's Stop hook is killed at 30s); using %s",
+			asked, MaxCheckpointTimeout, MaxCheckpointTimeout)
+	}
 	return p, nil
 }
 

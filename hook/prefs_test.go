@@ -65,6 +65,7 @@ func TestLoadPrefs(t *testing.T) {
 		{"hooks.checkpoint_timeout seconds", "hooks:\n  checkpoint_timeout: 4\n", func(p *Prefs) { p.CheckpointTimeout = 4 * time.Second }},
 		{"hooks.checkpoint_timeout invalid", "hooks:\n  checkpoint_timeout: soon\n", func(p *Prefs) {}},
 		{"hooks.checkpoint_timeout negative", "hooks:\n  checkpoint_timeout: -2s\n", func(p *Prefs) {}},
+		{"hooks.checkpoint_timeout at the limit", "hooks:\n  checkpoint_timeout: 25s\n", func(p *Prefs) { p.CheckpointTimeout = MaxCheckpointTimeout }},
 		{"hooks.session_start_max_age", "hooks:\n  session_start_max_age: 2h\n", func(p *Prefs) { p.SessionStartMaxAge = 2 * time.Hour }},
 		{"hooks.effort_env", "hooks:\n  effort_env: true\n", func(p *Prefs) { p.EffortEnv = true }},
 		{"hooks.effort_env yes", "hooks:\n  effort_env: yes\n", func(p *Prefs) {}},
@@ -135,4 +136,33 @@ func TestStopUnparsablePrefs(t *testing.T) {
 	d := p.stop(input(t, "stop.json", map[string]any{"last_assistant_message": outReplan}))
 	assert.Equal(t, RuleReplan, d.Rule, "replan.enabled defaults to true")
 	assert.Contains(t, p.errs.String(), "ccc hook stop: preferences: ")
+}
+
+// TestCheckpointTimeoutCapped: hooks.checkpoint_timeout above the limit is
+// capped below the plugin's 30s Stop timeout, and the caller is told.
+func TestCheckpointTimeoutCapped(t *testing.T) {
+	for _, v := range []string{"30s", "2m", "45"} {
+		t.Run(v, func(t *testing.T) {
+			root := t.TempDir()
+			require.NoError(t, os.WriteFile(filepath.Join(root, PrefsFile), []byte("hooks:\n  checkpoint_timeout: "+v+"\n  effort_env: true\n"), 0o644))
+			got, err := LoadPrefs(root)
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), "hooks.checkpoint_timeout")
+			assert.Contains(t, err.Error(), "using 25s")
+			want := DefaultPrefs()
+			want.CheckpointTimeout, want.EffortEnv = MaxCheckpointTimeout, true
+			assert.Equal(t, want, got, "the other keys still apply")
+		})
+	}
+	t.Run("the stop hook's checkpoint", func(t *testing.T) {
+		p := newProj(t)
+		p.write(PrefsFile, []byte("hooks:\n  checkpoint_timeout: 60s\n"))
+		p.write(".ccc-state.json", stateJSON(t, nil))
+		d := p.stop(input(t, "stop.json", nil))
+		require.Equal(t, RuleNext, d.Rule)
+		require.Equal(t, 1, p.cp.count())
+		assert.Equal(t, MaxCheckpointTimeout, p.cp.calls[0].Deadline)
+		assert.Equal(t, "ccc hook stop: preferences: hooks.checkpoint_timeout 1m0s is over the hooks' limit of 25s (the plugin's Stop hook is killed at 30s); using 25s\n",
+			p.errs.String())
+	})
 }

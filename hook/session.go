@@ -32,7 +32,8 @@ func project(root string) error {
 
 // PreCompact saves progress before Claude Code compacts the context: the
 // automated checkpoint profile, within its deadline. It prints nothing, so
-// it never stands in the way of the compaction.
+// it never stands in the way of the compaction. While the state holds a CCC
+// loop, the checkpoint leaves it as the stop hook, its owner, left it.
 func PreCompact(ctx context.Context, env Env, stdin []byte) {
 	const event = "pre-compact"
 	in, err := ParseInput(stdin)
@@ -52,7 +53,27 @@ func PreCompact(ctx context.Context, env Env, stdin []byte) {
 	if err != nil {
 		env.logf(event, "%v", err)
 	}
-	runCheckpoint(ctx, env, event, Checkpoint{Root: root, Deadline: p.CheckpointTimeout, SessionID: in.SessionID})
+	runCheckpoint(ctx, env, event, Checkpoint{Root: root, Deadline: p.CheckpointTimeout, SessionID: in.SessionID,
+		KeepState: cccLoop(root)})
+}
+
+// cccLoop reports whether root's state file belongs to a CCC loop (it has a
+// phase), whose keys only the stop hook may change. A file that cannot be
+// read or parsed counts as one: it is left alone.
+func cccLoop(root string) bool {
+	data, err := os.ReadFile(state.Path(root))
+	if errors.Is(err, os.ErrNotExist) {
+		return false
+	}
+	if err != nil {
+		return true
+	}
+	st, err := state.Parse(data)
+	if err != nil {
+		return true
+	}
+	raw, ok := st.Raw("phase")
+	return ok && string(raw) != "null"
 }
 
 // Resume is what a new session is told about the last checkpoint.

@@ -27,11 +27,20 @@ func TestPreCompact(t *testing.T) {
 		runs    bool
 		stderr  string
 		timeout time.Duration
+		keep    bool // KeepState: CCC's loop keys are the stop hook's
 	}{
 		{name: "auto", files: map[string]string{ProgressFile: "# Session Progress\n"}, fixture: "precompact-auto.json",
 			runs: true, timeout: DefaultCheckpointTimeout},
 		{name: "manual, state only", files: map[string]string{state.FileName: "{}"}, fixture: "precompact-manual.json",
 			runs: true, timeout: DefaultCheckpointTimeout},
+		{name: "a CCC loop", files: map[string]string{state.FileName: `{"phase":"execution","taskIndex":0,"totalTasks":3}`}, fixture: "precompact-auto.json",
+			runs: true, timeout: DefaultCheckpointTimeout, keep: true},
+		{name: "a CCC state between loops", files: map[string]string{state.FileName: `{"phase":"spec"}`, ProgressFile: "x"}, fixture: "precompact-auto.json",
+			runs: true, timeout: DefaultCheckpointTimeout, keep: true},
+		{name: "phase null: no loop", files: map[string]string{state.FileName: `{"phase":null,"linearIssue":"CIA-1"}`}, fixture: "precompact-auto.json",
+			runs: true, timeout: DefaultCheckpointTimeout},
+		{name: "corrupt state: left alone", files: map[string]string{state.FileName: `{"phase":`}, fixture: "precompact-auto.json",
+			runs: true, timeout: DefaultCheckpointTimeout, keep: true},
 		{name: "timeout preference", files: map[string]string{ProgressFile: "x", PrefsFile: "hooks:\n  checkpoint_timeout: 3s\n"},
 			fixture: "precompact-auto.json", runs: true, timeout: 3 * time.Second},
 		{name: "checkpoint fails", files: map[string]string{ProgressFile: "x"}, fixture: "precompact-auto.json", fail: true,
@@ -56,7 +65,8 @@ func TestPreCompact(t *testing.T) {
 			PreCompact(context.Background(), p.env(), stdin)
 			if tt.runs {
 				require.Equal(t, 1, p.cp.count())
-				assert.Equal(t, Checkpoint{Root: p.root, Deadline: tt.timeout, SessionID: "8f3c2a1e-4b7d-4e2a-9c51-0d6e7f8a9b10"}, p.cp.calls[0], "the session reaches the record")
+				assert.Equal(t, Checkpoint{Root: p.root, Deadline: tt.timeout, SessionID: "8f3c2a1e-4b7d-4e2a-9c51-0d6e7f8a9b10", KeepState: tt.keep},
+					p.cp.calls[0], "the session reaches the record")
 			} else {
 				assert.Zero(t, p.cp.count())
 			}

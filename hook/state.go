@@ -130,29 +130,50 @@ func parseState(data []byte) (*state.State, fields, error) {
 }
 
 // replaceState writes data over the state file, provided the file still
-// holds orig: atomically, under the project lock.
-func replaceState(ctx context.Context, root string, orig, data []byte) error {
+// holds orig: atomically, under the project lock, after a timestamped backup
+// in .ccc/backups (every writer of the state keeps one).
+func replaceState(ctx context.Context, root string, now time.Time, orig, data []byte) error {
 	return withLock(ctx, root, func() error {
-		return state.ReplaceFile(state.Path(root), orig, data, 0o644)
+		path := state.Path(root)
+		if err := unchanged(path, orig); err != nil {
+			return err
+		}
+		if _, err := state.Backup(root, path, now); err != nil {
+			return err
+		}
+		return state.ReplaceFile(path, orig, data, 0o644)
 	})
 }
 
-// removeState deletes the state file, provided it still holds orig.
-func removeState(ctx context.Context, root string, orig []byte) error {
+// removeState deletes the state file, provided it still holds orig, after
+// a timestamped backup in .ccc/backups.
+func removeState(ctx context.Context, root string, now time.Time, orig []byte) error {
 	return withLock(ctx, root, func() error {
 		path := state.Path(root)
-		cur, err := os.ReadFile(path)
-		if errors.Is(err, os.ErrNotExist) {
+		if err := unchanged(path, orig); errors.Is(err, os.ErrNotExist) {
 			return nil
-		}
-		if err != nil {
+		} else if err != nil {
 			return err
 		}
-		if !bytes.Equal(cur, orig) {
-			return fmt.Errorf("%s: %w", path, state.ErrChanged)
+		if _, err := state.Backup(root, path, now); err != nil {
+			return err
 		}
 		return os.Remove(path)
 	})
+}
+
+// unchanged checks that the file still holds orig before it is backed up
+// and replaced, so the backup is of the state the hook decided on and a
+// file someone else rewrote in between is left alone.
+func unchanged(path string, orig []byte) error {
+	cur, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	if !bytes.Equal(cur, orig) {
+		return fmt.Errorf("%s: %w", path, state.ErrChanged)
+	}
+	return nil
 }
 
 func withLock(ctx context.Context, root string, fn func() error) error {

@@ -103,7 +103,10 @@ func stop(ctx context.Context, env Env, stdin []byte) Decision {
 	path := state.Path(root)
 	orig, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
-		return Decision{Outcome: Allow, Rule: RuleRejected} // no CCC session here
+		// Issue 4 wants one line for a missing project from every hook;
+		// on exit 0 Claude Code shows stderr only in its debug output.
+		env.logf("stop", "no %s in %s: no CCC task loop here; allowing the stop", state.FileName, root)
+		return Decision{Outcome: Allow, Rule: RuleRejected}
 	}
 	if err != nil {
 		env.logf("stop", "%v; allowing the stop", err)
@@ -177,10 +180,10 @@ func (s *stopper) decide(ctx context.Context) Decision {
 			Message: fmt.Sprintf("Task %d failed after %d attempts. Halting — manual intervention required.", i, mt)})
 	}
 	if i >= n {
-		if err := removeState(ctx, s.root, s.orig); err != nil {
+		if err := removeState(ctx, s.root, s.env.now(), s.orig); err != nil {
 			return s.writeFailed(err)
 		}
-		return s.gate(ctx, Decision{Outcome: Allow, Rule: RuleAllDone})
+		return s.gateAt(ctx, Decision{Outcome: Allow, Rule: RuleAllDone}, &Loop{TaskIndex: n, TotalTasks: n})
 	}
 
 	out, err := LastOutput(s.in)
@@ -211,13 +214,14 @@ func (s *stopper) decide(ctx context.Context) Decision {
 	if err != nil {
 		return s.writeFailed(err)
 	}
+	moved := &Loop{TaskIndex: i + 1, TotalTasks: n}
 	if i+1 >= n {
-		if err := removeState(ctx, s.root, written); err != nil {
+		if err := removeState(ctx, s.root, s.env.now(), written); err != nil {
 			return s.writeFailed(err)
 		}
-		return s.gate(ctx, Decision{Outcome: Allow, Rule: RuleLastTask})
+		return s.gateAt(ctx, Decision{Outcome: Allow, Rule: RuleLastTask}, moved)
 	}
-	return s.gate(ctx, s.block(RuleNext, r.next(), mode))
+	return s.gateAt(ctx, s.block(RuleNext, r.next(), mode), moved)
 }
 
 // write sets keys (in this order for keys the file lacks) with
@@ -244,7 +248,7 @@ func (s *stopper) write(ctx context.Context, set map[string]any) ([]byte, error)
 	if err != nil {
 		return nil, err
 	}
-	if err := replaceState(ctx, s.root, s.orig, data); err != nil {
+	if err := replaceState(ctx, s.root, s.env.now(), s.orig, data); err != nil {
 		return nil, err
 	}
 	return data, nil
@@ -279,12 +283,19 @@ func effort(mode string) string {
 // before the output. The state file is CCC's loop state here: the checkpoint
 // may add the tracker's bookkeeping to it, nothing else (§4.2).
 func (s *stopper) gate(ctx context.Context, d Decision) Decision {
+	return s.gateAt(ctx, d, nil)
+}
+
+// gateAt is gate for a stop that moved the loop to loop, or ended it: the
+// checkpoint is told the new position, because at the end the state file
+// that holds it is already gone.
+func (s *stopper) gateAt(ctx context.Context, d Decision, loop *Loop) Decision {
 	d.Gate = true
 	if s.env.Checkpoint == nil {
 		return d
 	}
 	runCheckpoint(ctx, s.env, "stop", Checkpoint{Root: s.root, Deadline: s.pref().CheckpointTimeout, Issue: s.f.linearIssue, KeepState: true,
-		SessionID: s.in.SessionID})
+		SessionID: s.in.SessionID, Loop: loop})
 	return d
 }
 

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -432,4 +433,89 @@ func TestStopNeedsNoProjectFilesBesidesState(t *testing.T) {
 	assert.ElementsMatch(t, []string{state.FileName, state.Dir}, names)
 	_, err = os.Stat(filepath.Join(p.root, state.Dir, state.LockFile))
 	assert.NoError(t, err, "the write took the project lock")
+}
+
+// TestStopBacksUpState: before the hook overwrites or deletes
+// .ccc-state.json it keeps the previous bytes in .ccc/backups, as every
+// writer of the state does; the paths that change nothing keep none.
+func TestStopBacksUpState(t *testing.T) {
+	tests := []struct {
+		name string
+		over map[string]any
+		out  string
+		rule Rule
+		// backups are the states kept, oldest first: "orig" or the state
+		// the hook wrote before it deleted the file.
+		backups []string
+	}{
+		{"retry", nil, outRetry, RuleRetry, []string{"orig"}},
+		{"replan", nil, outReplan, RuleReplan, []string{"orig"}},
+		{"next", nil, outComplete, RuleNext, []string{"orig"}},
+		{"last task: write, then delete", map[string]any{"taskIndex": 2}, outComplete, RuleLastTask, []string{"orig", "written"}},
+		{"all done: delete", map[string]any{"taskIndex": 3}, outComplete, RuleAllDone, []string{"orig"}},
+		{"halt", map[string]any{"taskIteration": 5}, outRetry, RuleTaskCap, nil},
+		{"awaiting gate", map[string]any{"awaitingGate": 2}, outComplete, RuleGate, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := newProj(t)
+			orig := stateJSON(t, tt.over)
+			p.write(state.FileName, orig)
+			// A clock that moves, as the real one does between the write
+			// and the delete of the last task.
+			now := testNow
+			env := p.env()
+			env.Now = func() time.Time { now = now.Add(time.Millisecond); return now }
+			d := Stop(context.Background(), env, input(t, "stop.json", map[string]any{"last_assistant_message": tt.out}))
+			require.Equal(t, tt.rule, d.Rule)
+
+			paths, err := state.Backups(p.root, state.FileName)
+			require.NoError(t, err)
+			require.Len(t, paths, len(tt.backups))
+			for i, want := range tt.backups {
+				got, err := os.ReadFile(paths[len(paths)-1-i]) // Backups lists newest first
+				require.NoError(t, err)
+				switch want {
+				case "orig":
+					assert.Equal(t, string(orig), string(got))
+				case "written":
+					st, err := state.Parse(got)
+					require.NoError(t, err)
+					n, _ := st.Int("taskIndex")
+					assert.Equal(t, 3, n, "the state as the hook wrote it, before the delete")
+				}
+			}
+			if tt.backups == nil {
+				assert.NoDirExists(t, filepath.Join(p.root, state.Dir, state.BackupDir))
+			}
+		})
+	}
+}
+
+// TestStopBackupFails: a state that cannot be backed up is not overwritten
+// (the write fails, so the stop is allowed, §4.3).
+func TestStopBackupFails(t *testing.T) {
+	p := newProj(t)
+	orig := stateJSON(t, nil)
+	p.write(state.FileName, orig)
+	p.write(filepath.Join(state.Dir, state.BackupDir), []byte("a file where the backups go"))
+	d := p.stop(input(t, "stop.json", map[string]any{"last_assistant_message": outRetry}))
+	assert.Equal(t, Decision{Outcome: Allow, Rule: RuleWriteFailed}, d)
+	assert.Equal(t, string(orig), string(p.read(state.FileName)))
+	assert.Contains(t, p.errs.String(), "backup")
+}
+
+// TestStopNoState: without a state file the stop is allowed, nothing is
+// created, and one line on stderr says why (issue 4: every hook reports a
+// missing project).
+func TestStopNoState(t *testing.T) {
+	p := newProj(t)
+	d := p.stop(input(t, "stop.json", nil))
+	assert.Equal(t, Decision{Outcome: Allow, Rule: RuleRejected}, d)
+	assert.Equal(t, "ccc hook stop: no .ccc-state.json in ROOT: no CCC task loop here; allowing the stop\n",
+		strings.ReplaceAll(p.errs.String(), p.root, "ROOT"))
+	entries, err := os.ReadDir(p.root)
+	require.NoError(t, err)
+	assert.Empty(t, entries)
+	assert.Zero(t, p.cp.count())
 }

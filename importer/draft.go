@@ -179,9 +179,6 @@ func SafeName(s string) string {
 	return strings.Trim(s, ".-")
 }
 
-// stampLayout is the timestamp of a record id: <agent>-<issue>-<YYYYMMDD-HHMMSS>.
-const stampLayout = "20060102-150405"
-
 func (d *draft) finish(root *object) (*Imported, error) {
 	r := &d.rec
 	r.SchemaVersion = records.SchemaVersion
@@ -255,11 +252,9 @@ func (d *draft) finish(root *object) (*Imported, error) {
 		d.warnf("status is complete but acceptance criteria are not met: %s", strings.Join(unmet, ", "))
 	}
 
-	r.ID = r.Agent
-	if seg := SafeName(r.Issue); seg != "" {
-		r.ID += "-" + seg
-	}
-	r.ID += "-" + r.CreatedAt.UTC().Format(stampLayout)
+	// The form every record writer uses, stamped like a checkpoint with the
+	// time of the last update.
+	r.ID = records.ID(r.Agent, r.Issue, r.UpdatedAt)
 	if d.sourceIDAt != nil && d.sourceID == r.ID {
 		d.sourceIDAt.use("checkpoint_id")
 	}
@@ -364,6 +359,14 @@ func (d *draft) progress(key string, unmet []string) (*progress.Document, error)
 			e.AddTasks = append(e.AddTasks, t.id)
 		}
 	}
+	done, open := d.unlisted()
+	if done > 0 {
+		// Before the listed ones: the file counts them as done earlier.
+		e.Done = append([]string{fmt.Sprintf("%d subtask(s) done, not listed in the checkpoint", done)}, e.Done...)
+	}
+	if open > 0 {
+		e.AddTasks = append(e.AddTasks, fmt.Sprintf("%d subtask(s) still to do, not listed in the checkpoint", open))
+	}
 	for _, c := range unmet {
 		e.AddTasks = append(e.AddTasks, "meet acceptance criterion "+c)
 	}
@@ -373,6 +376,30 @@ func (d *draft) progress(key string, unmet []string) (*progress.Document, error)
 	}
 	doc.RefreshPrompt(d.keyFiles(), true)
 	return doc, nil
+}
+
+// unlisted counts the subtasks a file counted but did not list (seed 002
+// lists a few of its 29): done ones, and ones still to do. The progress
+// document gets a task for each group, so its counts agree with the
+// record's subtasks.
+func (d *draft) unlisted() (done, open int) {
+	if !d.explicitSubtasks {
+		return 0, 0
+	}
+	s := d.rec.Subtasks
+	var listedDone, listedFailed int
+	for _, it := range s.Items {
+		switch it.Status {
+		case taskComplete:
+			listedDone++
+		case taskFailed:
+			listedFailed++
+		}
+	}
+	done = max(s.Completed-listedDone, 0)
+	failed := max(s.Failed-listedFailed, 0)
+	open = max(s.Total-len(s.Items)-done-failed, 0)
+	return done, open
 }
 
 // maxKeyFiles keeps the prompt short: a sitebuilder checkpoint can list

@@ -161,7 +161,7 @@ func TestImportFacts(t *testing.T) {
 		assert.Equal(t, "Phase 2", r.CurrentStep)
 		assert.Equal(t, []string{"Phase 3", "Phase 4", "Phase 5"}, r.NextSteps)
 		assert.Equal(t, records.Subtasks{Total: 5, Completed: 1, Percent: 20, Items: r.Subtasks.Items}, r.Subtasks)
-		assert.Equal(t, "orchestrate_auth_system_20251003_184530-auth_system-20251003-184530", r.ID)
+		assert.Equal(t, "orchestrate_auth_system_20251003_184530-auth_system-20251003-185215", r.ID, "stamped with updatedAt")
 		assert.Equal(t, "orchestrate", extra(t, im, "workflow_type"))
 		assert.Equal(t, map[string]any{"artifact_registry": map[string]any{}, "research_results": []any{},
 			"plan_path": "specs/plans/022_auth_implementation.md"}, extra(t, im, "workflow_state"),
@@ -173,8 +173,8 @@ func TestImportFacts(t *testing.T) {
 		r := im.Record
 		assert.Equal(t, "migration", r.Agent)
 		assert.Equal(t, "T060", r.Issue)
-		assert.Equal(t, "migration-T060-20251208-143025", r.ID, "the file's own id has ccc's shape")
-		assert.NotContains(t, r.Extra, "checkpoint_id")
+		assert.Equal(t, "migration-T060-20251208-145210", r.ID, "ccc's shape, stamped with updatedAt")
+		assert.Equal(t, "migration-T060-20251208-143025", extra(t, im, "checkpoint_id"), "the file's own id is kept")
 		assert.Equal(t, 29, r.Subtasks.Total)
 		assert.Equal(t, 19, r.Subtasks.Completed)
 		assert.Equal(t, 65, r.Subtasks.Percent)
@@ -188,6 +188,12 @@ func TestImportFacts(t *testing.T) {
 		assert.Equal(t, true, extra(t, im, "resumable"))
 		assert.Contains(t, extra(t, im, "context"), "next_to_process")
 		assert.Contains(t, im.Progress.Remaining, progress.Task{Text: "meet acceptance criterion 29_files_created"})
+		// The document lists what the file lists and sums up what it only
+		// counts, so its prompt does not say 2 of 5 done against 19 of 29.
+		assert.Equal(t, 3, im.Progress.CompletedCount())
+		assert.Equal(t, "17 subtask(s) done, not listed in the checkpoint", im.Progress.Completed[0].Text)
+		assert.Contains(t, im.Progress.Remaining, progress.Task{Text: "8 subtask(s) still to do, not listed in the checkpoint"})
+		assert.Contains(t, r.ResumeInstructions, "Current task: task 4 of 7 — post-20.")
 	})
 	t.Run("seed002 blocking error is a blocker", func(t *testing.T) {
 		im := load(t, "testdata/seed002/progress/checkpoints/migration-T060-blocked.json", "migration")

@@ -27,13 +27,56 @@ type Edits struct {
 	Mode    string // "exec:tdd"; a bare "tdd" gets the "exec:" prefix
 }
 
+// DefaultMode is the execution mode of a new document when nothing names one: CCC's stop hook runs a
+// state without executionMode as quick, so the document says the same.
+const DefaultMode = "exec:quick"
+
+// EditError is an edit that could not be applied.
+type EditError struct {
+	// Edit names the edit as the checkpoint flag spells it, without the dashes: "done", "add-task".
+	Edit string
+	// Text is the edit's argument as given.
+	Text   string
+	Reason string
+}
+
+func (e *EditError) Error() string {
+	if strings.TrimSpace(e.Text) == "" {
+		return e.Edit + ": " + e.Reason
+	}
+	return fmt.Sprintf("%s %q: %s", e.Edit, e.Text, e.Reason)
+}
+
+// EditErrors lists the edits Apply could not make, from the error it returned.
+func EditErrors(err error) []*EditError {
+	var out []*EditError
+	var walk func(error)
+	walk = func(err error) {
+		var ee *EditError
+		switch x := err.(type) {
+		case nil:
+		case interface{ Unwrap() []error }:
+			for _, e := range x.Unwrap() {
+				walk(e)
+			}
+		default:
+			if errors.As(err, &ee) {
+				out = append(out, ee)
+			}
+		}
+	}
+	walk(err)
+	return out
+}
+
 // New returns ccc's template for a session on the given issue ("" for none): every canonical section,
-// empty.
+// empty, and the protocol's header fields.
 func New(issue string, now time.Time) *Document {
 	return &Document{
 		Title:   "Session Progress",
 		Issue:   Issue{Key: strings.TrimSpace(issue)},
 		Session: now.UTC().Format(time.RFC3339),
+		Mode:    DefaultMode,
 		src:     &source{nl: "\n", template: true, pre: preamble{h1: -1}},
 	}
 }
@@ -43,13 +86,12 @@ func New(issue string, now time.Time) *Document {
 // Adding something that is already there changes nothing, so repeating a checkpoint is harmless.
 func (d *Document) Apply(e Edits) error {
 	var errs []error
-	fail := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
 
 	if e.Issue != "" {
 		key := strings.TrimSpace(e.Issue)
 		switch {
 		case !keyRe.MatchString(key):
-			fail("issue %q: not an issue key like CIA-123", e.Issue)
+			errs = append(errs, &EditError{Edit: "issue", Text: e.Issue, Reason: "not an issue key like CIA-123"})
 		case key != d.Issue.Key:
 			d.Issue = Issue{Key: key} // the title belonged to the old issue
 		}
@@ -74,7 +116,7 @@ func (d *Document) Apply(e Edits) error {
 		}
 	}
 	for _, text := range e.AddTasks {
-		t, err := itemFrom("add task", text)
+		t, err := itemFrom("add-task", text)
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -143,7 +185,7 @@ func (d *Document) finish(text string, currentSet bool) error {
 	text = normaliseText(text)
 	if text == "" || d.Current != nil && sameTask(d.Current.Text, text) {
 		if d.Current == nil {
-			return errors.New("done: there is no current task")
+			return &EditError{Edit: "done", Text: text, Reason: "there is no current task"}
 		}
 		d.Completed = append(d.Completed, d.finished(*d.Current))
 		d.Current = nil
@@ -220,7 +262,7 @@ func (d *Document) setCurrent(text string) error {
 func (d *Document) unblock(text string) error {
 	text = normaliseText(text)
 	if text == "" {
-		return errors.New("unblock: empty text")
+		return &EditError{Edit: "unblock", Reason: "empty text"}
 	}
 	n := len(d.Blockers)
 	d.Blockers = slices.DeleteFunc(d.Blockers, func(b Blocker) bool { return sameTask(b.Description, text) })
@@ -235,12 +277,12 @@ func (d *Document) unblock(text string) error {
 	}
 	switch len(match) {
 	case 0:
-		return fmt.Errorf("unblock %q: no blocker matches", text)
+		return &EditError{Edit: "unblock", Text: text, Reason: "no blocker matches"}
 	case 1:
 		d.Blockers = slices.Delete(d.Blockers, match[0], match[0]+1)
 		return nil
 	}
-	return fmt.Errorf("unblock %q: %d blockers match; use more of the description", text, len(match))
+	return &EditError{Edit: "unblock", Text: text, Reason: fmt.Sprintf("%d blockers match; use more of the description", len(match))}
 }
 
 // hasTask reports whether a task with exactly this text is listed anywhere.
@@ -255,10 +297,10 @@ func (d *Document) hasTask(text string) bool {
 func itemFrom(op, text string) (string, error) {
 	t := normaliseText(text)
 	if t == "" {
-		return "", fmt.Errorf("%s: empty text", op)
+		return "", &EditError{Edit: op, Reason: "empty text"}
 	}
 	if isNone(t) {
-		return "", fmt.Errorf("%s %q: %q marks an empty section", op, text, t)
+		return "", &EditError{Edit: op, Text: text, Reason: fmt.Sprintf("%q marks an empty section", t)}
 	}
 	return t, nil
 }

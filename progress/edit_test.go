@@ -114,7 +114,7 @@ func TestApply(t *testing.T) {
 		{"bad issue key", Edits{Issue: "cia 1"}, func(d *Document) {}, `issue "cia 1": not an issue key like CIA-123`},
 		{"None and empty texts are refused",
 			Edits{AddTasks: []string{"None", " "}, Blockers: []string{"none."}}, func(d *Document) {},
-			`add task "None": "None" marks an empty section`},
+			`add-task "None": "None" marks an empty section`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -145,7 +145,7 @@ func TestApplyErrorsAreJoined(t *testing.T) {
 	require.NoError(t, err)
 	err = d.Apply(Edits{Issue: "x", AddTasks: []string{""}, Unblock: []string{"zzz"}, Next: "n"})
 	require.Error(t, err)
-	for _, want := range []string{`issue "x"`, "add task: empty text", `unblock "zzz"`} {
+	for _, want := range []string{`issue "x"`, "add-task: empty text", `unblock "zzz"`} {
 		assert.Contains(t, err.Error(), want)
 	}
 	assert.Equal(t, "n", d.NextAction, "edits that can apply do")
@@ -155,6 +155,26 @@ func TestApplyDoneWithoutCurrentTask(t *testing.T) {
 	d := New("CIA-1", time.Unix(0, 0))
 	err := d.Apply(Edits{Done: []string{""}})
 	require.EqualError(t, err, "done: there is no current task")
+	errs := EditErrors(err)
+	require.Len(t, errs, 1)
+	assert.Equal(t, EditError{Edit: "done", Reason: "there is no current task"}, *errs[0])
+}
+
+func TestEditErrorsNameEachEdit(t *testing.T) {
+	d, err := Parse([]byte(base))
+	require.NoError(t, err)
+	err = d.Apply(Edits{Issue: "x", AddTasks: []string{"", "ok"}, Decisions: []string{"None"}, Unblock: []string{"zzz"}})
+	var got []string
+	for _, e := range EditErrors(err) {
+		got = append(got, e.Edit+"|"+e.Text+"|"+e.Reason)
+	}
+	assert.Equal(t, []string{
+		"issue|x|not an issue key like CIA-123",
+		"add-task||empty text",
+		`decision|None|"None" marks an empty section`,
+		"unblock|zzz|no blocker matches",
+	}, got)
+	assert.Empty(t, EditErrors(nil))
 }
 
 func TestApplyIsIdempotent(t *testing.T) {

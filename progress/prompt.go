@@ -1,14 +1,16 @@
 package progress
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"regexp"
 	"strings"
 )
 
 // generatedRe matches a prompt of the shape GeneratePrompt writes (also with the line break before
-// "Next action:" that the protocol's template shows), so a stale ccc-written prompt can be refreshed
-// while one the agent wrote itself is left alone.
+// "Next action:" that the protocol's template shows). The shape alone says nothing about who wrote a
+// prompt, since the protocol teaches agents this very form: it only narrows LooksGenerated.
 var generatedRe = regexp.MustCompile(`^Resume (?:\S+|the session)\. Current task: (?:task \d+ of \d+ — .*|none \(\d+ of \d+ tasks done\))\. Key files: .*\.[ \t]*\n?[ \t]*Next action: .*\.$`)
 
 // GeneratePrompt builds the continuation prompt from the model:
@@ -56,13 +58,12 @@ func sentence(s string) string {
 	return strings.TrimRight(strings.Join(strings.Fields(s), " "), ".")
 }
 
-// RefreshPrompt regenerates the Continuation Prompt when force is set, when the section is empty, or
-// when it still has the shape ccc generates (so a ccc-written prompt follows the edits); a prompt the
-// agent wrote itself is kept. A legacy-layout document gets the section, which makes it canonical. It
-// reports whether the prompt changed.
+// RefreshPrompt regenerates the Continuation Prompt when force is set or the section is empty; any
+// other prompt is kept, because only the caller knows whether ccc wrote it (see PromptHash and
+// LooksGenerated). A legacy-layout document gets the section, which makes it canonical. It reports
+// whether the prompt changed.
 func (d *Document) RefreshPrompt(files []string, force bool) bool {
-	cur := strings.TrimSpace(d.ContinuationPrompt)
-	if !force && cur != "" && !generatedRe.MatchString(cur) {
+	if !force && strings.TrimSpace(d.ContinuationPrompt) != "" {
 		return false
 	}
 	p := d.GeneratePrompt(files)
@@ -79,4 +80,32 @@ func (d *Document) Prompt() string {
 		return d.ContinuationPrompt
 	}
 	return d.GeneratePrompt(nil)
+}
+
+// PromptHash identifies a prompt's text, ignoring how it is spaced and broken into lines, so a caller
+// can remember which prompt it wrote and later tell it from one somebody else wrote.
+func PromptHash(prompt string) string {
+	sum := sha256.Sum256([]byte(strings.Join(strings.Fields(prompt), " ")))
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// LooksGenerated reports whether the Continuation Prompt is, word for word (spacing and line breaks
+// aside), what GeneratePrompt gives for the document as it stands with one of the file lists. It is the
+// fallback for a prompt whose provenance was never recorded: a prompt the agent wrote in the protocol's
+// form names its own key files and next action, so it almost never passes.
+func (d *Document) LooksGenerated(fileLists ...[]string) bool {
+	cur := strings.TrimSpace(d.ContinuationPrompt)
+	if cur == "" || !generatedRe.MatchString(cur) {
+		return false
+	}
+	h := PromptHash(cur)
+	if len(fileLists) == 0 {
+		fileLists = [][]string{nil}
+	}
+	for _, files := range fileLists {
+		if PromptHash(d.GeneratePrompt(files)) == h {
+			return true
+		}
+	}
+	return false
 }

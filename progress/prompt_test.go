@@ -1,6 +1,7 @@
 package progress
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -44,10 +45,10 @@ func TestRefreshPrompt(t *testing.T) {
 		changed bool
 	}{
 		{"empty prompt is generated", "", false, true},
-		{"stale ccc prompt follows the edits", "Resume CIA-1. Current task: task 1 of 9 — old. Key files: none. Next action: old.", false, true},
-		{"ccc prompt in the protocol's two-line shape", "Resume CIA-1. Current task: task 1 of 9 — old. Key files: x.\nNext action: old.", false, true},
+		{"blank prompt is generated", " \n\t", false, true},
+		{"a prompt in ccc's one-line shape is kept: the caller decides whose it is", "Resume CIA-1. Current task: task 1 of 9 — old. Key files: none. Next action: old.", false, false},
+		{"the agent's prompt in the protocol's two-line shape is kept", "Resume CIA-1. Current task: task 2 of 3 — port parser. Key files: parse.go, render.go.\nNext action: fix the CRLF bug in render.go line 120.", false, false},
 		{"the agent's own prompt is kept", "You were halfway through two; see notes.", false, false},
-		{"a prompt that only starts like ccc's is kept", "Resume CIA-1. Current task: task 1 of 9 — old. Key files: none. Next action: old.\n\nAlso: the flaky test.", false, false},
 		{"force replaces anything", "You were halfway through two; see notes.", true, true},
 	}
 	for _, tc := range tests {
@@ -64,6 +65,40 @@ func TestRefreshPrompt(t *testing.T) {
 			}
 		})
 	}
+}
+
+func TestLooksGenerated(t *testing.T) {
+	d, err := Parse([]byte(base))
+	require.NoError(t, err)
+	own := d.GeneratePrompt([]string{"a.go"})
+	tests := []struct {
+		name   string
+		prompt string
+		files  [][]string
+		want   bool
+	}{
+		{"ccc's prompt for this document", own, [][]string{{"a.go"}}, true},
+		{"the same, broken onto the protocol's two lines", strings.Replace(own, " Next action:", "\nNext action:", 1), [][]string{{"a.go"}}, true},
+		{"with another of the file lists", own, [][]string{{"b.go"}, {"a.go"}}, true},
+		{"other key files", own, [][]string{{"b.go"}}, false},
+		{"ccc's shape for another state of the document", "Resume CIA-1. Current task: task 1 of 9 — old. Key files: a.go. Next action: continue old.", [][]string{{"a.go"}}, false},
+		{"the agent's prompt in the seed's form", "Resume CIA-1. Current task: task 3 of 5 — two. Key files: parse.go, render.go.\nNext action: fix the CRLF bug in render.go line 120.", [][]string{{"a.go"}, {"parse.go", "render.go"}}, false},
+		{"empty", "", [][]string{{"a.go"}}, false},
+		{"ccc's text with more after it", own + "\n\nAlso: the flaky test.", [][]string{{"a.go"}}, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			d.ContinuationPrompt = tc.prompt
+			assert.Equal(t, tc.want, d.LooksGenerated(tc.files...))
+		})
+	}
+}
+
+func TestPromptHash(t *testing.T) {
+	a := PromptHash("Resume CIA-1. Key files: a.go.\nNext action: go.")
+	assert.Equal(t, a, PromptHash("  Resume CIA-1.  Key files: a.go. Next action:\tgo.\n"), "spacing and line breaks do not count")
+	assert.NotEqual(t, a, PromptHash("Resume CIA-1. Key files: b.go. Next action: go."))
+	assert.Regexp(t, `^sha256:[0-9a-f]{64}$`, a)
 }
 
 func TestPrompt(t *testing.T) {

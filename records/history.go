@@ -140,12 +140,12 @@ func readDir(dir string, kind func(name string, r *Record) Kind) ([]Stored, erro
 			continue // removed by a writer since the listing
 		}
 		if err != nil {
-			errs = append(errs, fmt.Errorf("records: %w", err))
+			errs = append(errs, &Problem{Path: path, Err: fmt.Errorf("records: %w", err)})
 			continue
 		}
 		r, _, err := Decode(path, data)
 		if err != nil {
-			errs = append(errs, err)
+			errs = append(errs, &Problem{Path: path, Err: err})
 			continue
 		}
 		out = append(out, Stored{Record: r, Kind: kind(name, r), Path: path})
@@ -163,4 +163,45 @@ func sortStored(s []Stored, byAgent bool) {
 		}
 		return s[i].Path < s[j].Path
 	})
+}
+
+// Problem is a record file that cannot be read: the errors of Top, List and
+// All are made of them.
+type Problem struct {
+	Path string
+	Err  error
+}
+
+func (p *Problem) Error() string { return p.Err.Error() }
+
+func (p *Problem) Unwrap() error { return p.Err }
+
+// Problems lists the unreadable files an error of Top, List or All names.
+func Problems(err error) []*Problem {
+	var out []*Problem
+	var walk func(error)
+	walk = func(e error) {
+		switch x := e.(type) {
+		case nil:
+		case *Problem:
+			out = append(out, x)
+		case interface{ Unwrap() []error }:
+			for _, inner := range x.Unwrap() {
+				walk(inner)
+			}
+		}
+	}
+	walk(err)
+	return out
+}
+
+// AgentOf is the agent a file at the top of the records directory belongs
+// to, from its name alone (for a file that cannot be read): "" for a
+// complete archive or a crashed record, which are no agent's current one.
+func AgentOf(path string) string {
+	name, ok := strings.CutSuffix(filepath.Base(path), ".json")
+	if !ok || strings.HasSuffix(name, "-complete") || strings.Contains(name, "_crashed_") || ValidAgent(name) != nil {
+		return ""
+	}
+	return name
 }

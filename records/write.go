@@ -2,6 +2,7 @@ package records
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -38,6 +39,9 @@ const KeepHistory = 100
 // for nextCheckpointExpected (seed 003's 15 minutes).
 const DefaultInterval = 15 * time.Minute
 
+// errFailure is the error type of a failure reported by a checkpoint.
+const errFailure = "failure"
+
 // ErrNoRecord means an agent has no current record.
 var ErrNoRecord = errors.New("no current record")
 
@@ -52,6 +56,9 @@ type Snapshot struct {
 	Remaining []string
 	// Blockers become errors {type: "blocker", blocking: true}.
 	Blockers []string
+	// Failures are why the work failed; each becomes an error {type:
+	// "failure", blocking: true}, and any makes the status failed.
+	Failures []string
 	// Files are the activeTaskFiles.
 	Files []string
 	// Prompt is the continuation prompt.
@@ -85,6 +92,12 @@ func issueSlug(issue string) string {
 }
 
 const idStamp = "20060102-150405"
+
+// ID is a record's id, <agent>-<issue or "none">-<YYYYMMDD-HHMMSS> (UTC), the
+// form every writer of records uses: checkpoints, takeovers and imports.
+func ID(agent, issue string, at time.Time) string {
+	return agent + "-" + issueSlug(issue) + "-" + at.UTC().Format(idStamp)
+}
 
 // Lock takes the records directory's lock (creating the directory), waiting
 // for other writers until ctx is done. Every writer of dir holds it: Write,
@@ -296,6 +309,9 @@ func build(prev *Record, s Snapshot, now time.Time) *Record {
 	if r.SessionID == "" {
 		r.SessionID = uuid.NewString()
 	}
+	if len(s.Failures) > 0 {
+		r.Status = StatusFailed
+	}
 	if r.Status == "" {
 		r.Status = StatusInProgress
 		if len(s.Blockers) > 0 {
@@ -328,19 +344,24 @@ func build(prev *Record, s Snapshot, now time.Time) *Record {
 		}
 		prevBlockers = map[string]time.Time{}
 		for _, e := range prev.Errors {
-			if e.Type == "blocker" {
-				prevBlockers[e.Message] = e.Timestamp
+			if e.Type == "blocker" || e.Type == errFailure {
+				prevBlockers[e.Type+"\x00"+e.Message] = e.Timestamp
 			} else {
 				r.Errors = append(r.Errors, e) // imported or recorded by someone else
 			}
 		}
 	}
-	for _, b := range s.Blockers {
-		at, ok := prevBlockers[b]
-		if !ok || at.IsZero() {
-			at = now // when the blocker was first seen
+	for _, e := range []struct {
+		typ  string
+		msgs []string
+	}{{"blocker", s.Blockers}, {errFailure, s.Failures}} {
+		for _, m := range e.msgs {
+			at, ok := prevBlockers[e.typ+"\x00"+m]
+			if !ok || at.IsZero() {
+				at = now // when it was first seen
+			}
+			r.Errors = append(r.Errors, Error{Type: e.typ, Message: m, Timestamp: at, Blocking: true})
 		}
-		r.Errors = append(r.Errors, Error{Type: "blocker", Message: b, Timestamp: at, Blocking: true})
 	}
 	item := func(id, status string) {
 		r.Subtasks.Items = append(r.Subtasks.Items, Subtask{ID: id, Status: status, Output: prevOutputs[id]})
@@ -376,7 +397,7 @@ func cloneMap[V any](m map[string]V) map[string]V {
 // uniqueID is the record's id, suffixed when the previous record or the
 // history already has it (several checkpoints in one second).
 func uniqueID(dir string, r, prev *Record) string {
-	base := r.Agent + "-" + issueSlug(r.Issue) + "-" + r.UpdatedAt.Format(idStamp)
+	base := ID(r.Agent, r.Issue, r.UpdatedAt)
 	id := base
 	for n := 2; ; n++ {
 		taken := prev != nil && prev.ID == id
@@ -396,11 +417,7 @@ func uniqueID(dir string, r, prev *Record) string {
 // whose file it was, not what the file says: a hand-edited agent field
 // must not choose where ccc writes.
 func keepHistory(dir, agent string, prev *Record, data []byte) error {
-	id := prev.ID
-	if ValidAgent(id) != nil { // not usable as a file name
-		id = agent + "-" + issueSlug(prev.Issue) + "-" + prev.UpdatedAt.UTC().Format(idStamp)
-	}
-	path := historyPath(dir, agent, id)
+	path := historyPath(dir, agent, historyID(agent, prev))
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("records: history: %w", err)
 	}
@@ -408,6 +425,15 @@ func keepHistory(dir, agent string, prev *Record, data []byte) error {
 		return fmt.Errorf("records: history: %w", err)
 	}
 	return pruneHistory(filepath.Dir(path))
+}
+
+// historyID is the name a record gets in history: its id, unless that
+// cannot name a file.
+func historyID(agent string, r *Record) string {
+	if ValidAgent(r.ID) != nil {
+		return ID(agent, r.Issue, r.UpdatedAt)
+	}
+	return r.ID
 }
 
 // stampRE finds the time in an id: -YYYYMMDD-HHMMSS, maybe suffixed -N.
@@ -444,10 +470,13 @@ func pruneHistory(agentDir string) error {
 	return nil
 }
 
-// Heartbeat records that the agent is alive: it updates only
+// Heartbeat records that the agent is alive: it changes only
 // heartbeat.lastBeat and nextCheckpointExpected of the current record (not
 // updatedAt, no history, no backup), so it is cheap enough to run every few
-// minutes. An agent without a current record gets ErrNoRecord.
+// minutes. Every other key keeps its value and its place in the file, even
+// one this version does not know; a record without an interval is given
+// the next checkpoint DefaultInterval from now, without storing the
+// interval. An agent without a current record gets ErrNoRecord.
 func Heartbeat(ctx context.Context, dir, agent string, now time.Time) (*Record, error) {
 	if err := ValidAgent(agent); err != nil {
 		return nil, err
@@ -461,20 +490,36 @@ func Heartbeat(ctx context.Context, dir, agent string, now time.Time) (*Record, 
 		return nil, err
 	}
 	defer unlock()
-	r, _, err := load(dir, agent, now)
+	r, data, err := load(dir, agent, now)
 	if err != nil {
 		return nil, err
+	}
+	interval := time.Duration(r.Heartbeat.IntervalSeconds) * time.Second
+	if interval <= 0 {
+		interval = DefaultInterval
 	}
 	r.Heartbeat.LastBeat = now
-	if r.Heartbeat.IntervalSeconds <= 0 {
-		r.Heartbeat.IntervalSeconds = int(DefaultInterval / time.Second)
-	}
-	r.NextCheckpointExpected = now.Add(time.Duration(r.Heartbeat.IntervalSeconds) * time.Second)
-	data, err := Encode(r)
+	r.NextCheckpointExpected = now.Add(interval)
+	beat, err := marshal(r.Heartbeat.LastBeat)
 	if err != nil {
 		return nil, err
 	}
-	if err := state.WriteFileAtomic(CurrentPath(dir, agent), data, 0o644); err != nil {
+	next, err := marshal(r.NextCheckpointExpected)
+	if err != nil {
+		return nil, err
+	}
+	hb, _ := topValue(data, "heartbeat")
+	if hb, err = setKeys(hb, map[string]json.RawMessage{"lastBeat": beat}); err != nil {
+		// Not an object (null): write the heartbeat whole.
+		if hb, err = marshal(r.Heartbeat); err != nil {
+			return nil, err
+		}
+	}
+	out, err := setKeys(data, map[string]json.RawMessage{"heartbeat": hb, "nextCheckpointExpected": next})
+	if err != nil {
+		return nil, fmt.Errorf("records: heartbeat %s: %w", agent, err)
+	}
+	if err := state.WriteFileAtomic(CurrentPath(dir, agent), out, 0o644); err != nil {
 		return nil, fmt.Errorf("records: heartbeat %s: %w", agent, err)
 	}
 	return r, nil

@@ -157,10 +157,34 @@ type Health struct {
 	// was asked about).
 	Target    string
 	TargetURL string
-	// RateLimit describes the request budget left ("" when unknown).
-	RateLimit string
+	// RateLimit is the request budget the tracker reported (Known false
+	// when its answers carried none).
+	RateLimit RateLimit
 	Requests  int
 }
+
+// RateLimit is a tracker's primary request budget as its answer headers
+// report it.
+type RateLimit struct {
+	Known            bool
+	Limit, Remaining int
+	Reset            time.Time
+}
+
+func (r RateLimit) String() string {
+	if !r.Known {
+		return ""
+	}
+	s := fmt.Sprintf("%d of %d requests left", r.Remaining, r.Limit)
+	if !r.Reset.IsZero() {
+		s += ", resets " + r.Reset.UTC().Format(time.RFC3339)
+	}
+	return s
+}
+
+// Low reports a budget nearly spent (under a tenth left): the next
+// checkpoints may wait for the reset or fail.
+func (r RateLimit) Low() bool { return r.Known && r.Limit > 0 && r.Remaining*10 < r.Limit }
 
 // HealthChecker is an optional power of a sink: check credentials,
 // connectivity and the target without writing anything. A sink that cannot

@@ -1,6 +1,7 @@
 package state
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -36,13 +37,50 @@ func Backup(root, path string, now time.Time) (string, error) {
 }
 
 // SetAside keeps a copy of a corrupt file (suffix .corrupt) that rotation
-// never prunes, so the user can always recover what was there.
+// never prunes, so the user can always recover what was there. A file that
+// stays broken is read on every run: when a copy with the same bytes is
+// already kept, SetAside returns that one instead of adding another.
 func SetAside(root, path string, now time.Time) (string, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return "", fmt.Errorf("set aside: %w", err)
 	}
-	return writeCopy(root, filepath.Base(path)+"."+now.UTC().Format(stampLayout)+".corrupt", data)
+	base := filepath.Base(path)
+	if same := keptCopy(root, base, data); same != "" {
+		return same, nil
+	}
+	return writeCopy(root, base+"."+now.UTC().Format(stampLayout)+".corrupt", data)
+}
+
+// keptCopy finds a .corrupt copy of the file named base holding exactly
+// data, newest first; "" when there is none.
+func keptCopy(root, base string, data []byte) string {
+	dir := filepath.Join(root, Dir, BackupDir)
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return ""
+	}
+	for i := len(entries) - 1; i >= 0; i-- { // ReadDir sorts by name: the stamp orders them
+		name := entries[i].Name()
+		stamp, ok := strings.CutPrefix(name, base+".")
+		if !ok || !entries[i].Type().IsRegular() {
+			continue
+		}
+		if stamp, ok = strings.CutSuffix(stamp, ".corrupt"); !ok {
+			continue
+		}
+		if _, err := time.Parse(stampLayout, stamp); err != nil {
+			continue
+		}
+		p := filepath.Join(dir, name)
+		if fi, err := entries[i].Info(); err != nil || fi.Size() != int64(len(data)) {
+			continue
+		}
+		if kept, err := os.ReadFile(p); err == nil && bytes.Equal(kept, data) {
+			return p
+		}
+	}
+	return ""
 }
 
 func writeCopy(root, name string, data []byte) (string, error) {

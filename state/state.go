@@ -30,13 +30,20 @@ type CorruptError struct {
 	Path      string
 	Line, Col int // 1-based; 0 when the error has no position
 	Msg       string
+	// Copy is where Load kept a copy of the bad file ("" when none was
+	// made).
+	Copy string
 }
 
-func (e *CorruptError) Error() string {
+func (e *CorruptError) Error() string { return e.Where() + ": " + e.Msg }
+
+// Where is the error's position as path:line:col (just the path when the
+// error has no position).
+func (e *CorruptError) Where() string {
 	if e.Line > 0 {
-		return fmt.Sprintf("%s:%d:%d: %s", e.Path, e.Line, e.Col, e.Msg)
+		return fmt.Sprintf("%s:%d:%d", e.Path, e.Line, e.Col)
 	}
-	return fmt.Sprintf("%s: %s", e.Path, e.Msg)
+	return e.Path
 }
 
 // Parse reads a state file's bytes. Anything but one JSON object is a
@@ -247,8 +254,33 @@ func (s *State) Issue() string {
 	return s.String("activeIssue")
 }
 
-// SetIssue writes linearIssue (activeIssue is only ever read).
-func (s *State) SetIssue(key string) error { return s.Set("linearIssue", key) }
+// SetIssue writes linearIssue, and activeIssue too when the file has that
+// older key: CCC's hooks that still read it must not go on with the old
+// issue.
+func (s *State) SetIssue(key string) error {
+	if s.Has("activeIssue") {
+		if err := s.Set("activeIssue", key); err != nil {
+			return err
+		}
+	}
+	return s.Set("linearIssue", key)
+}
+
+// TimeLayout is how CCC's hooks write createdAt and lastUpdatedAt: RFC 3339
+// in UTC, to the second.
+const TimeLayout = "2006-01-02T15:04:05Z"
+
+// Touch stamps lastUpdatedAt with now, and createdAt as well when the file
+// is being created.
+func (s *State) Touch(now time.Time, creating bool) error {
+	stamp := now.UTC().Format(TimeLayout)
+	if creating && !s.Has("createdAt") {
+		if err := s.Set("createdAt", stamp); err != nil {
+			return err
+		}
+	}
+	return s.Set("lastUpdatedAt", stamp)
+}
 
 // ActiveTaskFiles lists the files the agent declared in scope.
 func (s *State) ActiveTaskFiles() []string {
@@ -297,6 +329,7 @@ func Load(root string, now time.Time) (Loaded, error) {
 	if l.SetAside, err = SetAside(root, path, now); err != nil {
 		return l, fmt.Errorf("state: %w", err)
 	}
+	l.Corrupt.Copy = l.SetAside
 	backups, err := Backups(root, FileName)
 	if err != nil {
 		return l, fmt.Errorf("state: %w", err)

@@ -27,6 +27,8 @@ type CheckpointOptions struct {
 	Timeout       time.Duration
 	JSON          bool
 	Trackers      TrackerFlags
+	// Fail is why the work failed (--fail), "" when it did not.
+	Fail string
 }
 
 // NewCmdCheckpoint builds `ccc checkpoint`; runF replaces the run in tests
@@ -55,12 +57,24 @@ The edit flags change .ccc-progress.md before it is saved (created from the
 template when missing). --done TEXT moves the current task to Completed when
 TEXT matches it (or is empty) and promotes the next remaining task; a TEXT
 that matches a remaining task moves that one; any other TEXT is added to
-Completed. The continuation prompt is regenerated when it is empty, when ccc
-wrote it, or with --refresh-prompt; a prompt the agent wrote is kept.` + exitStatusHelp(
+Completed. An edit that cannot apply (--unblock matching no blocker, --done ""
+with no current task, an empty --add-task) stops the checkpoint before
+anything is written, with exit status 2. The continuation prompt is
+regenerated when it is empty, when it is still the one ccc wrote last
+(remembered in .ccc/prompt), or with --refresh-prompt; a prompt the agent
+wrote is kept.
+
+Every checkpoint, in both profiles, also writes the agent's record,
+.ccc/checkpoints/<agent>.json at the root of the repository's main worktree
+(shared by all its worktrees; see ccc status, ccc list). --fail REASON ends
+the work as failed: it adds the blocker "FAILED: REASON" to the progress
+file, and the record gets status failed and an errors[] entry, and moves to
+.ccc/checkpoints/failed/ (ccc cleanup removes it after --failed-max-age).
+Unblocking that blocker (--unblock FAILED) reopens the work.` + exitStatusHelp(
 			"0  every step succeeded or skipped",
 			"3  partial success: a step (or one of several trackers) failed, the rest ran",
 			"1  nothing could run (every step failed, or the project is unreadable)",
-			"2  usage error"),
+			"2  usage error, or an edit flag that cannot apply; nothing was written"),
 		Example: `  # start a session
   ccc checkpoint --issue CIA-1 --current "write parser" --add-task "write tests"
 
@@ -70,6 +84,9 @@ wrote it, or with --refresh-prompt; a prompt the agent wrote is kept.` + exitSta
   # record a decision and a blocker; no git commit
   ccc checkpoint --decision "goldmark: keeps source positions" \
     --blocker "schema unknown (unblocked by: API docs)" --skip-git
+
+  # give up: the record moves to failed/
+  ccc checkpoint --fail "the upstream API was removed"
 
   # from a hook or CI: persist and tracker update only, as JSON
   ccc checkpoint --profile automated --json`,
@@ -82,6 +99,13 @@ wrote it, or with --refresh-prompt; a prompt the agent wrote is kept.` + exitSta
 			opts.Profile = p
 			if k := opts.Edits.Issue; k != "" && !progress.ValidIssue(k) {
 				return &usageError{fmt.Errorf("--issue %q is not an issue key like CIA-123", k)}
+			}
+			if cmd.Flags().Changed("fail") {
+				reason := strings.Join(strings.Fields(opts.Fail), " ")
+				if reason == "" {
+					return &usageError{fmt.Errorf("--fail needs a reason")}
+				}
+				opts.Edits.Blockers = append(opts.Edits.Blockers, checkpoint.FailurePrefix+reason)
 			}
 			if opts.Timeout < 0 {
 				return &usageError{fmt.Errorf("--timeout must not be negative")}
@@ -107,13 +131,14 @@ wrote it, or with --refresh-prompt; a prompt the agent wrote is kept.` + exitSta
 	fl.StringArrayVar(&opts.Edits.Blockers, "blocker", nil, "add a blocker (\"text (unblocked by: condition)\"); repeatable")
 	fl.StringArrayVar(&opts.Edits.Unblock, "unblock", nil, "remove the blocker matching TEXT; repeatable")
 	fl.StringVar(&opts.Edits.Next, "next", "", "the next action, for the prompt and the tracker")
+	fl.StringVar(&opts.Fail, "fail", "", "end the work as failed, for REASON: a FAILED blocker, and the record moves to failed/")
 	fl.StringVar(&opts.Edits.Issue, "issue", "", "the tracked issue, KEY-123")
 	fl.BoolVar(&opts.RefreshPrompt, "refresh-prompt", false, "regenerate the continuation prompt even if the agent wrote it")
 	fl.StringVar(&profile, "profile", string(checkpoint.Manual), "manual (all four steps) or automated (persist and tracker update)")
 	fl.BoolVar(&opts.SkipGit, "skip-git", false, "skip the git snapshot")
 	fl.BoolVar(&skipLinear, "skip-linear", false, "skip the tracker update")
 	fl.BoolVar(&skipTracker, "skip-tracker", false, "skip the tracker update (same as --skip-linear)")
-	fl.StringVar(&opts.Agent, "agent", "", "this writer's name; each agent owns one status comment (default $CCC_AGENT, else main)")
+	fl.StringVar(&opts.Agent, "agent", "", "this writer's name: its record is .ccc/checkpoints/<agent>.json, and each agent owns one status comment (default $CCC_AGENT, else main)")
 	fl.DurationVar(&opts.Timeout, "timeout", 0, "deadline for the tracker update, retries included (default 30s manual, 10s automated; preferences checkpoint.timeout, checkpoint.automated_timeout)")
 	fl.BoolVar(&opts.JSON, "json", false, "print the report as one JSON object on stdout")
 	addTrackerFlags(fl, &opts.Trackers)

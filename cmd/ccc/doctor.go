@@ -151,8 +151,14 @@ func doctorRun(ctx context.Context, f *Factory, opts *DoctorOptions) error {
 		if h.Target != "" {
 			add(s.Name(), "ok", h.Target+" found "+h.TargetURL, "")
 		}
-		if h.RateLimit != "" {
-			add(s.Name(), "ok", "rate limit: "+h.RateLimit, "")
+		if rl := h.RateLimit; rl.Low() {
+			hint := "checkpoints now may wait for the reset or be queued for ccc sync"
+			if !rl.Reset.IsZero() {
+				hint = "requests resume at " + rl.Reset.UTC().Format(time.RFC3339) + "; " + hint
+			}
+			add(s.Name(), "warn", "rate limit nearly spent: "+rl.String(), hint)
+		} else if rl.Known {
+			add(s.Name(), "ok", "rate limit: "+rl.String(), "")
 		}
 	}
 	return reportDoctor(f, opts, checks)

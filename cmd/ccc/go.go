@@ -21,8 +21,9 @@ import (
 
 // GoOptions is `ccc go` as parsed from its flags.
 type GoOptions struct {
-	Dir  string
-	JSON bool
+	Dir   string
+	Agent string
+	JSON  bool
 	// Yes resumes without asking, as happens anyway when no one can answer.
 	Yes bool
 }
@@ -39,17 +40,25 @@ stderr, say how old the checkpoint is and whether the branch or HEAD moved
 since it was taken; a checkpoint older than checkpoint.stale_after (24h) or
 from another branch is flagged.
 
-On a terminal it first asks: (r)esume, (s)tart fresh (the checkpoint is set
-aside in .ccc/backups and a fresh start is announced), (v)iew details, or
-(d)elete (set aside, nothing printed). --yes, --json, or a stdin that is not a
-terminal resume without asking.
+On a terminal it first asks: (r)esume, (s)tart fresh (a fresh start is
+announced), (v)iew details, or (d)elete (nothing printed). Starting fresh and
+deleting both set the checkpoint aside, losing nothing: the progress file
+goes to .ccc/backups, this agent's record to its history (ccc list), and the
+plan (taskIndex, totalTasks) and ccc's checkpoint entry leave .ccc-state.json
+(its other keys stay); the next ccc go finds nothing to resume until the
+next checkpoint. --yes, --json, or a stdin that is not a terminal resume
+without asking.
 
 If .ccc-progress.md is missing or unreadable, the prompt comes from the next
-source that has one: .ccc-state.json, the newest agent record, then the
-progress file's backups; ccc says which it used, and rebuilds a missing
-progress file from it.` + exitStatusHelp(
+source that has one: .ccc-state.json when it holds a plan (totalTasks); this
+agent's record (--agent, else $CCC_AGENT, else main), else the newest record
+made on this worktree's branch; then the progress file's backups. ccc says
+which it used, and rebuilds a missing progress file from it. Another agent's
+record on another branch is never resumed: ccc names it instead. The age is
+the checkpoint's own time (its record, its **Session:** line, the state's
+checkpoint entry), never that of a file just rebuilt.` + exitStatusHelp(
 			"0  the prompt was printed",
-			"1  no .ccc-progress.md, or it cannot be read",
+			"1  no progress file, state, record or backup to resume from",
 			"2  usage error"),
 		Example: `  ccc go
   ccc go --json | jq -r .prompt`,
@@ -64,6 +73,7 @@ progress file from it.` + exitStatusHelp(
 	}
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the prompt and the checkpoint's details as JSON")
 	cmd.Flags().BoolVarP(&opts.Yes, "yes", "y", false, "resume without asking")
+	cmd.Flags().StringVar(&opts.Agent, "agent", "", "whose record stands in for a missing progress file (default $CCC_AGENT, else main)")
 	return cmd
 }
 
@@ -77,7 +87,9 @@ func goRun(ctx context.Context, f *Factory, opts *GoOptions) error {
 		fmt.Fprintf(f.IO.ErrOut, "Warning: %v; using defaults\n", perr)
 	}
 	now := f.Now()
-	r, err := checkpoint.LoadResume(ctx, root, now, time.Duration(prefs.Checkpoint.StaleAfter))
+	agent := config.Agent(opts.Agent, f.Getenv)
+	r, err := checkpoint.LoadResumeWith(ctx, root, now, checkpoint.ResumeOptions{
+		Agent: agent, StaleAfter: time.Duration(prefs.Checkpoint.StaleAfter)})
 	if errors.Is(err, checkpoint.ErrNoProgress) {
 		return &exitError{code: 1, err: err}
 	}
@@ -95,14 +107,14 @@ func goRun(ctx context.Context, f *Factory, opts *GoOptions) error {
 		fmt.Fprintln(f.IO.ErrOut, "Warning: "+w)
 	}
 	if f.IO.InTTY && !opts.Yes && r.Source == progress.FileName {
-		return askResume(f, root, r)
+		return askResume(ctx, f, root, agent, r)
 	}
 	fmt.Fprintln(f.IO.Out, r.Prompt)
 	return nil
 }
 
 // askResume offers seed 001's choices for an existing checkpoint.
-func askResume(f *Factory, root string, r checkpoint.Resume) error {
+func askResume(ctx context.Context, f *Factory, root, agent string, r checkpoint.Resume) error {
 	in := bufio.NewReader(f.IO.In)
 	path := filepath.Join(root, progress.FileName)
 	for asked := 0; ; asked++ {
@@ -128,9 +140,16 @@ Choice [r/s/v/d]: `, r.TaskN, r.TaskM, progress.FileName)
 			}
 			fmt.Fprintf(f.IO.ErrOut, "\n%s\n", data)
 		case "s", "start", "d", "delete":
-			aside, err := setAside(root, path, f.Now())
+			c, err := checkpoint.ClearResume(ctx, root, agent, f.Now())
 			if err != nil {
-				return err
+				return fmt.Errorf("go: set the checkpoint aside: %w", err)
+			}
+			aside := c.Progress
+			if c.Record != "" {
+				aside += " and " + c.Record
+			}
+			if len(c.State) > 0 {
+				fmt.Fprintf(f.IO.ErrOut, "Removed %s from %s.\n", strings.Join(c.State, ", "), state.FileName)
 			}
 			if choice[0] == 's' {
 				fmt.Fprintf(f.IO.ErrOut, "Checkpoint set aside as %s; starting fresh.\n", aside)
@@ -147,28 +166,6 @@ Choice [r/s/v/d]: `, r.TaskN, r.TaskM, progress.FileName)
 			fmt.Fprintf(f.IO.ErrOut, "Please answer r, s, v or d.\n")
 		}
 	}
-}
-
-// setAside moves the progress file into the backups, under the lock, so a
-// deliberate delete still loses nothing.
-func setAside(root, path string, now time.Time) (string, error) {
-	unlock, err := state.Lock(context.Background(), root)
-	if err != nil {
-		return "", err
-	}
-	defer unlock()
-	aside, err := state.Backup(root, path, now)
-	if err != nil {
-		return "", err
-	}
-	if err := os.Remove(path); err != nil {
-		return "", err
-	}
-	rel, err := filepath.Rel(root, aside)
-	if err != nil {
-		return aside, nil
-	}
-	return rel, nil
 }
 
 func resumeSummary(r checkpoint.Resume) string {

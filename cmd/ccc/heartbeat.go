@@ -30,7 +30,10 @@ func NewCmdHeartbeat(f *Factory, dir *string, runF func(*HeartbeatOptions) error
 nextCheckpointExpected in its record (.ccc/checkpoints/<agent>.json). The
 progress and state files, updatedAt and the record's history are left alone,
 so it is cheap enough to run every few minutes from a hook or a loop; ccc
-status then keeps the agent ACTIVE between checkpoints.
+status then keeps the agent ACTIVE between checkpoints. Every other key of
+the record keeps its value and its place; a record without an interval
+(heartbeat.intervalSeconds 0, e.g. an imported one) expects the next
+checkpoint 15 minutes later, and the interval is still not stored.
 
 The agent needs a record first: ccc checkpoint writes it.` + exitStatusHelp(
 			"0  the heartbeat was recorded",

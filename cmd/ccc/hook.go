@@ -162,6 +162,9 @@ func (f *Factory) hookCheckpoint(ctx context.Context, c hook.Checkpoint) error {
 		return err
 	}
 	cp.KeepState, cp.SessionID = c.KeepState, c.SessionID
+	if l := c.Loop; l != nil {
+		cp.Loop = &checkpoint.Loop{TaskIndex: int(l.TaskIndex), TotalTasks: int(l.TotalTasks)}
+	}
 	// The stop hook may have deleted the state (the last task is done):
 	// the issue it read there still names the tracker's target.
 	if k := strings.TrimSpace(c.Issue); progress.ValidIssue(k) {
@@ -185,7 +188,11 @@ func (f *Factory) hookResume(ctx context.Context, root string) (hook.Resume, boo
 	if f.Now != nil {
 		now = f.Now()
 	}
-	r, err := checkpoint.LoadResume(ctx, root, now, staleAfter)
+	// Read-only: the hook reports, it never rebuilds a file. The age and
+	// the drift come from the same checkpoint, dated by its own time (the
+	// record every checkpoint writes, the **Session:** line, the state).
+	r, err := checkpoint.LoadResumeWith(ctx, root, now, checkpoint.ResumeOptions{
+		Agent: config.Agent("", f.Getenv), StaleAfter: staleAfter, ReadOnly: true})
 	if errors.Is(err, checkpoint.ErrNoProgress) {
 		return hook.Resume{}, false, nil
 	}
@@ -193,14 +200,6 @@ func (f *Factory) hookResume(ctx context.Context, root string) (hook.Resume, boo
 		return hook.Resume{}, false, err
 	}
 	path := filepath.Join(root, progress.FileName)
-	// The stop hook's checkpoints refresh the progress file without
-	// recording themselves in the state (CCC owns it): the newer of the
-	// two is when the last checkpoint was taken.
-	if fi, err := os.Stat(path); err == nil && fi.ModTime().After(r.At) {
-		r.At = fi.ModTime().UTC()
-		r.Age = now.Sub(r.At)
-		r.Stale = staleAfter > 0 && r.Age > staleAfter
-	}
 	out := hook.Resume{Prompt: r.Prompt, Issue: r.Issue, TaskN: r.TaskN, TaskM: r.TaskM, Age: r.Age}
 	out.Warnings = append(append(out.Warnings, r.Warnings...), driftWarnings(r, staleAfter)...)
 	if data, err := os.ReadFile(path); err == nil {

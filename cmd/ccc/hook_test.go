@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -14,6 +15,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/ccc-checkpoint/ccc/hook"
+	"github.com/ccc-checkpoint/ccc/progress"
 	"github.com/ccc-checkpoint/ccc/sinks/linear/linearfake"
 	"github.com/ccc-checkpoint/ccc/state"
 )
@@ -218,6 +221,119 @@ func TestHookStopSlowTracker(t *testing.T) {
 	assert.Contains(t, out, "Execute task 2 of 3")
 	assert.Contains(t, errs, "ccc hook stop: checkpoint: ")
 	assert.Equal(t, 1, strings.Count(errs, "\n"), errs)
+	// The update that did not land in time waits in the outbox for the
+	// next run (or ccc sync).
+	queued, err := state.Outbox(root, hookNow)
+	require.NoError(t, err)
+	require.Len(t, queued, 1)
+	assert.Equal(t, "linear", queued[0].Sink)
+	assert.Equal(t, "CIA-12", queued[0].Target)
+	assert.Contains(t, queued[0].Body, "Checkpoint Status")
+	assert.NotContains(t, readFile(t, filepath.Join(root, state.Dir, state.OutboxDir, queued[0].Key()+".json")), linearfake.APIKey)
+}
+
+// TestHookStopFinalCheckpoint: the stop that ends CCC's loop deletes the
+// state, and its checkpoint still records that every task is done: in
+// .ccc-progress.md, in the tracker comment, and in what session-start
+// gives the next session.
+func TestHookStopFinalCheckpoint(t *testing.T) {
+	srv := linearfake.New()
+	defer srv.Close()
+	srv.AddIssue("CIA-12", "Parser")
+	env := map[string]string{"LINEAR_API_KEY": linearfake.APIKey, "LINEAR_API_URL": srv.URL}
+	root := t.TempDir()
+	writeFile(t, filepath.Join(root, state.FileName), hookState(`, "taskIndex": 0, "totalTasks": 2`))
+
+	code, out, errs := hookRun(t, root, stopInput("TASK_COMPLETE"), env, "hook", "stop")
+	require.Equal(t, 0, code)
+	require.Contains(t, out, "Execute task 1 of 2")
+	require.Empty(t, errs)
+	require.Contains(t, readFile(t, filepath.Join(root, ".ccc-progress.md")), "Current task: task 2 of 2")
+
+	code, out, errs = hookRun(t, root, stopInput("Second task done. TASK_COMPLETE"), env, "hook", "stop")
+	require.Equal(t, 0, code)
+	assert.Empty(t, out, "the loop is over: the stop is allowed")
+	assert.Empty(t, errs)
+	assert.NoFileExists(t, filepath.Join(root, state.FileName))
+
+	doc, err := progress.Parse([]byte(readFile(t, filepath.Join(root, ".ccc-progress.md"))))
+	require.NoError(t, err)
+	assert.Equal(t, 2, doc.CompletedCount())
+	assert.Equal(t, 2, doc.TaskM())
+	assert.Equal(t, progress.Complete, doc.Status())
+	assert.Nil(t, doc.Current)
+	assert.Contains(t, doc.ContinuationPrompt, "Current task: none (2 of 2 tasks done)")
+	assert.NotContains(t, doc.ContinuationPrompt, "continue")
+
+	comments := srv.Comments("CIA-12")
+	require.Len(t, comments, 1, "updated in place")
+	body := comments[0].Body
+	assert.Contains(t, body, "2 of 2")
+	assert.Contains(t, body, "Complete")
+	assert.NotContains(t, body, "continue Task 2")
+
+	code, out, _ = hookRun(t, root, `{"session_id":"s2","hook_event_name":"SessionStart","source":"startup"}`, nil, "hook", "session-start")
+	require.Equal(t, 0, code)
+	assert.NotContains(t, out, "continue Task 2", "the finished task is not handed to the next session")
+	assert.NotContains(t, out, "Current task: task 2 of 2")
+}
+
+// TestHookPreCompactKeepsLoop: pre-compact leaves CCC's loop keys to the
+// stop hook, even when the progress document says more tasks are done than
+// the state does (the recovery sync would otherwise rewrite the state).
+func TestHookPreCompactKeepsLoop(t *testing.T) {
+	root := t.TempDir()
+	orig := `{
+  "phase": "execution",
+  "taskIndex": 0,
+  "totalTasks": 3,
+  "taskIteration": 2,
+  "globalIteration": 7,
+  "executionMode": "quick",
+  "linearIssue": "CIA-12",
+  "lastUpdatedAt": "2025-06-01T10:00:00Z"
+}
+`
+	writeFile(t, filepath.Join(root, state.FileName), orig)
+	writeFile(t, filepath.Join(root, ".ccc-progress.md"), "# Session Progress\n\n**Issue:** CIA-12\n**Session:** 2026-11-20T09:00:00Z\n\n"+
+		"## Completed Tasks\n- Lexer ✓\n- Parser ✓\n\n## Current Task\n- Printer\n\n## Remaining Tasks\n\n## Continuation Prompt\nResume CIA-12.\n")
+	code, out, errs := hookRun(t, root, `{"session_id":"s","hook_event_name":"PreCompact","trigger":"auto"}`, nil, "hook", "pre-compact")
+	require.Equal(t, 0, code)
+	assert.Empty(t, out)
+	assert.Empty(t, errs)
+	assert.Equal(t, orig, readFile(t, filepath.Join(root, state.FileName)), "CCC's state byte-identical")
+	assert.Contains(t, readFile(t, filepath.Join(root, ".ccc-progress.md")), "**Session:** 2026-11-21T13:45:00Z", "progress saved")
+}
+
+// TestHookStopNoSubprocess: with CCC_PROJECT_ROOT set, `ccc hook stop`
+// needs no other program: the binary, run with an empty PATH, answers as
+// it does with one, on the plain paths and at a gate boundary.
+func TestHookStopNoSubprocess(t *testing.T) {
+	bin, err := exec.LookPath("ccc") // this test binary, which TestMain puts on PATH as ccc
+	require.NoError(t, err)
+	for _, msg := range []string{"still working", "TASK_COMPLETE"} {
+		t.Run(msg, func(t *testing.T) {
+			type result struct{ stdout, stderr, state, progress string }
+			runWith := func(path string) result {
+				root := t.TempDir()
+				writeFile(t, filepath.Join(root, state.FileName), hookState(""))
+				cmd := exec.Command(bin, "hook", "stop")
+				cmd.Dir = t.TempDir() // not the project: only CCC_PROJECT_ROOT leads there
+				cmd.Env = []string{"PATH=" + path, "HOME=" + t.TempDir(), "CCC_PROJECT_ROOT=" + root, "CCC_NOW=2026-11-21T13:45:00Z",
+					"GORACE=atexit_sleep_ms=0"}
+				cmd.Stdin = strings.NewReader(stopInput(msg))
+				var stdout, stderr bytes.Buffer
+				cmd.Stdout, cmd.Stderr = &stdout, &stderr
+				require.NoError(t, cmd.Run(), stderr.String())
+				return result{stdout.String(), stderr.String(), readFile(t, filepath.Join(root, state.FileName)),
+					readFile(t, filepath.Join(root, ".ccc-progress.md"))}
+			}
+			withPath, empty := runWith(os.Getenv("PATH")), runWith("")
+			assert.Equal(t, withPath, empty)
+			assert.Contains(t, empty.stdout, `{"decision":"block"`)
+			assert.Empty(t, empty.stderr)
+		})
+	}
 }
 
 func TestHookOtherEvents(t *testing.T) {
@@ -289,6 +405,30 @@ func TestHookNeverFails(t *testing.T) {
 			assert.Empty(t, out)
 		})
 	}
+	// Flags cobra cannot parse: [d] holds for them too (exit 2 would block
+	// the agent), with one line on stderr.
+	for _, args := range [][]string{
+		{"hook", "stop", "--dir"},
+		{"--bogus", "hook", "stop"},
+		{"--dir", "hook", "stop"},
+		{"hook", "--bogus", "stop"},
+		{"hook", "pre-compact", "--dir"},
+	} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			code, out, errs := hookRun(t, t.TempDir(), `{"session_id":"s"}`, nil, args...)
+			assert.Equal(t, 0, code)
+			assert.Empty(t, out)
+			assert.Equal(t, 1, strings.Count(errs, "\n"), "one line on stderr: %q", errs)
+			assert.True(t, strings.HasPrefix(errs, "ccc hook"), errs)
+		})
+	}
+	// Not a hook: usage errors keep their exit status.
+	for _, args := range [][]string{{"checkpoint", "--bogus", "hook"}, {"--bogus"}, {"--dir", "/x", "checkpoint", "--nope"}} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			code, _, _ := hookRun(t, t.TempDir(), "", nil, args...)
+			assert.Equal(t, 2, code)
+		})
+	}
 }
 
 // commandTree is the binary's command tree, with `ccc hook` in it.
@@ -356,8 +496,11 @@ func TestPluginFiles(t *testing.T) {
 		assert.Greater(t, h.Timeout, 0.0, "%s: explicit timeout", event)
 		calls = append(calls, h.Command)
 	}
-	assert.Greater(t, hooks.Hooks["Stop"][0].Hooks[0].Timeout, 10.0+5, "Stop outlasts the checkpoint deadline")
-	assert.Greater(t, hooks.Hooks["PreCompact"][0].Hooks[0].Timeout, 10.0+5)
+	// Claude Code kills a hook at its timeout: the longest checkpoint
+	// deadline the hooks accept must end well before it.
+	longest := hook.MaxCheckpointTimeout.Seconds() + 5
+	assert.GreaterOrEqual(t, hooks.Hooks["Stop"][0].Hooks[0].Timeout, longest, "Stop outlasts the checkpoint deadline")
+	assert.GreaterOrEqual(t, hooks.Hooks["PreCompact"][0].Hooks[0].Timeout, longest)
 	assert.Equal(t, "manual|auto", hooks.Hooks["PreCompact"][0].Matcher)
 	assert.Equal(t, "startup|resume|compact", hooks.Hooks["SessionStart"][0].Matcher)
 
@@ -378,6 +521,11 @@ func TestPluginFiles(t *testing.T) {
 		}
 	}
 	assert.ElementsMatch(t, []string{"checkpoint.md", "go.md", "status.md"}, names)
+	// /ccc:checkpoint passes what the user typed after it to ccc.
+	data, err = os.ReadFile(filepath.Join(dir, "commands", "checkpoint.md"))
+	require.NoError(t, err)
+	assert.Contains(t, string(data), "`ccc checkpoint $ARGUMENTS`")
+	assert.Contains(t, string(data), "argument-hint: ")
 
 	tree := commandTree(t)
 	for _, call := range calls {
@@ -390,4 +538,39 @@ func TestPluginFiles(t *testing.T) {
 	assert.Contains(t, calls, "ccc checkpoint")
 	assert.Contains(t, calls, "ccc go")
 	assert.Contains(t, calls, "ccc validate")
+}
+
+// TestPluginMarketplace: .claude-plugin/marketplace.json, which
+// `/plugin marketplace add` reads, parses and lists the plugin directory.
+func TestPluginMarketplace(t *testing.T) {
+	repo := filepath.Join("..", "..")
+	var market struct {
+		Name  string `json:"name"`
+		Owner struct {
+			Name string `json:"name"`
+		} `json:"owner"`
+		Plugins []struct {
+			Name        string `json:"name"`
+			Source      string `json:"source"`
+			Description string `json:"description"`
+		} `json:"plugins"`
+	}
+	data, err := os.ReadFile(filepath.Join(repo, ".claude-plugin", "marketplace.json"))
+	require.NoError(t, err)
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	require.NoError(t, dec.Decode(&market))
+	assert.NotEmpty(t, market.Name)
+	assert.NotEmpty(t, market.Owner.Name)
+	require.Len(t, market.Plugins, 1)
+	p := market.Plugins[0]
+	assert.NotEmpty(t, p.Description)
+	require.True(t, strings.HasPrefix(p.Source, "./"), "a path inside the repository: %s", p.Source)
+	var manifest struct {
+		Name string `json:"name"`
+	}
+	data, err = os.ReadFile(filepath.Join(repo, filepath.FromSlash(p.Source), ".claude-plugin", "plugin.json"))
+	require.NoError(t, err, "the source names the plugin's directory")
+	require.NoError(t, json.Unmarshal(data, &manifest))
+	assert.Equal(t, manifest.Name, p.Name, "the marketplace entry names the plugin it points to")
 }

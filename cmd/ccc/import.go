@@ -56,7 +56,7 @@ Fields a record has no place for are kept in its "extra" object, under their
 original names. The agent is the one the file names (agent, agent_id), else
 --agent, else the file's base name. When the project has no .ccc-progress.md
 yet, the first file imported also creates one. A record that already exists
-for the agent is backed up, then replaced.
+for the agent is replaced and kept in its history (ccc list, ccc show ID).
 
 A file that is not JSON, or not a checkpoint of a known protocol, is reported
 with its path (and line and column for a syntax error) and nothing is written
@@ -228,35 +228,19 @@ func createProgress(ctx context.Context, root, path string, md []byte) error {
 
 // writeImportedRecord puts an imported record where records keeps it: the
 // agent's current record, or, like a checkpoint that finishes, the complete
-// archive or failed/. A record it replaces is backed up first.
-func writeImportedRecord(ctx context.Context, root string, im *importer.Imported, data []byte, now time.Time, dryRun bool) (string, error) {
+// archive or failed/. A record it replaces is kept in the agent's history
+// (and as a backup).
+func writeImportedRecord(ctx context.Context, root string, im *importer.Imported, _ []byte, now time.Time, dryRun bool) (string, error) {
 	dir, err := records.Dir(ctx, root)
 	if err != nil {
 		return "", err
 	}
-	path := records.CurrentPath(dir, im.Agent)
-	switch im.Record.Status {
-	case records.StatusComplete:
-		path = records.CompletePath(dir, im.Agent, im.Record.Issue)
-	case records.StatusFailed:
-		path = filepath.Join(dir, records.FailedDir, im.Record.ID+".json")
-	}
 	if dryRun {
-		return path, nil
+		return records.StorePath(dir, &im.Record), nil
 	}
-	unlock, err := records.Lock(ctx, dir)
+	path, err := records.Put(ctx, dir, &im.Record, now)
 	if err != nil {
-		return "", err
-	}
-	defer unlock()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return "", fmt.Errorf("import: %w", err)
-	}
-	if _, err := state.Backup(records.Root(dir), path, now); err != nil {
-		return "", fmt.Errorf("import: %w", err)
-	}
-	if err := state.WriteFileAtomic(path, data, 0o644); err != nil {
-		return "", fmt.Errorf("import: write %s: %w", path, err)
 	}
 	return path, nil
 }

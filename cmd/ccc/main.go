@@ -8,6 +8,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -43,11 +46,17 @@ func (e *usageError) Unwrap() error { return e.err }
 func run(args []string, f *Factory) int {
 	cmd := NewCmdRoot(f)
 	cmd.SetArgs(args)
-	err := cmd.Execute()
+	found, err := cmd.ExecuteC()
 	var exit *exitError
 	var usage *usageError
 	switch {
 	case err == nil:
+		return 0
+	case hookCall(found, args):
+		// Claude Code reads exit 2 from a hook as "block": a hook command
+		// line ccc cannot parse lets the agent go on as if ccc had allowed it.
+		first, _, _ := strings.Cut(err.Error(), "\n")
+		fmt.Fprintf(f.IO.ErrOut, "ccc hook: %s; nothing done\n", first)
 		return 0
 	case errors.As(err, &exit):
 		if exit.err != nil {
@@ -61,4 +70,32 @@ func run(args []string, f *Factory) int {
 		fmt.Fprintf(f.IO.ErrOut, "ccc: %v\n", err)
 		return 1
 	}
+}
+
+// hookCall reports whether a command line that failed was meant for `ccc
+// hook`: cobra found a hook command, or "hook" is the first word that is
+// neither a flag nor possibly a flag's value (`ccc --bogus hook stop` makes
+// cobra take "hook" for the value of --bogus).
+func hookCall(found *cobra.Command, args []string) bool {
+	for c := found; c != nil && c.HasParent(); c = c.Parent() {
+		if c.Name() == "hook" && !c.Parent().HasParent() {
+			return true
+		}
+	}
+	afterFlag := false
+	for _, a := range args {
+		switch {
+		case a == "--":
+			return false
+		case strings.HasPrefix(a, "-"):
+			afterFlag = !strings.Contains(a, "=")
+		case a == "hook":
+			return true
+		case afterFlag:
+			afterFlag = false // a flag's value
+		default:
+			return false // another command
+		}
+	}
+	return false
 }

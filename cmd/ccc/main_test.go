@@ -87,6 +87,7 @@ type fake interface {
 	bodies(target string) []string
 	requestCount() int
 	fail(status, n int)
+	slow(d time.Duration, n int)
 	heal()
 	deleteAll(target string)
 }
@@ -98,6 +99,9 @@ func (f linearFake) requestCount() int              { return f.RequestCount() }
 func (f linearFake) heal()                          { f.ClearFaults() }
 func (f linearFake) fail(status, n int) {
 	f.Inject(linearfake.Repeat(n, linearfake.Unavailable(status))...)
+}
+func (f linearFake) slow(d time.Duration, n int) {
+	f.Inject(linearfake.Repeat(n, linearfake.Slow(d))...)
 }
 func (f linearFake) bodies(target string) []string {
 	var out []string
@@ -120,6 +124,9 @@ func (f githubFake) heal()                          { f.ClearFaults() }
 func (f githubFake) fail(status, n int) {
 	f.Inject(githubfake.Repeat(n, githubfake.Unavailable(status))...)
 }
+func (f githubFake) slow(d time.Duration, n int) {
+	f.Inject(githubfake.Repeat(n, githubfake.Slow(d))...)
+}
 func (f githubFake) bodies(target string) []string {
 	var out []string
 	for _, c := range f.Comments(target) {
@@ -137,6 +144,7 @@ func (f githubFake) deleteAll(target string) {
 //
 //	NAME target TARGET TITLE   add an issue (Linear) or a pull request (GitHub)
 //	NAME fail STATUS N         answer the next N requests with HTTP STATUS
+//	NAME slow DURATION N       hold the next N answers back for DURATION
 //	NAME heal                  drop the failures not used yet
 //	NAME reset                 forget the requests seen so far
 //	NAME requests N            exactly N requests since the last reset
@@ -146,9 +154,9 @@ func (f githubFake) deleteAll(target string) {
 func cmdFake(name string) func(ts *testscript.TestScript, neg bool, args []string) {
 	return func(ts *testscript.TestScript, neg bool, args []string) {
 		if neg || len(args) == 0 {
-			ts.Fatalf("usage: %s target|fail|heal|reset|requests|comments|body|delete ...", name)
+			ts.Fatalf("usage: %s target|fail|slow|heal|reset|requests|comments|body|delete ...", name)
 		}
-		arity := map[string]int{"target": 3, "fail": 3, "heal": 1, "reset": 1, "requests": 2, "comments": 3, "body": 2, "delete": 2}
+		arity := map[string]int{"target": 3, "fail": 3, "slow": 3, "heal": 1, "reset": 1, "requests": 2, "comments": 3, "body": 2, "delete": 2}
 		if n, ok := arity[args[0]]; ok && len(args) != n {
 			ts.Fatalf("%s %s: want %d arguments, got %q (quote targets with #)", name, args[0], n-1, args[1:])
 		}
@@ -164,6 +172,10 @@ func cmdFake(name string) func(ts *testscript.TestScript, neg bool, args []strin
 			f.addTarget(args[1], args[2])
 		case "fail":
 			f.fail(atoi(args[1]), atoi(args[2]))
+		case "slow":
+			d, err := time.ParseDuration(args[1])
+			ts.Check(err)
+			f.slow(d, atoi(args[2]))
 		case "heal":
 			f.heal()
 		case "reset":

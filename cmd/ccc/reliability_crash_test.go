@@ -3,8 +3,10 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
+	"io/fs"
 	"math/rand/v2"
 	"net/http"
 	"os"
@@ -18,6 +20,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ccc-checkpoint/ccc/progress"
+	"github.com/ccc-checkpoint/ccc/records"
 	"github.com/ccc-checkpoint/ccc/sinks/linear/linearfake"
 	"github.com/ccc-checkpoint/ccc/state"
 )
@@ -34,11 +37,13 @@ const minKillWindow = 5 * time.Millisecond
 // TestCrashSafety kills `ccc checkpoint --profile automated` with SIGKILL
 // at random moments until crashKills runs (crashKillsLinear with the Linear
 // tracker) were killed before they finished: 40 and 20, or 200 and 100 with
-// -tags reliability. After every kill .ccc-progress.md and .ccc-state.json
-// are byte for byte the old or the new version (with the Linear tracker,
-// the state may also be a later version that only adds the tracker's
-// references), every checkpoint record under .ccc/checkpoints reads as a
-// record, and the next run succeeds and keeps every edit that landed.
+// -tags reliability. After every kill .ccc-progress.md, .ccc-state.json and
+// the agent's record .ccc/checkpoints/main.json are byte for byte the old or
+// the new version (with the Linear tracker, the state may also be a later
+// version that only adds the tracker's references), every record in the
+// agent's history is byte for byte a version that was current before,
+// every file under .ccc/checkpoints reads as a record, and the next run
+// succeeds and keeps every edit that landed.
 func TestCrashSafety(t *testing.T) {
 	seed := *crashSeed
 	if seed == 0 {
@@ -60,10 +65,12 @@ func TestCrashSafety(t *testing.T) {
 
 // crashStats says where the kills landed.
 type crashStats struct {
-	finished, beforeWrites, betweenWrites, afterWrites, tempLeft int
+	finished, beforeWrites, betweenWrites, beforeRecord, afterWrites, tempLeft int
 }
 
-func (s crashStats) killed() int { return s.beforeWrites + s.betweenWrites + s.afterWrites }
+func (s crashStats) killed() int {
+	return s.beforeWrites + s.betweenWrites + s.beforeRecord + s.afterWrites
+}
 
 func crashLoop(t *testing.T, seed uint64, kills int, srv *linearfake.Server) {
 	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
@@ -76,6 +83,12 @@ func crashLoop(t *testing.T, seed uint64, kills int, srv *linearfake.Server) {
 	base := time.Date(2026, 11, 21, 13, 45, 0, 0, time.UTC)
 	clock := func(n int) string { return "CCC_NOW=" + base.Add(time.Duration(n)*time.Second).Format(time.RFC3339) }
 	progPath, statePath := filepath.Join(root, progress.FileName), state.Path(root)
+	recDir := filepath.Join(root, filepath.FromSlash(records.SubDir))
+	recPath := records.CurrentPath(recDir, "main")
+	// Every version the agent's record has had: what its history may hold.
+	recVersions := map[string]bool{}
+	histChecked := map[string]bool{}
+	noteRecord := func() { recVersions[string(readOrNil(t, recPath))] = true }
 
 	var ran time.Duration // total time of the runs that were not killed
 	runs := 0
@@ -88,12 +101,13 @@ func crashLoop(t *testing.T, seed uint64, kills int, srv *linearfake.Server) {
 	}
 	code, stderr := timed(p.with(clock(0)), "checkpoint", "--profile", "automated", "--issue", "CIA-9", "--current", "start")
 	require.Equal(t, 0, code, stderr)
+	noteRecord()
 
 	refDir := t.TempDir()
 	var landed []string
 	var st crashStats
 	tempSeen := map[string]bool{}
-	records := 0
+	recordsRead := 0
 	var window time.Duration
 	// A run that finishes before its kill does not count; the bound stops a
 	// machine too fast for any kill to land.
@@ -102,8 +116,8 @@ func crashLoop(t *testing.T, seed uint64, kills int, srv *linearfake.Server) {
 		task := fmt.Sprintf("task %03d", i)
 		args := []string{"checkpoint", "--profile", "automated", "--add-task", task}
 		now := clock(2*i + 1)
-		oldProg, oldState := readOrNil(t, progPath), readOrNil(t, statePath)
-		wantProg, wantState := referenceRun(t, refDir, oldProg, oldState, now, args)
+		oldProg, oldState, oldRec := readOrNil(t, progPath), readOrNil(t, statePath), readOrNil(t, recPath)
+		wantProg, wantState, wantRec := referenceRun(t, refDir, oldProg, oldState, oldRec, now, args)
 
 		cmd := p.with(now).cmd(args...)
 		require.NoError(t, cmd.Start())
@@ -124,10 +138,18 @@ func crashLoop(t *testing.T, seed uint64, kills int, srv *linearfake.Server) {
 		if !stateNew && !bytes.Equal(gotState, oldState) {
 			t.Fatalf("run %d, killed after %s: %s is neither the old nor the new version:\n%s", i, delay, state.FileName, gotState)
 		}
-		records += checkRecords(t, root)
+		gotRec := readOrNil(t, recPath)
+		recNew := bytes.Equal(gotRec, wantRec)
+		if !recNew && !bytes.Equal(gotRec, oldRec) {
+			t.Fatalf("run %d, killed after %s: the record %s is neither the old nor the new version:\ngot:\n%s\nold:\n%s\nnew:\n%s",
+				i, delay, records.SubDir+"/main.json", gotRec, oldRec, wantRec)
+		}
+		noteRecord()
+		checkHistory(t, recDir, recVersions, histChecked, i)
+		recordsRead += checkRecords(t, root)
 		if !killed {
 			require.True(t, cmd.ProcessState.Success(), "run %d was not killed, yet failed", i)
-			require.True(t, progNew && stateNew, "run %d finished: both files are the new version", i)
+			require.True(t, progNew && stateNew && recNew, "run %d finished: the three files are the new version", i)
 		}
 		switch {
 		case !killed:
@@ -136,6 +158,8 @@ func crashLoop(t *testing.T, seed uint64, kills int, srv *linearfake.Server) {
 			st.beforeWrites++
 		case progNew && !stateNew:
 			st.betweenWrites++
+		case !recNew:
+			st.beforeRecord++
 		default:
 			st.afterWrites++
 		}
@@ -154,13 +178,14 @@ func crashLoop(t *testing.T, seed uint64, kills int, srv *linearfake.Server) {
 		after := fmt.Sprintf("after %03d", i)
 		code, stderr := timed(p.with(clock(2*i+2)), "checkpoint", "--profile", "automated", "--add-task", after)
 		require.Equal(t, 0, code, "run after kill %d (after %s):\n%s", i, delay, stderr)
+		noteRecord()
 		landed = append(landed, after)
 		doc, err := progress.Parse(readOrNil(t, progPath))
 		require.NoError(t, err)
 		require.Equal(t, landed, taskTexts(doc.Remaining), "run after kill %d: every edit that landed is kept", i)
 	}
-	t.Logf("%d runs killed (delays spread over up to %s; %d more finished first): %d before writing, %d between the progress and the state write, %d after both (tracker step or exit); %d temp files left by kills; %d record reads checked",
-		st.killed(), window.Round(time.Millisecond), st.finished, st.beforeWrites, st.betweenWrites, st.afterWrites, st.tempLeft, records)
+	t.Logf("%d runs killed (delays spread over up to %s; %d more finished first): %d before writing, %d between the progress and the state write, %d between the state and the record write, %d after all three (tracker step or exit); %d temp files left by kills; %d record reads checked, %d history records compared",
+		st.killed(), window.Round(time.Millisecond), st.finished, st.beforeWrites, st.betweenWrites, st.beforeRecord, st.afterWrites, st.tempLeft, recordsRead, len(histChecked))
 
 	// Temp files a kill left behind do not pile up: once they are stale,
 	// the next run removes them.
@@ -186,15 +211,22 @@ func taskTexts(tasks []progress.Task) []string {
 }
 
 // referenceRun is the run a kill interrupts, carried out in-process on a
-// copy of the two files, with the tracker skipped: what the files hold once
-// the persist step is through.
-func referenceRun(t *testing.T, dir string, prog, st []byte, now string, args []string) ([]byte, []byte) {
+// copy of the two files and the agent's record, with the tracker skipped:
+// what the three hold once the persist step is through. The run is the
+// same one: CCC_NOW pins every time in the files, the record's session id
+// comes from the copied record, and the automated profile reads no git
+// branch or HEAD in a directory outside git, so no field is normalised.
+func referenceRun(t *testing.T, dir string, prog, st, rec []byte, now string, args []string) ([]byte, []byte, []byte) {
 	t.Helper()
 	require.NoError(t, os.RemoveAll(dir))
 	require.NoError(t, os.MkdirAll(dir, 0o755))
-	for name, data := range map[string][]byte{progress.FileName: prog, state.FileName: st} {
+	recPath := records.CurrentPath(filepath.Join(dir, filepath.FromSlash(records.SubDir)), "main")
+	for path, data := range map[string][]byte{
+		filepath.Join(dir, progress.FileName): prog, state.Path(dir): st, recPath: rec,
+	} {
 		if data != nil {
-			require.NoError(t, os.WriteFile(filepath.Join(dir, name), data, 0o644))
+			require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+			require.NoError(t, os.WriteFile(path, data, 0o644))
 		}
 	}
 	env := map[string]string{"CCC_PROJECT_ROOT": dir, "CCC_NOW": strings.TrimPrefix(now, "CCC_NOW="), "NO_COLOR": "1"}
@@ -207,7 +239,30 @@ func referenceRun(t *testing.T, dir string, prog, st []byte, now string, args []
 	}
 	code := run(append(append([]string(nil), args...), "--skip-tracker"), f)
 	require.Equal(t, 0, code, out.String())
-	return readOrNil(t, filepath.Join(dir, progress.FileName)), readOrNil(t, state.Path(dir))
+	return readOrNil(t, filepath.Join(dir, progress.FileName)), readOrNil(t, state.Path(dir)), readOrNil(t, recPath)
+}
+
+// checkHistory fails run i when a record in the main agent's history that
+// was not checked before is not byte for byte a version the current record
+// had: a replaced record is kept as it was, never torn or rewritten.
+func checkHistory(t *testing.T, recDir string, versions, checked map[string]bool, i int) {
+	t.Helper()
+	dir := filepath.Join(recDir, records.HistoryDir, "main")
+	names, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return
+	}
+	require.NoError(t, err)
+	for _, d := range names {
+		name := d.Name()
+		if checked[name] || d.IsDir() || strings.HasPrefix(name, ".") {
+			continue
+		}
+		checked[name] = true
+		if data := readOrNil(t, filepath.Join(dir, name)); !versions[string(data)] {
+			t.Fatalf("run %d: history record %s is not a version the record had:\n%s", i, name, data)
+		}
+	}
 }
 
 // sameBeyondRefs reports whether two state files are valid and differ only

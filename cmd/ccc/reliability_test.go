@@ -124,11 +124,12 @@ func linearFaults() []faultCase {
 		{name: "500 502 503 burst, then success", prior: true,
 			inject:   lin(linearfake.Unavailable(500), linearfake.Unavailable(502), linearfake.Unavailable(503)),
 			requests: 4, line: linearUpdated, comments: 1},
-		{name: "503 burst on the first delivery's search", inject: lin(linearfake.Repeat(2, linearfake.Unavailable(503))...),
+		{name: "503 burst on the first delivery", inject: lin(linearfake.Repeat(2, linearfake.Unavailable(503))...),
+			// create (503), update of the chosen id (503), update (not found), create
 			requests: 4, line: linearCreated, comments: 1},
 		{name: "503 on a create that did not land", inject: lin(on("commentCreate", linearfake.Unavailable(503))),
-			// search, create (503), update of the chosen id (not found), create
-			requests: 4, line: linearCreated, comments: 1},
+			// create (503), update of the chosen id (not found), create
+			requests: 3, line: linearCreated, comments: 1},
 		{name: "503 until the attempts run out", prior: true, inject: lin(linearfake.Repeat(50, linearfake.Unavailable(503))...),
 			requests: linear.DefaultMaxAttempts, line: `^Failed: Linear update \(HTTP 503\)` + queuedLine, queued: true, comments: 1},
 		{name: "429 with Retry-After", prior: true, inject: lin(linearfake.TooManyRequests(3 * time.Second)),
@@ -141,7 +142,7 @@ func linearFaults() []faultCase {
 		{name: "RATELIMITED without Retry-After", prior: true,
 			// The reset time is taken when the fault is injected.
 			inject:   func(e *faultEnv) { e.lin.Inject(linearfake.RateLimited(5*time.Second, false)) },
-			requests: 2, line: linearUpdated, comments: 1, minWait: time.Second},
+			requests: 2, line: linearUpdated, comments: 1, minWait: 3 * time.Second},
 		{name: "RATELIMITED past the deadline", prior: true, inject: lin(linearfake.RateLimited(time.Hour, true)),
 			timeout: 30 * time.Second, requests: 1,
 			line: `^Failed: Linear update \(rate limited, retry after 1h\)` + queuedLine, queued: true, comments: 1},
@@ -151,8 +152,8 @@ func linearFaults() []faultCase {
 		{name: "connection reset twice", prior: true, inject: lin(linearfake.Dropped(), linearfake.Dropped()),
 			requests: 3, line: linearUpdated, comments: 1},
 		{name: "lost response after a create", inject: lin(linearfake.LostResponse("commentCreate")),
-			// search, create (landed, answer lost), update of the chosen id
-			requests: 3, line: linearCreated, comments: 1},
+			// create (landed, answer lost), update of the chosen id
+			requests: 2, line: linearCreated, comments: 1},
 		{name: "lost response after an update", prior: true, inject: lin(linearfake.LostResponse("commentUpdate")),
 			requests: 2, line: linearUpdated, comments: 1},
 		{name: "comment deleted", prior: true, inject: func(e *faultEnv) { e.deleteAll(e.target) },
@@ -189,7 +190,7 @@ func githubFaults() []faultCase {
 			requests: 2, line: githubUpdated, comments: 1, minWait: time.Minute},
 		{name: "primary rate limit, reset soon", prior: true,
 			inject:   func(e *faultEnv) { e.gh.Inject(githubfake.RateLimited(403, time.Now().Add(5*time.Second))) },
-			requests: 2, line: githubUpdated, comments: 1, minWait: time.Second},
+			requests: 2, line: githubUpdated, comments: 1, minWait: 3 * time.Second},
 		{name: "primary rate limit past the deadline", prior: true,
 			inject:  func(e *faultEnv) { e.gh.Inject(githubfake.RateLimited(429, time.Now().Add(time.Hour))) },
 			timeout: 30 * time.Second, requests: 1,

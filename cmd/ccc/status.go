@@ -55,7 +55,11 @@ heartbeat (ccc heartbeat), whichever is later:
            crashed; ccc takeover hands its work to another agent
   DRIFTED  added when the repository moved since the record: the HEAD of the
            agent's branch changed, or the branch is no longer checked out
-A complete or failed agent has no health ("—").
+  UNKNOWN  its record cannot be read (corrupt, or a newer schemaVersion):
+           the row gives the reason; fix or restore the file (ccc restore)
+A complete or failed agent has no health ("—"). The thresholds are the
+preferences of the main worktree, where the records live, whichever
+worktree the command runs in.
 
 The table has colour and icons on a terminal. --json prints the same as one
 object; --markdown prints the STATUS.md table (Agent | Task | Progress |
@@ -64,9 +68,10 @@ Last Update | Status | Health), or writes it atomically to --output FILE.
 prints it again each time otherwise, until interrupted.
 
 CCC_NOW (RFC 3339) sets the clock: a testing aid.` + exitStatusHelp(
-			"0  no agent is STALE (--watch: stopped by a signal)",
+			"0  no agent is STALE or UNKNOWN (--watch: stopped by a signal)",
 			"4  at least one agent is STALE",
-			"1  the project or its records cannot be read",
+			"1  no agent is STALE but a record cannot be read (UNKNOWN), or the",
+			"   project cannot be read",
 			"2  usage error"),
 		Example: `  ccc status
   ccc status --json | jq -r '.agents[] | select(.health == "STALE") | .agent'
@@ -121,7 +126,12 @@ type AgentStatus struct {
 	Drifted bool         `json:"drifted"`
 	Drift   string       `json:"drift,omitempty"`
 	Queued  QueuedStatus `json:"queued"`
+	// Error says why an UNKNOWN agent's record cannot be read.
+	Error string `json:"error,omitempty"`
 }
+
+// Unknown is the health of an agent whose record cannot be read.
+const Unknown = "UNKNOWN"
 
 // QueuedStatus sums up an agent's undelivered tracker updates.
 type QueuedStatus struct {
@@ -138,7 +148,10 @@ type StatusReport struct {
 	StaleAfter string        `json:"staleAfter"`
 	Agents     []AgentStatus `json:"agents"`
 	// Stale counts the STALE agents (exit status 4 when any).
-	Stale    int      `json:"stale"`
+	Stale int `json:"stale"`
+	// Unknown counts the agents whose record cannot be read (exit status 1
+	// when any and none is STALE).
+	Unknown  int      `json:"unknown"`
 	Warnings []string `json:"warnings"`
 }
 
@@ -202,8 +215,11 @@ func statusRun(ctx context.Context, f *Factory, opts *StatusOptions) error {
 			fmt.Fprintln(f.IO.ErrOut, "Hint: ccc takeover AGENT --as NEW hands a stale agent's work to a new one.")
 		}
 	}
-	if rep.Stale > 0 {
+	switch {
+	case rep.Stale > 0:
 		return &exitError{code: ExitStale}
+	case rep.Unknown > 0:
+		return &exitError{code: 1, err: fmt.Errorf("status: %d agent record(s) cannot be read", rep.Unknown)}
 	}
 	return nil
 }
@@ -223,15 +239,13 @@ func collectStatus(ctx context.Context, f *Factory, root string) (StatusReport, 
 			rep.Warnings = append(rep.Warnings, line)
 		}
 	}
-	th, err := records.LoadThresholds(root)
+	// The main worktree's preferences: every worktree judges alike.
+	th, err := records.LoadThresholds(records.Root(dir))
 	if err != nil {
 		warn(fmt.Errorf("%w; using the defaults", err))
 	}
 	rep.WarnAfter, rep.StaleAfter = age(th.WarnAfter), age(th.StaleAfter)
-	top, err := records.Top(dir)
-	if err != nil {
-		warn(err)
-	}
+	top, topErr := records.Top(dir)
 	wts, err := records.Worktrees(ctx, root)
 	if err != nil {
 		warn(err)
@@ -252,6 +266,26 @@ func collectStatus(ctx context.Context, f *Factory, root string) (StatusReport, 
 			order = append(order, s.Agent)
 		}
 		byAgent[s.Agent] = &row
+	}
+	// A record that cannot be read is the agent's row all the same: the
+	// agent a supervisor cannot see may be the one that crashed.
+	var unreadable []error
+	for _, p := range records.Problems(topErr) {
+		agent := records.AgentOf(p.Path)
+		if agent == "" {
+			unreadable = append(unreadable, p)
+			continue
+		}
+		if byAgent[agent] == nil {
+			order = append(order, agent)
+		}
+		byAgent[agent] = &AgentStatus{Agent: agent, Health: Unknown, Error: p.Error()}
+	}
+	if len(records.Problems(topErr)) == 0 && topErr != nil {
+		unreadable = append(unreadable, topErr)
+	}
+	for _, e := range unreadable {
+		warn(e)
 	}
 
 	roots := []string{root}
@@ -286,8 +320,11 @@ func collectStatus(ctx context.Context, f *Factory, root string) (StatusReport, 
 	slices.Sort(order)
 	for _, a := range order {
 		rep.Agents = append(rep.Agents, *byAgent[a])
-		if byAgent[a].Health == string(records.Stale) {
+		switch byAgent[a].Health {
+		case string(records.Stale):
 			rep.Stale++
+		case Unknown:
+			rep.Unknown++
 		}
 	}
 	return rep, nil
@@ -317,6 +354,7 @@ var healthStyle = map[string]struct{ icon, colour string }{
 	string(records.Warning): {"!", "33"},
 	string(records.Stale):   {"X", "31"},
 	"DRIFTED":               {"~", "35"},
+	Unknown:                 {"?", "31"},
 }
 
 // statusTable renders the rows as an aligned table; colour adds icons and
@@ -333,6 +371,9 @@ func statusTable(rep StatusReport, colour bool) string {
 		if a.Drifted {
 			levels = append(levels, "DRIFTED")
 			notes = append(notes, fmt.Sprintf("%s: DRIFTED — %s", a.Agent, a.Drift))
+		}
+		if a.Error != "" {
+			notes = append(notes, fmt.Sprintf("%s: UNKNOWN — %s", a.Agent, a.Error))
 		}
 		health := "—"
 		if len(levels) > 0 {

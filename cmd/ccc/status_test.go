@@ -233,15 +233,17 @@ func TestStatusEmptyAndBroken(t *testing.T) {
 	code, stdout, _ = e.run(e.main, "status", "--json")
 	assert.Equal(t, 0, code)
 	assert.JSONEq(t, fmt.Sprintf(`{"now":"2026-11-21T13:45:00Z","dir":%q,"warnAfter":"30m","staleAfter":"1h",
-		"agents":[],"stale":0,"warnings":[]}`, e.dir), stdout)
+		"agents":[],"stale":0,"unknown":0,"warnings":[]}`, e.dir), stdout)
 
 	e.checkpoint(e.main, "a", "CIA-1", 0, 1, nil)
 	require.NoError(t, os.WriteFile(filepath.Join(e.dir, "broken.json"), []byte("{"), 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(e.main, ".ccc-preferences.yaml"), []byte("agents:\n  warn_after: soon\n"), 0o644))
 	code, stdout, stderr = e.run(e.main, "status")
-	assert.Equal(t, 0, code, "a broken file is a warning, the rest is shown")
-	assert.Contains(t, stdout, "a      CIA-1")
-	assert.Contains(t, stderr, "Warning: records: "+filepath.Join(e.dir, "broken.json")+": not a JSON object")
+	assert.Equal(t, 1, code, "a broken record is its agent's UNKNOWN row, and exit status 1; the rest is shown")
+	assert.Contains(t, stdout, "a       CIA-1")
+	assert.Contains(t, stdout, "\nbroken  —      —                —         —        —            UNKNOWN  —\n")
+	assert.Contains(t, stdout, "broken: UNKNOWN — records: "+filepath.Join(e.dir, "broken.json")+": not a JSON object")
+	assert.Contains(t, stderr, "status: 1 agent record(s) cannot be read")
 	assert.Contains(t, stderr, `agents.warn_after: "soon" is not a duration (use e.g. 30m, 2h or 1d); using the defaults`)
 }
 

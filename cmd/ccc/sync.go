@@ -4,16 +4,21 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/fsnotify/fsnotify"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/ccc-checkpoint/ccc/checkpoint"
 	"github.com/ccc-checkpoint/ccc/config"
@@ -28,10 +33,14 @@ const ExitQueued = 75
 
 // SyncOptions is `ccc sync` as parsed.
 type SyncOptions struct {
-	Dir      string
-	JSON     bool
-	Timeout  time.Duration
-	Watch    bool
+	Dir  string
+	JSON bool
+	// Timeout is the deadline of one sync; with Watch, of each checkpoint
+	// and each retry round (0: the preference checkpoint.automated_timeout).
+	Timeout time.Duration
+	Watch   bool
+	// Debounce is the quiet time that ends a burst of writes (0: the
+	// preference sync.debounce).
 	Debounce time.Duration
 	// RetryEvery is how often the watcher looks for due queued deliveries.
 	RetryEvery time.Duration
@@ -49,12 +58,16 @@ replaces an older one). Every later checkpoint, post or hook run first tries
 the entries that are due. ccc sync delivers every entry now, without waiting
 for its backoff, and reports on each.
 
-With --watch it is the sync worker: it runs until stopped (SIGINT or SIGTERM
-finish the current delivery, then exit 0), watches .ccc-progress.md, gathers
-a burst of writes (--debounce, preference sync.debounce, default 2s) into
-one automated checkpoint, and retries due queued updates with backoff. It
-shows what it does on stderr: a live line on a terminal, plain lines
-otherwise.` + exitStatusHelp(
+With --watch it is the sync worker: it watches .ccc-progress.md, gathers a
+burst of writes (--debounce, preference sync.debounce, default 2s) into one
+automated checkpoint, and every --retry-every retries the queued updates
+whose backoff has passed. --timeout is then the deadline of each checkpoint
+and each retry round (default: preference checkpoint.automated_timeout,
+10s). SIGINT or SIGTERM stop it: the delivery in flight finishes, writes
+still inside their quiet time get one last checkpoint, then it exits 0 (a
+second signal stops it at once). It shows what it does on stderr: a live
+line on a terminal (clipped to $COLUMNS, else 80 columns), plain lines
+otherwise; --json does not apply.` + exitStatusHelp(
 			"0  the outbox is empty (--watch: stopped by a signal)",
 			"75 deliveries remain queued",
 			"1  the project cannot be read",
@@ -65,6 +78,9 @@ otherwise.` + exitStatusHelp(
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts.Dir = *dir
+			if err := checkSyncFlags(cmd.Flags(), opts); err != nil {
+				return &usageError{err}
+			}
 			if runF != nil {
 				return runF(opts)
 			}
@@ -76,11 +92,40 @@ otherwise.` + exitStatusHelp(
 	}
 	fl := cmd.Flags()
 	fl.BoolVar(&opts.JSON, "json", false, "print the result as JSON")
-	fl.DurationVar(&opts.Timeout, "timeout", 30*time.Second, "deadline for all deliveries of one sync, retries included")
+	fl.DurationVar(&opts.Timeout, "timeout", 30*time.Second, "deadline for all deliveries of one sync, retries included (with --watch: of each checkpoint and retry round; default the preference checkpoint.automated_timeout)")
 	fl.BoolVar(&opts.Watch, "watch", false, "keep running: checkpoint when .ccc-progress.md changes and retry queued updates")
 	fl.DurationVar(&opts.Debounce, "debounce", 0, "with --watch: quiet time that ends a burst of writes (default: preference sync.debounce, 2s)")
 	fl.DurationVar(&opts.RetryEvery, "retry-every", 15*time.Second, "with --watch: how often to look for due queued updates")
 	return cmd
+}
+
+// checkSyncFlags rejects the flag combinations the worker cannot honour, and
+// under --watch leaves an unset --timeout to the preference, as the
+// worker's checkpoints are the automated profile's.
+func checkSyncFlags(fl *pflag.FlagSet, opts *SyncOptions) error {
+	if opts.Timeout < 0 {
+		return errors.New("--timeout must not be negative")
+	}
+	if !opts.Watch {
+		for _, name := range []string{"debounce", "retry-every"} {
+			if fl.Changed(name) {
+				return fmt.Errorf("--%s needs --watch", name)
+			}
+		}
+		return nil
+	}
+	switch {
+	case opts.JSON:
+		return errors.New("--json does not combine with --watch: the worker reports on stderr as it goes")
+	case fl.Changed("debounce") && opts.Debounce <= 0:
+		return errors.New("--debounce must be longer than zero")
+	case opts.RetryEvery <= 0:
+		return errors.New("--retry-every must be longer than zero")
+	}
+	if !fl.Changed("timeout") {
+		opts.Timeout = 0
+	}
+	return nil
 }
 
 // SyncEntry is one queued delivery's outcome in `ccc sync --json`.
@@ -102,7 +147,7 @@ func syncRun(ctx context.Context, f *Factory, opts *SyncOptions) error {
 	if err := cp.LoadProgress(); err != nil {
 		fmt.Fprintf(f.IO.ErrOut, "Warning: %v\n", err)
 	}
-	results, remaining, err := drainAll(ctx, f, cp, false)
+	results, remaining, err := drainAll(ctx, f, cp, false, nil)
 	if err != nil {
 		return err
 	}
@@ -138,9 +183,10 @@ func syncRun(ctx context.Context, f *Factory, opts *SyncOptions) error {
 }
 
 // drainAll retries queued deliveries within cp's deadline: every entry, or
-// with dueOnly those whose backoff has passed. It returns what it did and
-// how many entries remain.
-func drainAll(ctx context.Context, f *Factory, cp *checkpoint.Checkpoint, dueOnly bool) ([]SyncEntry, int, error) {
+// with dueOnly those whose backoff has passed. before, when not nil, is
+// called before each delivery; false stops the round there. It returns what
+// it did and how many entries remain.
+func drainAll(ctx context.Context, f *Factory, cp *checkpoint.Checkpoint, dueOnly bool, before func(state.Entry) bool) ([]SyncEntry, int, error) {
 	entries, err := state.Outbox(cp.Root, cp.Now)
 	if err != nil {
 		fmt.Fprintf(f.IO.ErrOut, "Warning: %v\n", err)
@@ -151,12 +197,15 @@ func drainAll(ctx context.Context, f *Factory, cp *checkpoint.Checkpoint, dueOnl
 		defer cancel()
 	}
 	reg := all.Registry()
-	env := sinks.Env{Getenv: f.Getenv, HTTPClient: f.HTTPClient, Version: version, Root: cp.Root}
 	var results []SyncEntry
 	for _, e := range entries {
 		if dueOnly && e.NextAttempt.After(cp.Now) {
 			continue
 		}
+		if before != nil && !before(e) {
+			break
+		}
+		env, _ := f.sinkEnv(cp.Root, cp.Prefs, e.Sink) // checkpoints warn about bad preferences
 		s, err := reg.New(e.Sink, env)
 		if err != nil {
 			results = append(results, SyncEntry{SinkResult: checkpoint.SinkResult{Sink: e.Sink, Title: e.Sink, Target: e.Target,
@@ -192,6 +241,9 @@ func syncLine(r SyncEntry) string {
 func watchRun(ctx context.Context, f *Factory, opts *SyncOptions) error {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	// Once the first signal is in, the next one gets the default action:
+	// a person who presses Ctrl-C twice does not wait for a hung tracker.
+	context.AfterFunc(ctx, stop)
 	root, err := f.root(ctx, opts.Dir)
 	if err != nil {
 		return err
@@ -210,12 +262,17 @@ func watchRun(ctx context.Context, f *Factory, opts *SyncOptions) error {
 	if err := w.Add(root); err != nil {
 		return fmt.Errorf("watch %s: %w", root, err)
 	}
-	line := newLiveLine(f.IO)
+	line := newLiveLine(f.IO, termWidth(f.Getenv))
 	defer line.end()
 	line.show("watching %s (debounce %s)", progress.FileName, opts.Debounce)
 
 	path := filepath.Join(root, progress.FileName)
 	last := fileHash(path) // the content as of the last checkpoint
+	checkpointNow := func(ctx context.Context, what string) {
+		line.busy("%s…", what)
+		line.show("%s", watchCheckpoint(ctx, f, root, opts.Timeout))
+		last = fileHash(path)
+	}
 	debounce := time.NewTimer(time.Hour)
 	debounce.Stop()
 	retry := time.NewTicker(opts.RetryEvery)
@@ -225,6 +282,12 @@ func watchRun(ctx context.Context, f *Factory, opts *SyncOptions) error {
 	for {
 		select {
 		case <-ctx.Done():
+			// Writes still inside their quiet time (or made while the last
+			// checkpoint ran) are not dropped: the person stopping the
+			// worker right after an edit expects it on the tracker.
+			if h := fileHash(path); h != last && h != "" {
+				checkpointNow(work, "stopping: checkpointing the last writes")
+			}
 			line.show("stopped")
 			return nil
 		case ev, ok := <-w.Events:
@@ -242,10 +305,9 @@ func watchRun(ctx context.Context, f *Factory, opts *SyncOptions) error {
 			if h := fileHash(path); h == last || h == "" {
 				continue // ccc's own write, or the file is gone
 			}
-			line.show("%s", watchCheckpoint(work, f, root))
-			last = fileHash(path)
+			checkpointNow(work, "checkpointing")
 		case <-retry.C:
-			cp, err := f.newCheckpoint(root, checkpoint.Automated, "", 0, TrackerFlags{})
+			cp, err := f.newCheckpoint(root, checkpoint.Automated, "", opts.Timeout, TrackerFlags{})
 			if err != nil {
 				line.show("outbox: %v", err)
 				continue
@@ -253,7 +315,15 @@ func watchRun(ctx context.Context, f *Factory, opts *SyncOptions) error {
 			if err := cp.LoadProgress(); err != nil {
 				line.show("outbox: %v", err)
 			}
-			results, remaining, _ := drainAll(work, f, cp, true)
+			// After a signal the entry in flight finishes; the rest wait
+			// for the next run.
+			results, remaining, _ := drainAll(work, f, cp, true, func(e state.Entry) bool {
+				if ctx.Err() != nil {
+					return false
+				}
+				line.busy("delivering the queued update for %s %s (agent %s)…", e.Sink, e.Target, e.Agent)
+				return true
+			})
 			for _, r := range results {
 				line.show("%s", syncLine(r))
 			}
@@ -264,9 +334,10 @@ func watchRun(ctx context.Context, f *Factory, opts *SyncOptions) error {
 	}
 }
 
-// watchCheckpoint runs the automated profile and sums it up in one line.
-func watchCheckpoint(ctx context.Context, f *Factory, root string) string {
-	cp, err := f.newCheckpoint(root, checkpoint.Automated, "", 0, TrackerFlags{})
+// watchCheckpoint runs the automated profile within timeout (0: the
+// preference's) and sums it up in one line.
+func watchCheckpoint(ctx context.Context, f *Factory, root string, timeout time.Duration) string {
+	cp, err := f.newCheckpoint(root, checkpoint.Automated, "", timeout, TrackerFlags{})
 	if err != nil {
 		return "checkpoint: " + err.Error()
 	}
@@ -289,17 +360,65 @@ func fileHash(path string) string {
 type liveLine struct {
 	io  IOStreams
 	tty bool
+	// width is the terminal's: a line longer than that would wrap, and
+	// "\r\x1b[K" clears only the last row of it.
+	width int
+	now   func() time.Time
 }
 
-func newLiveLine(io IOStreams) *liveLine { return &liveLine{io: io, tty: io.ErrTTY} }
+func newLiveLine(io IOStreams, width int) *liveLine {
+	return &liveLine{io: io, tty: io.ErrTTY, width: width, now: time.Now}
+}
 
+// termWidth is $COLUMNS, else 80: shells set COLUMNS for the programs they
+// run when asked to, and a guess that is too wide is what leaves debris.
+func termWidth(getenv func(string) string) int {
+	if n, err := strconv.Atoi(strings.TrimSpace(getenv("COLUMNS"))); err == nil && n > 0 {
+		return n
+	}
+	return 80
+}
+
+// show reports something that happened.
 func (l *liveLine) show(format string, args ...any) {
 	msg := fmt.Sprintf(format, args...)
 	if l.tty {
-		fmt.Fprintf(l.io.ErrOut, "\r\x1b[K%s %s", time.Now().Format("15:04:05"), msg)
+		l.draw(msg)
 		return
 	}
 	fmt.Fprintf(l.io.ErrOut, "ccc sync: %s\n", msg)
+}
+
+// busy reports work that has started, on a terminal only: the result that
+// follows replaces it there, and in a log it would only double the lines.
+func (l *liveLine) busy(format string, args ...any) {
+	if l.tty {
+		l.draw(fmt.Sprintf(format, args...))
+	}
+}
+
+func (l *liveLine) draw(msg string) {
+	stamp := l.now().Format("15:04:05") + " "
+	// The last column stays free: a line that fills it leaves the cursor
+	// on the next row on some terminals.
+	fmt.Fprintf(l.io.ErrOut, "\r\x1b[K%s%s", stamp, clipLine(msg, l.width-1-len(stamp)))
+}
+
+// clipLine makes msg one row of at most width characters: line breaks and
+// tabs become spaces, and a longer message ends in "…".
+func clipLine(msg string, width int) string {
+	msg = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return ' '
+		}
+		return r
+	}, msg)
+	width = max(width, 1)
+	if utf8.RuneCountInString(msg) <= width {
+		return msg
+	}
+	runes := []rune(msg)
+	return string(runes[:width-1]) + "…"
 }
 
 func (l *liveLine) end() {

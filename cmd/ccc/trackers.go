@@ -60,13 +60,11 @@ func (f *Factory) trackers(root string, prefs config.Prefs, fl TrackerFlags) ([]
 		}
 	}
 
-	env := sinks.Env{Getenv: f.Getenv, HTTPClient: f.HTTPClient, Version: version, Root: root}
 	var out []checkpoint.Tracker
 	for _, name := range dedupe(names) {
-		env.MaxBody = prefs.Sinks[name].MaxBody
-		if env.MaxBody != 0 && env.MaxBody < minMaxBody {
-			warnings = append(warnings, fmt.Sprintf("%s: sinks.%s.max_body %d is below %d; using the sink's default", config.PrefsFile, name, env.MaxBody, minMaxBody))
-			env.MaxBody = 0
+		env, warning := f.sinkEnv(root, prefs, name)
+		if warning != "" {
+			warnings = append(warnings, warning)
 		}
 		s, err := reg.New(name, env)
 		if err != nil {
@@ -83,6 +81,20 @@ func (f *Factory) trackers(root string, prefs config.Prefs, fl TrackerFlags) ([]
 		out = append(out, tr)
 	}
 	return out, warnings
+}
+
+// sinkEnv is what the sink name is built with: the environment, the
+// project root and its preferences' body limit (one below minMaxBody is
+// ignored, with a warning).
+func (f *Factory) sinkEnv(root string, prefs config.Prefs, name string) (sinks.Env, string) {
+	env := sinks.Env{Getenv: f.Getenv, HTTPClient: f.HTTPClient, Version: version, Root: root,
+		MaxBody: prefs.Sinks[name].MaxBody}
+	if env.MaxBody != 0 && env.MaxBody < minMaxBody {
+		w := fmt.Sprintf("%s: sinks.%s.max_body %d is below %d; using the sink's default", config.PrefsFile, name, env.MaxBody, minMaxBody)
+		env.MaxBody = 0
+		return env, w
+	}
+	return env, ""
 }
 
 // githubTarget finds the issue or pull request to comment on: --github,

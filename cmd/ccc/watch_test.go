@@ -2,9 +2,11 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -85,6 +87,141 @@ func TestSyncWatch(t *testing.T) {
 		t.Fatal("the worker did not stop on SIGTERM")
 	}
 	assert.Contains(t, stderr.String(), "ccc sync: stopped")
+}
+
+// TestSyncWatchSignals stops the worker with SIGINT and with SIGTERM while
+// a delivery is in flight (Linear holds its first answer back): the
+// delivery finishes, the worker exits 0, and no process it started is left.
+func TestSyncWatchSignals(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts processes and waits for a slow tracker")
+	}
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		t.Run(sig.String(), func(t *testing.T) {
+			t.Parallel()
+			srv := linearfake.New()
+			defer srv.Close()
+			srv.AddIssue("CIA-30", "Watch")
+			root := t.TempDir()
+			p := newCCCProc(root, "LINEAR_API_URL="+srv.URL, "LINEAR_API_KEY="+linearfake.APIKey)
+			code, _, stderr := p.run(t, "checkpoint", "--issue", "CIA-30", "--current", "start", "--skip-git", "--skip-linear")
+			require.Equal(t, 0, code, stderr)
+
+			var out syncBuffer
+			cmd := p.cmd("sync", "--watch", "--debounce", "50ms", "--retry-every", "1h", "--timeout", "20s")
+			cmd.Stderr = &out
+			// Its own process group: whatever it starts can be found
+			// afterwards, even once orphaned.
+			cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+			require.NoError(t, cmd.Start())
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			defer func() {
+				select {
+				case <-done:
+				default:
+					_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+				}
+			}()
+			waitFor(t, func() bool { return strings.Contains(out.String(), "watching .ccc-progress.md") }, "the worker starts")
+			require.NotEmpty(t, processGroup(t, cmd.Process.Pid), "the check below sees the worker itself")
+
+			srv.Inject(linearfake.Slow(time.Second))
+			editProgress(t, root, "stopped mid-delivery")
+			waitFor(t, func() bool { return srv.RequestCount() > 0 }, "the delivery starts")
+			require.NoError(t, cmd.Process.Signal(sig))
+			select {
+			case err := <-done:
+				require.NoError(t, err, "%s ends the worker with status 0:\n%s", sig, out.String())
+			case <-time.After(15 * time.Second):
+				t.Fatalf("the worker did not stop on %s:\n%s", sig, out.String())
+			}
+
+			assert.Regexp(t, `ccc sync: checkpoint \S+: .*Linear update: created comment on CIA-30 \S+\s*\nccc sync: stopped\n$`, out.String(),
+				"the delivery in flight finished before the worker stopped")
+			require.Len(t, srv.Comments("CIA-30"), 1)
+			assert.Contains(t, srv.Comments("CIA-30")[0].Body, "stopped mid-delivery")
+			assert.Empty(t, outboxFiles(t, root), "nothing was left to retry")
+			assert.Empty(t, processGroup(t, cmd.Process.Pid), "no process of the worker's is left")
+		})
+	}
+}
+
+// TestSyncWatchSecondSignal: after the first signal the worker waits for
+// the delivery in flight; the next one stops it at once, whatever the
+// tracker does.
+func TestSyncWatchSecondSignal(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts processes")
+	}
+	srv := linearfake.New()
+	defer srv.Close()
+	srv.AddIssue("CIA-30", "Watch")
+	root := t.TempDir()
+	p := newCCCProc(root, "LINEAR_API_URL="+srv.URL, "LINEAR_API_KEY="+linearfake.APIKey)
+	code, _, stderr := p.run(t, "checkpoint", "--issue", "CIA-30", "--current", "start", "--skip-git", "--skip-linear")
+	require.Equal(t, 0, code, stderr)
+
+	var out syncBuffer
+	cmd := p.cmd("sync", "--watch", "--debounce", "50ms", "--retry-every", "1h", "--timeout", "1m")
+	cmd.Stderr = &out
+	require.NoError(t, cmd.Start())
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	waitFor(t, func() bool { return strings.Contains(out.String(), "watching .ccc-progress.md") }, "the worker starts")
+	srv.Inject(linearfake.Slow(time.Hour))
+	editProgress(t, root, "hung tracker")
+	waitFor(t, func() bool { return srv.RequestCount() > 0 }, "the delivery starts")
+
+	// The first signal is taken; the worker reacts to it in the
+	// background, so signal until it is gone.
+	give := time.After(10 * time.Second)
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
+		select {
+		case <-done:
+			ws, _ := cmd.ProcessState.Sys().(syscall.WaitStatus)
+			assert.True(t, ws.Signaled() && ws.Signal() == syscall.SIGINT, "stopped by the second SIGINT: %v\n%s", cmd.ProcessState, out.String())
+			return
+		case <-give:
+			_ = cmd.Process.Kill()
+			t.Fatalf("repeated SIGINTs did not stop the worker:\n%s", out.String())
+		case <-tick.C:
+		}
+	}
+}
+
+// processGroup lists the processes (pid and command) in process group
+// pgid, from /proc; it skips the test where there is no /proc.
+func processGroup(t *testing.T, pgid int) []string {
+	t.Helper()
+	dirs, err := os.ReadDir("/proc")
+	if err != nil {
+		t.Skipf("no /proc to look for leftover processes: %v", err)
+	}
+	var left []string
+	for _, d := range dirs {
+		pid, err := strconv.Atoi(d.Name())
+		if err != nil {
+			continue
+		}
+		stat, err := os.ReadFile(filepath.Join("/proc", d.Name(), "stat"))
+		if err != nil {
+			continue // gone meanwhile
+		}
+		// pid (comm) state ppid pgrp ...; comm may hold spaces and ")".
+		i := bytes.LastIndexByte(stat, ')')
+		fields := strings.Fields(string(stat[i+1:]))
+		if i < 0 || len(fields) < 3 {
+			continue
+		}
+		if g, _ := strconv.Atoi(fields[2]); g == pgid {
+			left = append(left, fmt.Sprintf("%d %s", pid, stat[:i+1]))
+		}
+	}
+	return left
 }
 
 func waitFor(t *testing.T, cond func() bool, what string) {

@@ -776,7 +776,7 @@ func TestHealth(t *testing.T) {
 		assert.Equal(t, githubfake.Login, h.Account)
 		assert.Equal(t, `octo/app#7 "Add the GitHub sink"`, h.Target)
 		assert.Equal(t, "https://github.com/octo/app/pull/7", h.TargetURL)
-		assert.Regexp(t, `^4998 of 5000 requests left, resets \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$`, h.RateLimit)
+		assert.Regexp(t, `^4998 of 5000 requests left, resets \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$`, h.RateLimit.String())
 		assert.Equal(t, 2, h.Requests)
 		assert.Empty(t, srv.Comments(pull), "a check writes nothing")
 	})
@@ -786,7 +786,7 @@ func TestHealth(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, "github-actions[bot] (installation token)", h.Account)
 		assert.Equal(t, "https://github.com/octo/app/issues/8", h.TargetURL)
-		assert.True(t, strings.HasPrefix(h.RateLimit, "998 of 1000 requests left"), h.RateLimit)
+		assert.True(t, strings.HasPrefix(h.RateLimit.String(), "998 of 1000 requests left"), h.RateLimit.String())
 	})
 	t.Run("no target asked", func(t *testing.T) {
 		srv := newFake(t)

@@ -59,7 +59,7 @@ func (s *Sink) Health(ctx context.Context, target string) (sinks.Health, error) 
 			r.endpoint(nil, "repos", t.Owner, t.Repo, "issues", strconv.Itoa(t.Number)), nil, &is)
 		return f
 	})
-	if rl := rateLimit(r.header); rl != "" {
+	if rl := rateLimit(r.header); rl.Known {
 		h.RateLimit = rl
 	}
 	h.Requests = r.requests
@@ -74,20 +74,21 @@ func (s *Sink) Health(ctx context.Context, target string) (sinks.Health, error) 
 	return h, nil
 }
 
-// rateLimit describes the primary rate-limit budget an answer reported, ""
-// when it carried no such headers.
-func rateLimit(h http.Header) string {
+// rateLimit is the primary rate-limit budget an answer reported (Known
+// false when it carried no such headers).
+func rateLimit(h http.Header) sinks.RateLimit {
+	var rl sinks.RateLimit
 	if h == nil {
-		return ""
+		return rl
 	}
 	limit, err1 := strconv.Atoi(h.Get("X-Ratelimit-Limit"))
 	remaining, err2 := strconv.Atoi(h.Get("X-Ratelimit-Remaining"))
 	if err1 != nil || err2 != nil {
-		return ""
+		return rl
 	}
-	out := fmt.Sprintf("%d of %d requests left", remaining, limit)
+	rl.Known, rl.Limit, rl.Remaining = true, limit, remaining
 	if reset, err := strconv.ParseInt(h.Get("X-Ratelimit-Reset"), 10, 64); err == nil {
-		out += ", resets " + time.Unix(reset, 0).UTC().Format(time.RFC3339)
+		rl.Reset = time.Unix(reset, 0)
 	}
-	return out
+	return rl
 }

@@ -14,13 +14,14 @@ const markerPrefix = "<!-- ccc:checkpoint agent="
 // Marker is the last line of every comment the sink writes:
 // "<!-- ccc:checkpoint agent=main -->". The agent name is percent-encoded
 // where it could end the comment or blur where the name stops (spaces,
-// "<", ">", "!", "%"), so the whole line can be compared exactly.
+// "<", ">", "!", "%"), so the whole line can be compared exactly. Every
+// space is encoded, none dropped or merged, so that "a  b" and "a b" (two
+// agents) never share a marker.
 func Marker(agent string) string {
 	return markerPrefix + encodeAgent(agent) + " -->"
 }
 
 func encodeAgent(agent string) string {
-	agent = strings.Join(strings.Fields(agent), " ")
 	var b strings.Builder
 	for _, r := range agent {
 		if unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune("-._~@+:/[]()#=,", r) {

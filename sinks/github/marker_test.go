@@ -12,7 +12,9 @@ func TestMarker(t *testing.T) {
 	tests := []struct{ agent, want string }{
 		{"main", "<!-- ccc:checkpoint agent=main -->"},
 		{"main-2", "<!-- ccc:checkpoint agent=main-2 -->"},
-		{" odd \n name ", "<!-- ccc:checkpoint agent=odd%20name -->"},
+		{"odd name", "<!-- ccc:checkpoint agent=odd%20name -->"},
+		{"a  b", "<!-- ccc:checkpoint agent=a%20%20b -->"},
+		{" main\n", "<!-- ccc:checkpoint agent=%20main%0A -->"},
 		{"a-->b", "<!-- ccc:checkpoint agent=a--%3Eb -->"},
 		{"<!--x", "<!-- ccc:checkpoint agent=%3C%21--x -->"},
 		{"50%", "<!-- ccc:checkpoint agent=50%25 -->"},
@@ -22,6 +24,21 @@ func TestMarker(t *testing.T) {
 		t.Run(tt.agent, func(t *testing.T) {
 			assert.Equal(t, tt.want, github.Marker(tt.agent))
 		})
+	}
+}
+
+// Names that share a prefix with another agent or differ only in their
+// spaces never adopt each other's comment.
+func TestMarkerNamesDoNotCollide(t *testing.T) {
+	names := []string{
+		"main", "main 2", "main/2", "main@box", "main:2", "main+2", "main (2)", "main#2",
+		"main-2", "main2", "main%202", "a b", "a  b", "main ", " main", "a\tb",
+	}
+	for _, writer := range names {
+		body := "## Checkpoint Status\n\n" + github.Marker(writer)
+		for _, reader := range names {
+			assert.Equal(t, reader == writer, github.HasMarker(body, reader), "comment of %q read by %q", writer, reader)
+		}
 	}
 }
 

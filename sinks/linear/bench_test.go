@@ -59,8 +59,8 @@ func BenchmarkUpsert(b *testing.B) {
 		b.ReportMetric(float64(requests)/float64(n), "requests/op")
 	})
 
-	// The first delivery of an agent to an issue: the marker search (one
-	// page), then the create.
+	// The first delivery of an agent to an issue: one create, with the id
+	// CommentID derives.
 	b.Run("first-create", func(b *testing.B) {
 		var srv *linearfake.Server
 		var s *linear.Sink

@@ -24,12 +24,7 @@ type Health struct {
 
 // RateLimit is the request budget Linear reported with its last answer.
 // Known is false when the answer carried no rate-limit headers.
-type RateLimit struct {
-	Known     bool
-	Limit     int
-	Remaining int
-	Reset     time.Time
-}
+type RateLimit = sinks.RateLimit
 
 func rateLimitFrom(h http.Header) RateLimit {
 	var rl RateLimit

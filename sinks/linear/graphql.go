@@ -24,14 +24,20 @@ const (
 	mutationCommentCreate = `mutation CommentCreate($input: CommentCreateInput!) {
   commentCreate(input: $input) { success comment { id url updatedAt } }
 }`
-	queryIssueComments = `query IssueComments($issue: String!, $after: String) {
+	// IssueComments reads a page backward (last/before) or forward
+	// (first/after); see findOwn.
+	queryIssueComments = `query IssueComments($issue: String!, $last: Int, $before: String, $first: Int, $after: String) {
   viewer { id }
   issue(id: $issue) {
-    comments(first: 50, after: $after) {
+    comments(last: $last, before: $before, first: $first, after: $after, orderBy: createdAt) {
       nodes { id url body createdAt updatedAt user { id } }
-      pageInfo { hasNextPage endCursor }
+      pageInfo { hasNextPage hasPreviousPage startCursor endCursor }
     }
   }
+}`
+	queryComment = `query Comment($id: String!) {
+  viewer { id }
+  comment(id: $id) { id url body createdAt updatedAt archivedAt user { id } }
 }`
 	queryViewer = `query Viewer {
   viewer { id name email }
@@ -44,7 +50,7 @@ const (
 
 // documents lists every GraphQL document the sink can send.
 func documents() []string {
-	return []string{mutationCommentUpdate, mutationCommentCreate, queryIssueComments, queryViewer, queryIssue}
+	return []string{mutationCommentUpdate, mutationCommentCreate, queryIssueComments, queryComment, queryViewer, queryIssue}
 }
 
 type comment struct {
@@ -66,25 +72,41 @@ func (p commentPayload) result(op string) (*comment, *failure) {
 	return p.Comment, nil
 }
 
-type commentsPage struct {
-	Viewer struct {
+// fullComment is a comment with what tells whose it is.
+type fullComment struct {
+	comment
+	Body       string     `json:"body"`
+	ArchivedAt *time.Time `json:"archivedAt"`
+	User       *struct {
 		ID string `json:"id"`
-	} `json:"viewer"`
-	Issue struct {
+	} `json:"user"`
+}
+
+// by says whether the comment was written by user id.
+func (c *fullComment) by(id string) bool { return c.User != nil && c.User.ID == id }
+
+type viewer struct {
+	ID string `json:"id"`
+}
+
+type commentsPage struct {
+	Viewer viewer `json:"viewer"`
+	Issue  struct {
 		Comments struct {
-			Nodes []struct {
-				comment
-				Body string `json:"body"`
-				User *struct {
-					ID string `json:"id"`
-				} `json:"user"`
-			} `json:"nodes"`
+			Nodes    []fullComment `json:"nodes"`
 			PageInfo struct {
-				HasNextPage bool   `json:"hasNextPage"`
-				EndCursor   string `json:"endCursor"`
+				HasNextPage     bool   `json:"hasNextPage"`
+				HasPreviousPage bool   `json:"hasPreviousPage"`
+				StartCursor     string `json:"startCursor"`
+				EndCursor       string `json:"endCursor"`
 			} `json:"pageInfo"`
 		} `json:"comments"`
 	} `json:"issue"`
+}
+
+type commentAnswer struct {
+	Viewer  viewer      `json:"viewer"`
+	Comment fullComment `json:"comment"`
 }
 
 // failure is one classified failed request.
@@ -96,8 +118,12 @@ type failure struct {
 	// notFound: Linear said "Entity not found" (of entity).
 	notFound bool
 	entity   string
-	// exists: a create said the id is taken.
-	exists bool
+	// exists: a create said the id is taken; gone: by a comment that no
+	// longer exists.
+	exists, gone bool
+	// forbidden: Linear refused the request to this user (another
+	// user's comment).
+	forbidden bool
 	// ambiguous: the request may have been carried out.
 	ambiguous bool
 	// wait is the server's hint of when to try again.
@@ -261,12 +287,15 @@ func (r *run) classify(ctx context.Context, op string, err error) *failure {
 		f.cause, f.permanent = "authentication failed: check "+variable, true
 		return f
 	case forbidden || r.status == http.StatusForbidden:
-		f.cause, f.permanent = "permission denied", true
+		f.cause, f.permanent, f.forbidden = "permission denied", true, true
 		if e, ok := kinds["forbidden"]; ok {
 			f.cause += ": " + sinks.Short(e.text())
 		}
 		return f
 	case r.status >= 500:
+		// An edge in trouble (503 with maintenance, overload) may say
+		// when to come back; Retry still keeps the wait in the deadline.
+		f.wait = retryAfter(r.header, r.s.cfg.Now())
 		f.cause, f.ambiguous = fmt.Sprintf("HTTP %d", r.status), true
 		return f
 	}
@@ -308,13 +337,8 @@ func (r *run) ctxFailure(ctx context.Context, op string) *failure {
 // out. Linear sends every budget's reset on every answer; the reset of one
 // with requests left is the end of its hourly window, no reason to wait.
 func retryHint(h http.Header, now time.Time) time.Duration {
-	if v := h.Get("Retry-After"); v != "" {
-		if secs, err := strconv.ParseFloat(v, 64); err == nil && secs >= 0 {
-			return time.Duration(secs * float64(time.Second))
-		}
-		if t, err := http.ParseTime(v); err == nil {
-			return max(t.Sub(now), 0)
-		}
+	if d := retryAfter(h, now); d > 0 {
+		return d
 	}
 	for _, budget := range []string{"X-RateLimit-Requests-", "X-RateLimit-Complexity-"} {
 		if left := h.Get(budget + "Remaining"); left != "" && left != "0" {
@@ -333,6 +357,21 @@ func retryHint(h http.Header, now time.Time) time.Duration {
 				return d
 			}
 		}
+	}
+	return 0
+}
+
+// retryAfter reads Retry-After: seconds or an HTTP date; 0 when absent.
+func retryAfter(h http.Header, now time.Time) time.Duration {
+	v := h.Get("Retry-After")
+	if v == "" {
+		return 0
+	}
+	if secs, err := strconv.ParseFloat(v, 64); err == nil && secs >= 0 {
+		return time.Duration(secs * float64(time.Second))
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		return max(t.Sub(now), 0)
 	}
 	return 0
 }

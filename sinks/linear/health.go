@@ -3,7 +3,6 @@ package linear
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/ccc-checkpoint/ccc/sinks"
 )
@@ -27,11 +26,6 @@ func (s *Sink) Health(ctx context.Context, issue string) (sinks.Health, error) {
 		out.Target = fmt.Sprintf("%s %q", h.IssueIdentifier, h.IssueTitle)
 		out.TargetURL = h.IssueURL
 	}
-	if rl := h.RateLimit; rl.Known {
-		out.RateLimit = fmt.Sprintf("%d of %d requests left", rl.Remaining, rl.Limit)
-		if !rl.Reset.IsZero() {
-			out.RateLimit += ", resets " + rl.Reset.UTC().Format(time.RFC3339)
-		}
-	}
+	out.RateLimit = h.RateLimit
 	return out, err
 }

@@ -6,7 +6,10 @@ package linear
 
 import (
 	"context"
+	"crypto/sha256"
+	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -58,7 +61,8 @@ type Config struct {
 	// Now is the clock that deadlines and rate-limit reset times are
 	// compared against.
 	Now func() time.Time
-	// NewID makes the client-chosen id of a new comment (a UUID v4).
+	// NewID makes the client-chosen id of a comment created when the one
+	// CommentID names cannot be used (a random UUID v4).
 	NewID func() string
 }
 
@@ -141,14 +145,34 @@ func (s *Sink) Body(status, agent string) string {
 	return body + "\n\n" + marker
 }
 
+// CommentID is the id an agent's comment on an issue is created with when
+// no id is stored: shaped as a UUID v4 (which Linear requires of a
+// client-chosen id) and derived from the issue and the agent, so that a
+// first delivery is a single commentCreate, and a delivery that lost its
+// state (a new machine, a deleted state file) finds its comment by id.
+func CommentID(issue, agent string) string {
+	sum := sha256.Sum256([]byte("ccc-checkpoint/linear-comment/v1\x00" + strings.ToUpper(strings.TrimSpace(issue)) + "\x00" + agent))
+	var id uuid.UUID
+	copy(id[:], sum[:16])
+	id[6] = id[6]&0x0f | 0x40 // version 4
+	id[8] = id[8]&0x3f | 0x80 // RFC 4122 variant
+	return id.String()
+}
+
 // Upsert implements sinks.Sink. In the steady state it sends one request:
-// commentUpdate on d.Prev.ID. When that comment is gone, or nothing is
-// stored, it looks through the issue's comments for the newest one written
-// by the same Linear user whose last line is this agent's marker, and
-// updates it. Otherwise it creates the comment with a client-chosen id that
-// is persisted (d.Persist) before the create is sent, so that a create
-// whose answer was lost is found again by that id rather than repeated;
-// a stored d.Prev.PendingID is tried before anything else.
+// commentUpdate on d.Prev.ID. With nothing stored it sends one too: a
+// commentCreate with the id CommentID gives the issue and agent, persisted
+// (d.Persist) before the create is sent, so that a create whose answer was
+// lost is found again by that id rather than repeated; a stored
+// d.Prev.PendingID is tried, as an update then a create, before anything
+// else.
+//
+// When Linear says that id is taken, the comment is fetched and updated if
+// it is the same user's and ends with this agent's marker (ours, from a
+// state that was lost). When it is not, or the stored comment is gone, the
+// issue's comments are searched, newest first, for the newest one written
+// by the same user whose last line is this agent's marker, which is
+// updated; failing that the comment is created with a random id.
 //
 // Failures are *sinks.Error values with a short printable Cause; on
 // failure the Result's Ref is what should be stored (it carries a
@@ -196,10 +220,36 @@ func (u *upsert) do(ctx context.Context) (*comment, sinks.Action, *failure) {
 		if !f.notFound {
 			return nil, "", f
 		}
+		return u.recover(ctx)
 	}
-	if id := u.d.Prev.PendingID; id != "" {
-		return u.create(ctx, id, true)
+	id, probe := u.d.Prev.PendingID, true
+	if id == "" {
+		id, probe = CommentID(u.d.Target.Issue, u.d.Target.Agent), false
+		if f := u.persist(id); f != nil {
+			return nil, "", f
+		}
 	}
+	c, f := u.create(ctx, id, probe)
+	switch {
+	case f == nil:
+		return c, sinks.Created, nil
+	case !f.exists:
+		return nil, "", f
+	case !f.gone:
+		c, ok, f := u.adopt(ctx, id)
+		if f != nil {
+			return nil, "", f
+		}
+		if ok {
+			return c, sinks.Updated, nil
+		}
+	}
+	return u.recover(ctx)
+}
+
+// recover finds the agent's comment by its marker and updates it, or
+// creates it afresh with a random id.
+func (u *upsert) recover(ctx context.Context) (*comment, sinks.Action, *failure) {
 	own, f := u.findOwn(ctx, u.d.Target)
 	if f != nil {
 		return nil, "", f
@@ -214,111 +264,168 @@ func (u *upsert) do(ctx context.Context) (*comment, sinks.Action, *failure) {
 		}
 		// Deleted between the search and the update: create afresh.
 	}
-	return u.create(ctx, "", false)
-}
-
-// create makes the agent's comment with a client-chosen id. probe says the
-// id may already name our comment (an earlier create whose answer was
-// lost), so an update is tried first.
-func (u *upsert) create(ctx context.Context, id string, probe bool) (*comment, sinks.Action, *failure) {
-	if id == "" {
-		var f *failure
-		if id, f = u.newPending(); f != nil {
-			return nil, "", f
-		}
+	id := u.s.cfg.NewID()
+	if f := u.persist(id); f != nil {
+		return nil, "", f
 	}
-	var c *comment
-	f := u.retry(ctx, func() *failure {
-		// missing: an update of id just said it does not exist.
-		missing := false
-		for range 3 {
-			if probe {
-				got, f := u.updateOnce(ctx, id, u.body)
-				if f == nil {
-					c = got
-					return nil
-				}
-				if !f.notFound {
-					return f
-				}
-				probe, missing = false, true
-			}
-			got, f := u.createOnce(ctx, id)
-			if f == nil {
-				c = got
-				return nil
-			}
-			switch {
-			case !f.exists:
-				// A create that may have landed is checked by id
-				// before it is sent again.
-				probe = f.ambiguous
-				return f
-			case !missing:
-				probe = true
-			default:
-				// The id names a comment that existed and was
-				// deleted: it cannot be used again.
-				if id, f = u.newPending(); f != nil {
-					return f
-				}
-				missing = false
-			}
-		}
-		return &failure{op: "commentCreate", cause: "comment id keeps colliding", permanent: true}
-	})
+	c, f := u.create(ctx, id, false)
 	if f != nil {
+		if f.exists {
+			f.cause = "the new comment's id is taken"
+		}
 		return nil, "", f
 	}
 	return c, sinks.Created, nil
 }
 
-// newPending chooses a comment id and persists it before any create.
-func (u *upsert) newPending() (string, *failure) {
-	id := u.s.cfg.NewID()
+// create makes the agent's comment with the client-chosen id. probe says
+// the id may already name our comment (a create whose answer was lost), so
+// an update of it is tried first. A failure with exists set says the id is
+// taken by a comment this user cannot simply update; gone says that
+// comment no longer exists (deleted or archived).
+func (u *upsert) create(ctx context.Context, id string, probe bool) (*comment, *failure) {
+	var c *comment
+	// missing: an update of id said it does not exist.
+	missing := false
+	f := u.retry(ctx, func() *failure {
+		if probe {
+			got, f := u.updateOnce(ctx, id, u.body)
+			switch {
+			case f == nil:
+				c = got
+				return nil
+			case f.forbidden:
+				// Another user's comment holds the id.
+				f.exists = true
+				return f
+			case !f.notFound:
+				return f
+			}
+			probe, missing = false, true
+		}
+		got, f := u.createOnce(ctx, id)
+		if f == nil {
+			c = got
+			return nil
+		}
+		if f.exists {
+			f.gone = missing
+			return f
+		}
+		// A create that may have landed is checked by id before it is
+		// sent again.
+		probe = f.ambiguous
+		return f
+	})
+	return c, f
+}
+
+// adopt updates the comment that holds id when the same user wrote it and
+// it ends with this agent's marker: it is our own comment, whose stored id
+// was lost. ok is false, with no failure, when the comment is not ours to
+// take (another user's, another agent's, archived, or deleted).
+func (u *upsert) adopt(ctx context.Context, id string) (c *comment, ok bool, f *failure) {
+	var got commentAnswer
+	f = u.retry(ctx, func() *failure {
+		return u.call(ctx, "Comment", queryComment, map[string]any{"id": id}, &got)
+	})
+	switch {
+	case f != nil && f.notFound:
+		return nil, false, nil
+	case f != nil:
+		return nil, false, f
+	case !got.Comment.by(got.Viewer.ID) || got.Comment.ArchivedAt != nil || !HasMarker(got.Comment.Body, u.d.Target.Agent):
+		return nil, false, nil
+	}
+	c, f = u.update(ctx, id, u.body)
+	switch {
+	case f != nil && f.notFound:
+		return nil, false, nil
+	case f != nil:
+		return nil, false, f
+	}
+	return c, true, nil
+}
+
+// persist stores id as the pending id of the comment about to be created,
+// before any create is sent.
+func (u *upsert) persist(id string) *failure {
 	ref := sinks.Ref{PendingID: id}
 	if u.d.Persist != nil {
 		if err := u.d.Persist(ref); err != nil {
-			return "", &failure{op: "persist", cause: "could not store the new comment id", permanent: true, err: err}
+			return &failure{op: "persist", cause: "could not store the new comment id", permanent: true, err: err}
 		}
 	}
 	u.ref = ref
-	return id, nil
+	return nil
 }
+
+// Search bounds: comments per page, and pages read before giving up.
+const (
+	pageSize = 50
+	maxPages = 200
+)
 
 // findOwn returns the newest comment on the issue written by the viewer
 // whose last line is the agent's marker, nil when there is none. It reads
-// every page: Linear's default order is not something to rely on.
-func (u *upsert) findOwn(ctx context.Context, t sinks.Target) (*comment, *failure) {
-	var best *comment
-	var after any
+// the newest comments first and stops at the first match. Linear documents
+// its connections as ordered by createdAt, not in which direction: the
+// search reads backward (last/before), as from the end of a Relay
+// connection, and if the first page shows the order is newest first, it
+// reads forward from the start instead.
+//
+// Past maxPages it fails rather than create a second comment that an
+// older one of ours, not yet read, would duplicate.
+func (u *upsert) findOwn(ctx context.Context, t sinks.Target) (*fullComment, *failure) {
+	backward := true
+	var cursor any
+	read := 0
 	for range maxPages {
+		vars := map[string]any{"issue": t.Issue}
+		if backward {
+			vars["last"], vars["before"] = pageSize, cursor
+		} else {
+			vars["first"], vars["after"] = pageSize, cursor
+		}
 		var page commentsPage
 		f := u.retry(ctx, func() *failure {
-			return u.call(ctx, "IssueComments", queryIssueComments, map[string]any{"issue": t.Issue, "after": after}, &page)
+			return u.call(ctx, "IssueComments", queryIssueComments, vars, &page)
 		})
 		if f != nil {
 			return nil, u.issueNotFound(f, t.Issue)
 		}
-		for i, n := range page.Issue.Comments.Nodes {
-			if n.User == nil || n.User.ID != page.Viewer.ID || !HasMarker(n.Body, t.Agent) {
-				continue
-			}
-			if best == nil || n.CreatedAt.After(best.CreatedAt) {
-				best = &page.Issue.Comments.Nodes[i].comment
+		conn := page.Issue.Comments
+		more, next := conn.PageInfo.HasPreviousPage, conn.PageInfo.StartCursor
+		if !backward {
+			more, next = conn.PageInfo.HasNextPage, conn.PageInfo.EndCursor
+		}
+		if backward && cursor == nil && more && newestFirst(conn.Nodes) {
+			backward = false
+			continue
+		}
+		read += len(conn.Nodes)
+		nodes := slices.Clone(conn.Nodes)
+		slices.SortStableFunc(nodes, func(a, b fullComment) int { return b.CreatedAt.Compare(a.CreatedAt) })
+		for i := range nodes {
+			if nodes[i].by(page.Viewer.ID) && HasMarker(nodes[i].Body, t.Agent) {
+				return &nodes[i], nil
 			}
 		}
-		pi := page.Issue.Comments.PageInfo
-		if !pi.HasNextPage || pi.EndCursor == "" {
-			break
+		if !more || next == "" {
+			return nil, nil
 		}
-		after = pi.EndCursor
+		cursor = next
 	}
-	return best, nil
+	return nil, &failure{
+		op: "IssueComments", permanent: true,
+		cause: fmt.Sprintf("too many comments on %s: this agent's comment is not among the newest %d", t.Issue, read),
+	}
 }
 
-// maxPages bounds the search for the agent's comment (50 comments a page).
-const maxPages = 40
+// newestFirst says whether a page lists its comments newest first.
+func newestFirst(nodes []fullComment) bool {
+	return len(nodes) > 1 && nodes[0].CreatedAt.After(nodes[len(nodes)-1].CreatedAt)
+}
 
 func (u *upsert) update(ctx context.Context, id, body string) (*comment, *failure) {
 	var c *comment

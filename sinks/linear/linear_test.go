@@ -136,6 +136,17 @@ func TestFailures(t *testing.T) {
 			want:   want{cause: "HTTP 503", requests: 3},
 		},
 		{
+			name:   "503 honours Retry-After",
+			faults: []linearfake.Fault{linearfake.UnavailableRetryAfter(503, 2*time.Second)},
+			want:   want{ok: true, requests: 2, minWaits: []time.Duration{2 * time.Second}},
+		},
+		{
+			name:     "a 503 Retry-After past the deadline fails at once",
+			faults:   []linearfake.Fault{linearfake.UnavailableRetryAfter(503, 20*time.Second)},
+			deadline: 5 * time.Second,
+			want:     want{cause: "HTTP 503", requests: 1, noWait: true},
+		},
+		{
 			name:   "dropped connection is retried",
 			faults: []linearfake.Fault{linearfake.Dropped()},
 			want:   want{ok: true, requests: 2},
@@ -302,7 +313,8 @@ func TestIssueNotFound(t *testing.T) {
 
 var uuidV4 = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`)
 
-// The create sends a client-chosen UUID v4 that was persisted before the
+// The first delivery is one commentCreate. It sends the client-chosen
+// UUID v4 that CommentID gives the issue and agent, persisted before the
 // request left, does not subscribe the user, and names the issue by its
 // identifier.
 func TestCreatePersistsIDFirst(t *testing.T) {
@@ -325,11 +337,13 @@ func TestCreatePersistsIDFirst(t *testing.T) {
 	require.Len(t, persisted, 1)
 	assert.Zero(t, createsWhenPersisted, "the id is stored before the create is sent")
 	id := persisted[0].PendingID
-	assert.Regexp(t, uuidV4, id)
+	assert.Equal(t, linear.CommentID("CIA-9", "main"), id)
 	assert.Equal(t, sinks.Ref{PendingID: id}, persisted[0])
 	assert.Equal(t, id, res.Ref.ID)
 	assert.Empty(t, res.Ref.PendingID)
-	assert.Equal(t, 2, res.Requests, "one search, one create")
+	assert.Equal(t, sinks.Created, res.Action)
+	assert.Equal(t, 1, res.Requests, "one create, no search")
+	assert.Equal(t, []string{"CommentCreate"}, ops(srv.Requests()))
 
 	reqs := srv.Requests()
 	create := reqs[len(reqs)-1]
@@ -352,7 +366,7 @@ func TestPersistFailureSendsNoCreate(t *testing.T) {
 	serr := causeOf(t, err)
 	assert.True(t, serr.Permanent)
 	assert.ErrorContains(t, err, "disk full")
-	assert.Equal(t, []string{"IssueComments"}, ops(srv.Requests()))
+	assert.Empty(t, srv.Requests())
 	assert.Empty(t, srv.Comments("CIA-9"))
 }
 
@@ -366,10 +380,10 @@ func TestPendingID(t *testing.T) {
 		probeFails.Field = "commentUpdate"
 		srv.Inject(linearfake.LostResponse("commentCreate"))
 		srv.Inject(linearfake.Repeat(2, probeFails)...)
-		s := newSink(srv, func(c *linear.Config) { c.NewID = func() string { return pending }; c.MaxAttempts = 2 })
+		s := newSink(srv, func(c *linear.Config) { c.MaxAttempts = 2 })
 		res, err := upsert(t, s, delivery("CIA-9", "main", "first", sinks.Ref{}))
 		require.Error(t, err)
-		assert.Equal(t, sinks.Ref{PendingID: pending}, res.Ref)
+		assert.Equal(t, sinks.Ref{PendingID: linear.CommentID("CIA-9", "main")}, res.Ref)
 		require.Len(t, srv.Comments("CIA-9"), 1, "the lost create landed")
 
 		srv = newFake(t)
@@ -402,7 +416,21 @@ func TestPendingID(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, fresh, res.Ref.ID)
 		assert.Equal(t, []sinks.Ref{{PendingID: fresh}}, persisted)
-		assert.Equal(t, []string{"CommentUpdate", "CommentCreate", "CommentCreate"}, ops(srv.Requests()))
+		assert.Equal(t, []string{"CommentUpdate", "CommentCreate", "IssueComments", "CommentCreate"}, ops(srv.Requests()),
+			"the id is burnt: no need to fetch it, but the agent's comment may exist under another id")
+	})
+	t.Run("held by another user", func(t *testing.T) {
+		srv := newFake(t)
+		foreign := srv.AddCommentWithID("CIA-9", linearfake.OtherUserID, pending, "theirs\n\n"+linear.Marker("main"))
+		const fresh = "9a8b7c6d-5e4f-4a3b-9c1d-0e0f0a0b0c0d"
+		s := newSink(srv, func(cfg *linear.Config) { cfg.NewID = func() string { return fresh } })
+		res, err := upsert(t, s, delivery("CIA-9", "main", "x", sinks.Ref{PendingID: pending}))
+		require.NoError(t, err, "a stored id another user holds does not fail every run")
+		assert.Equal(t, fresh, res.Ref.ID)
+		assert.Equal(t, []string{"CommentUpdate", "Comment", "IssueComments", "CommentCreate"}, ops(srv.Requests()),
+			"the probe is refused, the comment is not ours: search, then a fresh id")
+		got, _ := srv.Comment(foreign.ID)
+		assert.Equal(t, foreign.Body, got.Body)
 	})
 }
 
@@ -414,16 +442,18 @@ func TestLostCreateProbesByID(t *testing.T) {
 	res, err := upsert(t, newSink(srv), delivery("CIA-9", "main", "x", sinks.Ref{}))
 	require.NoError(t, err)
 	assert.Equal(t, sinks.Created, res.Action)
-	assert.Equal(t, []string{"IssueComments", "CommentCreate", "CommentUpdate"}, ops(srv.Requests()))
+	assert.Equal(t, []string{"CommentCreate", "CommentUpdate"}, ops(srv.Requests()))
 	assert.Len(t, srv.Comments("CIA-9"), 1)
 }
 
-// The search reads every page and takes the newest of the agent's own
+// The search reads newest first and stops at the first of the agent's own
 // comments, skipping other agents and other users.
 func TestSearchPaginates(t *testing.T) {
 	srv := newFake(t)
 	srv.PageSize = 2
 	marker := "\n\n" + linear.Marker("main")
+	gone := srv.AddComment("CIA-9", linearfake.ViewerID, "stored, then deleted"+marker)
+	srv.DeleteComment(gone.ID)
 	srv.AddComment("CIA-9", linearfake.ViewerID, "older own"+marker)
 	srv.AddComment("CIA-9", linearfake.OtherUserID, "chatter")
 	want := srv.AddComment("CIA-9", linearfake.ViewerID, "newer own"+marker)
@@ -432,12 +462,208 @@ func TestSearchPaginates(t *testing.T) {
 	srv.AddComment("CIA-9", linearfake.ViewerID, linear.Marker("main")+"\n\nmarker not last")
 	srv.AddComment("CIA-9", linearfake.OtherUserID, "last")
 
-	res, err := upsert(t, newSink(srv), delivery("CIA-9", "main", "x", sinks.Ref{}))
+	res, err := upsert(t, newSink(srv), delivery("CIA-9", "main", "x", sinks.Ref{ID: gone.ID}))
 	require.NoError(t, err)
 	assert.Equal(t, sinks.Updated, res.Action)
 	assert.Equal(t, want.ID, res.Ref.ID)
-	assert.Equal(t, []string{"IssueComments", "IssueComments", "IssueComments", "IssueComments", "CommentUpdate"}, ops(srv.Requests()))
+	assert.Equal(t, []string{"CommentUpdate", "IssueComments", "IssueComments", "IssueComments", "CommentUpdate"}, ops(srv.Requests()),
+		"three pages of two, newest first; the oldest page is not read")
 	assert.Len(t, srv.Comments("CIA-9"), 7)
+}
+
+// On an issue with thousands of comments the search finds the agent's
+// comment whether it is the newest or the oldest, whichever way Linear
+// orders the connection, and reads no further than it must.
+func TestSearchManyComments(t *testing.T) {
+	const others = 2100
+	pages := (others + 1 + 49) / 50
+	tests := []struct {
+		name        string
+		oursOldest  bool
+		newestFirst bool
+		searches    int
+	}{
+		{"ours newest", false, false, 1},
+		{"ours oldest", true, false, pages},
+		// The first (backward) page shows the order: one wasted page.
+		{"ours newest, Linear lists newest first", false, true, 2},
+		{"ours oldest, Linear lists newest first", true, true, 1 + pages},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := newFake(t)
+			srv.NewestFirst = tt.newestFirst
+			marker := "\n\n" + linear.Marker("main")
+			var want linearfake.Comment
+			if tt.oursOldest {
+				want = srv.AddComment("CIA-9", linearfake.ViewerID, "ours"+marker)
+			}
+			for i := range others {
+				switch i % 3 {
+				case 0:
+					srv.AddComment("CIA-9", linearfake.OtherUserID, fmt.Sprint("copied ", i, marker))
+				case 1:
+					srv.AddComment("CIA-9", linearfake.ViewerID, fmt.Sprint("other agent ", i, "\n\n", linear.Marker("main 2")))
+				default:
+					srv.AddComment("CIA-9", linearfake.OtherUserID, fmt.Sprint("chatter ", i))
+				}
+			}
+			if !tt.oursOldest {
+				want = srv.AddComment("CIA-9", linearfake.ViewerID, "ours"+marker)
+			}
+			gone := srv.AddComment("CIA-9", linearfake.ViewerID, "stored, then deleted"+marker)
+			srv.DeleteComment(gone.ID)
+
+			res, err := upsert(t, newSink(srv), delivery("CIA-9", "main", "x", sinks.Ref{ID: gone.ID}))
+			require.NoError(t, err)
+			assert.Equal(t, sinks.Updated, res.Action)
+			assert.Equal(t, want.ID, res.Ref.ID)
+			assert.Equal(t, 2+tt.searches, res.Requests, "update, %d searches, update", tt.searches)
+			assert.Len(t, srv.Comments("CIA-9"), others+1)
+		})
+	}
+}
+
+// Past its page bound the search fails, naming the cause, rather than
+// create a comment that one of ours further back would duplicate.
+func TestSearchGivesUp(t *testing.T) {
+	srv := newFake(t)
+	srv.PageSize = 1
+	own := srv.AddComment("CIA-9", linearfake.ViewerID, "ours\n\n"+linear.Marker("main"))
+	for range 200 {
+		srv.AddComment("CIA-9", linearfake.OtherUserID, "chatter")
+	}
+	gone := srv.AddComment("CIA-9", linearfake.ViewerID, "stored, then deleted")
+	srv.DeleteComment(gone.ID)
+	res, err := upsert(t, newSink(srv), delivery("CIA-9", "main", "x", sinks.Ref{ID: gone.ID}))
+	serr := causeOf(t, err)
+	assert.Equal(t, "too many comments on CIA-9: this agent's comment is not among the newest 200", serr.Cause)
+	assert.True(t, serr.Permanent)
+	assert.Equal(t, 201, res.Requests)
+	assert.NotContains(t, ops(srv.Requests()), "CommentCreate")
+	assert.Len(t, srv.Comments("CIA-9"), 201)
+	got, _ := srv.Comment(own.ID)
+	assert.Equal(t, own.Body, got.Body)
+}
+
+// CommentID is a UUID v4 in shape, the same for the same issue and agent
+// on every machine, and different for any other.
+func TestCommentID(t *testing.T) {
+	id := linear.CommentID("CIA-9", "main")
+	assert.Regexp(t, uuidV4, id)
+	assert.Equal(t, id, linear.CommentID("CIA-9", "main"))
+	assert.Equal(t, id, linear.CommentID("cia-9", "main"), "Linear reads identifiers in any case")
+	seen := map[string]string{id: "CIA-9/main"}
+	for _, k := range [][2]string{{"CIA-9", "main-2"}, {"CIA-9", "main 2"}, {"CIA-90", "main"}, {"CIA-9m", "ain"}, {"CIA-1", "main"}} {
+		other := linear.CommentID(k[0], k[1])
+		assert.Regexp(t, uuidV4, other)
+		assert.NotContains(t, seen, other, "%v", k)
+		seen[other] = k[0] + "/" + k[1]
+	}
+}
+
+// With no stored id, the create's id may already be taken: by our own
+// comment (the state was lost), which is fetched and updated; or by a
+// comment that is not ours to take, and then the search and a fresh id
+// take over.
+func TestTakenCommentID(t *testing.T) {
+	id := linear.CommentID("CIA-9", "main")
+	const fresh = "9a8b7c6d-5e4f-4a3b-9c1d-0e0f0a0b0c0d"
+	marker := "\n\n" + linear.Marker("main")
+	tests := []struct {
+		name string
+		// setup prepares the fake; it returns the id that should be
+		// updated, "" for a create with a fresh id.
+		setup  func(srv *linearfake.Server) string
+		action sinks.Action
+		ops    []string
+	}{
+		{
+			name: "ours, state lost",
+			setup: func(srv *linearfake.Server) string {
+				return srv.AddCommentWithID("CIA-9", linearfake.ViewerID, id, "old"+marker).ID
+			},
+			action: sinks.Updated,
+			ops:    []string{"CommentCreate", "Comment", "CommentUpdate"},
+		},
+		{
+			name: "another user's",
+			setup: func(srv *linearfake.Server) string {
+				srv.AddCommentWithID("CIA-9", linearfake.OtherUserID, id, "theirs"+marker)
+				return ""
+			},
+			action: sinks.Created,
+			ops:    []string{"CommentCreate", "Comment", "IssueComments", "CommentCreate"},
+		},
+		{
+			name: "ours without the agent's marker",
+			setup: func(srv *linearfake.Server) string {
+				srv.AddCommentWithID("CIA-9", linearfake.ViewerID, id, "someone edited the marker away")
+				return ""
+			},
+			action: sinks.Created,
+			ops:    []string{"CommentCreate", "Comment", "IssueComments", "CommentCreate"},
+		},
+		{
+			name: "ours, deleted",
+			setup: func(srv *linearfake.Server) string {
+				srv.DeleteComment(srv.AddCommentWithID("CIA-9", linearfake.ViewerID, id, "old"+marker).ID)
+				return ""
+			},
+			action: sinks.Created,
+			ops:    []string{"CommentCreate", "Comment", "IssueComments", "CommentCreate"},
+		},
+		{
+			name: "ours, archived",
+			setup: func(srv *linearfake.Server) string {
+				srv.ArchiveComment(srv.AddCommentWithID("CIA-9", linearfake.ViewerID, id, "old"+marker).ID)
+				return ""
+			},
+			action: sinks.Created,
+			ops:    []string{"CommentCreate", "Comment", "IssueComments", "CommentCreate"},
+		},
+		{
+			name: "deleted, and ours lives under another id",
+			setup: func(srv *linearfake.Server) string {
+				srv.DeleteComment(srv.AddCommentWithID("CIA-9", linearfake.ViewerID, id, "old"+marker).ID)
+				return srv.AddComment("CIA-9", linearfake.ViewerID, "recreated"+marker).ID
+			},
+			action: sinks.Updated,
+			ops:    []string{"CommentCreate", "Comment", "IssueComments", "CommentUpdate"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := newFake(t)
+			want := tt.setup(srv)
+			before := srv.Comments("CIA-9")
+			s := newSink(srv, func(c *linear.Config) { c.NewID = func() string { return fresh } })
+			var persisted []sinks.Ref
+			d := delivery("CIA-9", "main", "x", sinks.Ref{})
+			d.Persist = func(r sinks.Ref) error { persisted = append(persisted, r); return nil }
+			res, err := upsert(t, s, d)
+			require.NoError(t, err)
+			assert.Equal(t, tt.action, res.Action)
+			assert.Equal(t, tt.ops, ops(srv.Requests()))
+			if want == "" {
+				want = fresh
+				assert.Equal(t, []sinks.Ref{{PendingID: id}, {PendingID: fresh}}, persisted, "every id is persisted before its create")
+				assert.Len(t, srv.Comments("CIA-9"), len(before)+1)
+			} else {
+				assert.Len(t, srv.Comments("CIA-9"), len(before))
+			}
+			assert.Equal(t, want, res.Ref.ID)
+			got, ok := srv.Comment(want)
+			require.True(t, ok)
+			assert.True(t, strings.HasSuffix(got.Body, "**Next:** x\n\n"+linear.Marker("main")), got.Body)
+			for _, c := range before {
+				if c.ID != want {
+					now, _ := srv.Comment(c.ID)
+					assert.Equal(t, c.Body, now.Body, "a comment not ours to take is left alone")
+				}
+			}
+		})
+	}
 }
 
 func TestLongBodyIsTruncated(t *testing.T) {

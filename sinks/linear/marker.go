@@ -1,6 +1,7 @@
 package linear
 
 import (
+	"fmt"
 	"html"
 	"regexp"
 	"strings"
@@ -16,54 +17,63 @@ const markerPrefix = "ccc checkpoint · agent: "
 // comment because Linear stores comments as ProseMirror documents and
 // rewrites their Markdown; the agent name is a code span so that Linear has
 // no reason to escape characters in it.
+//
+// The name is percent-encoded outside letters, digits, "-", "." and "_", so
+// that what Linear may do to the line (drop the code marks, escape, wrap it
+// in HTML) cannot make two names read the same: "main 2" is `main%202`,
+// "a  b" is `a%20%20b`, and the line's plain text names one agent only.
 func Marker(agent string) string {
-	return markerPrefix + "`" + cleanAgent(agent) + "`"
+	return markerPrefix + "`" + encodeAgent(agent) + "`"
 }
 
-func cleanAgent(agent string) string {
-	return strings.Join(strings.Fields(strings.ReplaceAll(agent, "`", "")), " ")
+func encodeAgent(agent string) string {
+	var b strings.Builder
+	for _, r := range agent {
+		if r != utf8.RuneError && (unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune("-._", r)) {
+			b.WriteRune(r)
+			continue
+		}
+		var buf [utf8.UTFMax]byte
+		for _, c := range buf[:utf8.EncodeRune(buf[:], r)] {
+			fmt.Fprintf(&b, "%%%02X", c)
+		}
+	}
+	return b.String()
 }
 
 var (
-	htmlTag       = regexp.MustCompile(`<[^>]*>`)
-	mdEscape      = regexp.MustCompile("\\\\([!-/:-@\\[-`{-~])")
-	markdownNoise = strings.NewReplacer("`", "", "*", "", "_", "")
+	htmlTag  = regexp.MustCompile(`<[^>]*>`)
+	mdEscape = regexp.MustCompile("\\\\([!-/:-@\\[-`{-~])")
 )
 
+// emphasis marks that may wrap the whole line. The marker never starts with
+// one, so stripping a pair cannot make two markers meet.
+var emphasis = []string{"**", "__", "*", "_"}
+
 // plain reduces a line of Markdown to the text a reader sees: no tags, no
-// escapes, no emphasis or code marks, single spaces.
+// entities, no escapes, no code marks, no emphasis around the whole line,
+// single spaces. It leaves an encoded agent name as it is (the encoding has
+// none of the characters it removes), so it keeps markers apart.
 func plain(s string) string {
 	s = htmlTag.ReplaceAllString(s, "")
 	s = html.UnescapeString(s)
 	s = mdEscape.ReplaceAllString(s, "$1")
-	s = markdownNoise.Replace(s)
-	return strings.Join(strings.Fields(s), " ")
+	s = strings.ReplaceAll(s, "`", "")
+	s = strings.Join(strings.Fields(s), " ")
+	for _, e := range emphasis {
+		if len(s) > 2*len(e) && strings.HasPrefix(s, e) && strings.HasSuffix(s, e) {
+			return strings.TrimSpace(s[len(e) : len(s)-len(e)])
+		}
+	}
+	return s
 }
 
-// HasMarker says whether the last non-blank line of body carries agent's
-// marker, compared as plain text so that Linear's rewriting of the
-// Markdown does not matter. The agent name must end where the marker's
-// text ends: "main" does not match a comment of "main-2".
+// HasMarker says whether the last non-blank line of body is agent's marker.
+// The line is compared as plain text, so that Linear's rewriting of the
+// Markdown does not matter, and in full: "main" matches neither "main-2"
+// nor "main 2" nor a line that only quotes the marker.
 func HasMarker(body, agent string) bool {
 	body = strings.TrimRightFunc(body, unicode.IsSpace)
 	last := body[strings.LastIndexByte(body, '\n')+1:]
-	line := plain(last)
-	needle := plain(markerPrefix + cleanAgent(agent))
-	for i := 0; ; {
-		j := strings.Index(line[i:], needle)
-		if j < 0 {
-			return false
-		}
-		start, end := i+j, i+j+len(needle)
-		if boundary(utf8.DecodeLastRuneInString(line[:start])) && boundary(utf8.DecodeRuneInString(line[end:])) {
-			return true
-		}
-		i = start + 1
-	}
-}
-
-// boundary says whether the rune beside a match (size 0: none) does not
-// continue a word or an agent name.
-func boundary(r rune, size int) bool {
-	return size == 0 || !(unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune("-_.", r))
+	return last != "" && plain(last) == plain(Marker(agent))
 }

@@ -66,6 +66,11 @@ type Comment struct {
 	UpdatedAt time.Time
 	// Deleted comments are gone for the API but keep their id taken.
 	Deleted bool
+	// Archived comments are left out of the issue's comments and cannot be
+	// updated, but comment(id:) still answers them, with archivedAt set;
+	// their id is taken too.
+	Archived   bool
+	ArchivedAt time.Time
 	// DoNotSubscribe records the create's doNotSubscribeToIssue.
 	DoNotSubscribe bool
 }
@@ -113,6 +118,15 @@ type Fault struct {
 // Unavailable is an HTTP 5xx answer from Linear's edge.
 func Unavailable(status int) Fault {
 	return Fault{Name: fmt.Sprintf("http-%d", status), Status: status, Body: http.StatusText(status) + "\n"}
+}
+
+// UnavailableRetryAfter is an HTTP 5xx answer that says when to come back.
+func UnavailableRetryAfter(status int, retryAfter time.Duration) Fault {
+	f := Unavailable(status)
+	f.Name += "-retry-after"
+	f.Header = http.Header{}
+	f.Header.Set("Retry-After", strconv.Itoa(int(math.Ceil(retryAfter.Seconds()))))
+	return f
 }
 
 // RateLimited is Linear's rate-limit answer: HTTP 400 with code RATELIMITED,
@@ -195,6 +209,11 @@ type Server struct {
 	// PageSize caps how many comments one page holds (Linear: 50 by
 	// default, at most 250); lower it to test pagination.
 	PageSize int
+	// NewestFirst lists connections newest first. Linear's documentation
+	// says only that they are ordered by createdAt (or updatedAt); the
+	// fake lists them oldest first, as Relay connections do, unless this
+	// is set.
+	NewestFirst bool
 
 	srv *httptest.Server
 
@@ -249,13 +268,26 @@ func (s *Server) AddComment(issueIdentifier, userID, body string) Comment {
 	return *s.create(is, userID, uuid.NewString(), body, false)
 }
 
-// Comments lists the live comments on an issue, oldest first.
+// AddCommentWithID is AddComment with the comment's id chosen by the
+// caller, as a client-chosen id of commentCreate is.
+func (s *Server) AddCommentWithID(issueIdentifier, userID, id, body string) Comment {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	is := s.issue(issueIdentifier)
+	if is == nil {
+		panic("linearfake: AddCommentWithID on unknown issue " + issueIdentifier)
+	}
+	return *s.create(is, userID, id, body, false)
+}
+
+// Comments lists the live (not deleted, not archived) comments on an
+// issue, oldest first.
 func (s *Server) Comments(issueIdentifier string) []Comment {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var out []Comment
 	for _, c := range s.comments {
-		if c.Issue == issueIdentifier && !c.Deleted {
+		if c.Issue == issueIdentifier && !c.Deleted && !c.Archived {
 			out = append(out, *c)
 		}
 	}
@@ -272,6 +304,19 @@ func (s *Server) Comment(id string) (Comment, bool) {
 		}
 	}
 	return Comment{}, false
+}
+
+// ArchiveComment archives a comment.
+func (s *Server) ArchiveComment(id string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, c := range s.comments {
+		if c.ID == id && !c.Deleted && !c.Archived {
+			c.Archived, c.ArchivedAt = true, s.now()
+			return true
+		}
+	}
+	return false
 }
 
 // DeleteComment deletes a comment, as a user would in Linear's UI.
@@ -565,7 +610,7 @@ func (s *Server) execute(op *ast.OperationDefinition, vars map[string]any, u *us
 			}),
 			"comment": resolver(func(args map[string]any) (any, *gqlError) {
 				id, _ := args["id"].(string)
-				c := s.live(id)
+				c := s.find(id)
 				if c == nil {
 					e := notFoundError("comment", "Comment")
 					return nil, &e
@@ -674,7 +719,16 @@ func (s *Server) issue(idOrIdentifier string) *issue {
 	return nil
 }
 
+// live finds a comment that is neither deleted nor archived.
 func (s *Server) live(id string) *Comment {
+	if c := s.find(id); c != nil && !c.Archived {
+		return c
+	}
+	return nil
+}
+
+// find finds a comment that is not deleted.
+func (s *Server) find(id string) *Comment {
 	for _, c := range s.comments {
 		if c.ID == id && !c.Deleted {
 			return c
@@ -700,43 +754,88 @@ func (s *Server) issueObject(is *issue, viewer *user) object {
 }
 
 func (s *Server) commentObject(c *Comment, viewer *user) object {
+	var archivedAt any
+	if c.Archived {
+		archivedAt = c.ArchivedAt
+	}
 	return object{
 		"id": c.ID, "body": c.Body, "url": c.URL, "createdAt": c.CreatedAt, "updatedAt": c.UpdatedAt,
-		"issueId": c.IssueID, "user": s.userObject(s.userByID(c.UserID), viewer),
+		"archivedAt": archivedAt, "issueId": c.IssueID, "user": s.userObject(s.userByID(c.UserID), viewer),
 	}
 }
 
-// commentPage answers a comments connection oldest first, cursors being
-// comment ids.
+// commentPage answers a comments connection: ordered by createdAt (or
+// updatedAt), oldest first unless NewestFirst, cursors being comment ids;
+// first/after reads forward, last/before backward, as in Relay.
 func (s *Server) commentPage(is *issue, viewer *user, args map[string]any) (any, *gqlError) {
-	first := 50
-	if v, ok := args["first"]; ok && v != nil {
+	count := func(name string) (int, bool, *gqlError) {
+		v, ok := args[name]
+		if !ok || v == nil {
+			return 0, false, nil
+		}
 		n, ok := toInt(v)
 		if !ok || n < 0 || n > 250 {
-			return nil, &gqlError{Message: "first must be between 0 and 250", Code: "INVALID_INPUT", UserError: true, HTTPStatus: http.StatusBadRequest}
+			return 0, false, &gqlError{Message: name + " must be between 0 and 250", Code: "INVALID_INPUT", UserError: true, HTTPStatus: http.StatusBadRequest}
 		}
-		first = n
+		return n, true, nil
 	}
-	first = min(first, s.PageSize)
+	first, hasFirst, gerr := count("first")
+	if gerr != nil {
+		return nil, gerr
+	}
+	last, hasLast, gerr := count("last")
+	if gerr != nil {
+		return nil, gerr
+	}
+	if hasFirst && hasLast {
+		return nil, &gqlError{Message: "first and last cannot be used together", Code: "INVALID_INPUT", UserError: true, HTTPStatus: http.StatusBadRequest}
+	}
+	if !hasFirst && !hasLast {
+		first = 50
+	}
 	var live []*Comment
 	for _, c := range s.comments {
-		if c.IssueID == is.ID && !c.Deleted {
+		if c.IssueID == is.ID && !c.Deleted && !c.Archived {
 			live = append(live, c)
 		}
 	}
-	start := 0
-	if after, _ := args["after"].(string); after != "" {
-		start = -1
+	key := func(c *Comment) time.Time { return c.CreatedAt }
+	if order, _ := args["orderBy"].(string); order == "updatedAt" {
+		key = func(c *Comment) time.Time { return c.UpdatedAt }
+	}
+	slices.SortStableFunc(live, func(a, b *Comment) int { return key(a).Compare(key(b)) })
+	if s.NewestFirst {
+		slices.Reverse(live)
+	}
+	at := func(name string) (int, bool, *gqlError) {
+		cursor, _ := args[name].(string)
+		if cursor == "" {
+			return 0, false, nil
+		}
 		for i, c := range live {
-			if c.ID == after {
-				start = i + 1
+			if c.ID == cursor {
+				return i, true, nil
 			}
 		}
-		if start < 0 {
-			return nil, &gqlError{Message: "Invalid cursor", Code: "INVALID_INPUT", UserError: true, HTTPStatus: http.StatusBadRequest}
-		}
+		return 0, false, &gqlError{Message: "Invalid cursor", Code: "INVALID_INPUT", UserError: true, HTTPStatus: http.StatusBadRequest}
 	}
-	end := min(start+first, len(live))
+	start, end := 0, len(live)
+	if i, ok, gerr := at("after"); gerr != nil {
+		return nil, gerr
+	} else if ok {
+		start = i + 1
+	}
+	if i, ok, gerr := at("before"); gerr != nil {
+		return nil, gerr
+	} else if ok {
+		end = i
+	}
+	end = max(end, start)
+	if hasLast {
+		start = max(start, end-min(last, s.PageSize))
+	} else {
+		end = min(end, start+min(first, s.PageSize))
+	}
 	nodes := []object{}
 	for _, c := range live[start:end] {
 		nodes = append(nodes, s.commentObject(c, viewer))

@@ -135,3 +135,107 @@ func TestCreateAndPaginate(t *testing.T) {
 	assert.Equal(t, id, ids[0], "oldest first")
 	assert.Equal(t, 5, srv.RequestCount(), "every request is recorded")
 }
+
+// readAll reads CIA-9's comments two at a time, following cursors forward
+// (first/after) or backward (last/before); it returns the bodies in the
+// order read.
+func readAll(t *testing.T, srv *linearfake.Server, backward bool) []string {
+	t.Helper()
+	const page = `query($first: Int, $after: String, $last: Int, $before: String) {
+  issue(id: "CIA-9") { comments(first: $first, after: $after, last: $last, before: $before, orderBy: createdAt) {
+    nodes { body } pageInfo { hasNextPage hasPreviousPage startCursor endCursor } } } }`
+	var bodies []string
+	var cursor any
+	for {
+		vars := map[string]any{"first": 2, "after": cursor}
+		if backward {
+			vars = map[string]any{"last": 2, "before": cursor}
+		}
+		a := post(t, srv, linearfake.APIKey, page, vars)
+		require.Equal(t, http.StatusOK, a.status, a.raw)
+		conn := a.body["data"].(map[string]any)["issue"].(map[string]any)["comments"].(map[string]any)
+		var got []string
+		for _, n := range conn["nodes"].([]any) {
+			got = append(got, n.(map[string]any)["body"].(string))
+		}
+		pi := conn["pageInfo"].(map[string]any)
+		if backward {
+			// A backward page still lists its nodes in the connection's order.
+			for i := len(got) - 1; i >= 0; i-- {
+				bodies = append(bodies, got[i])
+			}
+			if pi["hasPreviousPage"] != true {
+				return bodies
+			}
+			cursor = pi["startCursor"]
+			continue
+		}
+		bodies = append(bodies, got...)
+		if pi["hasNextPage"] != true {
+			return bodies
+		}
+		cursor = pi["endCursor"]
+	}
+}
+
+func TestConnectionDirections(t *testing.T) {
+	srv := linearfake.New()
+	defer srv.Close()
+	srv.AddIssue("CIA-9", "Title")
+	for _, b := range []string{"1", "2", "3", "4", "5"} {
+		srv.AddComment("CIA-9", linearfake.ViewerID, b)
+	}
+	srv.ArchiveComment(srv.AddComment("CIA-9", linearfake.ViewerID, "archived").ID)
+	srv.DeleteComment(srv.AddComment("CIA-9", linearfake.ViewerID, "deleted").ID)
+
+	assert.Equal(t, []string{"1", "2", "3", "4", "5"}, readAll(t, srv, false), "first/after: oldest first")
+	assert.Equal(t, []string{"5", "4", "3", "2", "1"}, readAll(t, srv, true), "last/before: from the newest back")
+	srv.NewestFirst = true
+	assert.Equal(t, []string{"5", "4", "3", "2", "1"}, readAll(t, srv, false))
+	assert.Equal(t, []string{"1", "2", "3", "4", "5"}, readAll(t, srv, true))
+
+	a := post(t, srv, linearfake.APIKey, `query { issue(id: "CIA-9") { comments(first: 1, last: 1) { nodes { id } } } }`, nil)
+	assert.Equal(t, http.StatusBadRequest, a.status)
+}
+
+// An archived or deleted comment keeps its id taken. comment(id:) still
+// answers the archived one, with archivedAt, and not the deleted one; an
+// update reaches neither.
+func TestArchivedAndDeletedIDs(t *testing.T) {
+	srv := linearfake.New()
+	defer srv.Close()
+	srv.AddIssue("CIA-9", "Title")
+	archived := srv.AddComment("CIA-9", linearfake.ViewerID, "a")
+	deleted := srv.AddComment("CIA-9", linearfake.ViewerID, "d")
+	require.True(t, srv.ArchiveComment(archived.ID))
+	require.True(t, srv.DeleteComment(deleted.ID))
+	assert.Empty(t, srv.Comments("CIA-9"))
+
+	const create = `mutation($input: CommentCreateInput!) { commentCreate(input: $input) { success } }`
+	const get = `query($id: String!) { comment(id: $id) { id archivedAt user { id } } }`
+	const update = `mutation($id: String!) { commentUpdate(id: $id, input: {body: "x"}) { success } }`
+	for _, c := range []linearfake.Comment{archived, deleted} {
+		a := post(t, srv, linearfake.APIKey, create, map[string]any{"input": map[string]any{"issueId": "CIA-9", "body": "hi", "id": c.ID}})
+		assert.Equal(t, http.StatusBadRequest, a.status)
+		assert.Contains(t, firstError(t, a)["message"], "already exists")
+		a = post(t, srv, linearfake.APIKey, update, map[string]any{"id": c.ID})
+		assert.Equal(t, "Entity not found: Comment", firstError(t, a)["message"])
+	}
+	a := post(t, srv, linearfake.APIKey, get, map[string]any{"id": archived.ID})
+	require.Equal(t, http.StatusOK, a.status, a.raw)
+	got := a.body["data"].(map[string]any)["comment"].(map[string]any)
+	assert.NotNil(t, got["archivedAt"])
+	assert.Equal(t, linearfake.ViewerID, got["user"].(map[string]any)["id"])
+	a = post(t, srv, linearfake.APIKey, get, map[string]any{"id": deleted.ID})
+	assert.Equal(t, "Entity not found: Comment", firstError(t, a)["message"])
+}
+
+func TestUnavailableRetryAfter(t *testing.T) {
+	srv := linearfake.New()
+	defer srv.Close()
+	srv.Inject(linearfake.UnavailableRetryAfter(503, 1500*time.Millisecond))
+	a := post(t, srv, linearfake.APIKey, `query { viewer { id } }`, nil)
+	assert.Equal(t, http.StatusServiceUnavailable, a.status)
+	assert.Equal(t, "2", a.header.Get("Retry-After"))
+	assert.Equal(t, "http-503-retry-after", srv.Requests()[0].Fault)
+}

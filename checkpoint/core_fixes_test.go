@@ -1,0 +1,409 @@
+package checkpoint
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/ccc-checkpoint/ccc/progress"
+	"github.com/ccc-checkpoint/ccc/state"
+)
+
+// setPrompt replaces the Continuation Prompt section of root's progress
+// file, as an agent editing it by hand would.
+func setPrompt(t *testing.T, root, prompt string) {
+	t.Helper()
+	content := read(t, root, progress.FileName)
+	i := strings.Index(content, "## Continuation Prompt")
+	require.Positive(t, i)
+	write(t, root, progress.FileName, content[:i]+"## Continuation Prompt\n"+prompt+"\n")
+}
+
+func promptOnDisk(t *testing.T, root string) string {
+	t.Helper()
+	doc, err := progress.Parse([]byte(read(t, root, progress.FileName)))
+	require.NoError(t, err)
+	return doc.ContinuationPrompt
+}
+
+func TestPromptProvenance(t *testing.T) {
+	// The seed's two-line form, with the agent's own key files and next action.
+	agent := "Resume CIA-12. Current task: task 2 of 3 — port parser. Key files: parse.go, render.go.\n" +
+		"Next action: fix the CRLF bug in render.go line 120 then rerun the corpus."
+	start := progress.Edits{Issue: "CIA-12", Done: []string{"sketch"}, Current: "port parser", AddTasks: []string{"ship"}}
+
+	t.Run("the agent's prompt in the seed's form survives a checkpoint", func(t *testing.T) {
+		root := t.TempDir()
+		runCP(newCP(root, Automated, start))
+		setPrompt(t, root, agent)
+		r := runCP(newCP(root, Manual, progress.Edits{Decisions: []string{"x: y"}}))
+		assert.Equal(t, ExitOK, r.ExitCode(), r.Lines())
+		assert.Equal(t, agent, promptOnDisk(t, root))
+		assert.Equal(t, agent, r.Prompt)
+		// And again, after an edit that changes the task numbers.
+		runCP(newCP(root, Manual, progress.Edits{AddTasks: []string{"docs"}}))
+		assert.Equal(t, agent, promptOnDisk(t, root))
+	})
+
+	t.Run("the agent's prompt survives in a file with no recorded hash", func(t *testing.T) {
+		root := t.TempDir()
+		runCP(newCP(root, Automated, start))
+		setPrompt(t, root, agent)
+		require.NoError(t, os.Remove(filepath.Join(root, state.Dir, state.PromptFile)))
+		runCP(newCP(root, Manual, progress.Edits{Decisions: []string{"x: y"}}))
+		assert.Equal(t, agent, promptOnDisk(t, root))
+	})
+
+	t.Run("ccc's own prompt follows --done", func(t *testing.T) {
+		root := t.TempDir()
+		runCP(newCP(root, Automated, start))
+		assert.Equal(t, "Resume CIA-12. Current task: task 2 of 3 — port parser. Key files: none. Next action: continue port parser.", promptOnDisk(t, root))
+		r := runCP(newCP(root, Manual, progress.Edits{Done: []string{"port parser"}}))
+		want := "Resume CIA-12. Current task: task 3 of 3 — ship. Key files: none. Next action: continue ship."
+		assert.Equal(t, want, promptOnDisk(t, root))
+		assert.Equal(t, want, r.Prompt)
+	})
+
+	t.Run("ccc's own prompt reflowed onto two lines is still ccc's", func(t *testing.T) {
+		root := t.TempDir()
+		runCP(newCP(root, Automated, start))
+		setPrompt(t, root, strings.Replace(promptOnDisk(t, root), " Next action:", "\nNext action:", 1))
+		runCP(newCP(root, Manual, progress.Edits{Done: []string{""}}))
+		assert.Equal(t, "Resume CIA-12. Current task: task 3 of 3 — ship. Key files: none. Next action: continue ship.", promptOnDisk(t, root))
+	})
+
+	t.Run("ccc's prompt follows the agent's hand edit of the tasks", func(t *testing.T) {
+		root := t.TempDir()
+		runCP(newCP(root, Automated, start))
+		// The agent adds a task in the file itself; the prompt stays ccc's.
+		write(t, root, progress.FileName, strings.Replace(read(t, root, progress.FileName), "- ship\n", "- ship\n- write docs\n", 1))
+		runCP(newCP(root, Manual, progress.Edits{}))
+		assert.Equal(t, "Resume CIA-12. Current task: task 2 of 4 — port parser. Key files: none. Next action: continue port parser.", promptOnDisk(t, root))
+	})
+
+	t.Run("a pre-hash file: ccc's exact prompt is refreshed", func(t *testing.T) {
+		root := t.TempDir()
+		runCP(newCP(root, Automated, start))
+		require.NoError(t, os.Remove(filepath.Join(root, state.Dir, state.PromptFile)))
+		runCP(newCP(root, Manual, progress.Edits{Done: []string{""}}))
+		assert.Equal(t, "Resume CIA-12. Current task: task 3 of 3 — ship. Key files: none. Next action: continue ship.", promptOnDisk(t, root))
+	})
+
+	t.Run("--refresh-prompt replaces the agent's prompt", func(t *testing.T) {
+		root := t.TempDir()
+		runCP(newCP(root, Automated, start))
+		setPrompt(t, root, agent)
+		cp := newCP(root, Manual, progress.Edits{})
+		cp.RefreshPrompt = true
+		r := runCP(cp)
+		want := "Resume CIA-12. Current task: task 2 of 3 — port parser. Key files: none. Next action: continue port parser."
+		assert.Equal(t, want, promptOnDisk(t, root))
+		assert.Equal(t, want, r.Prompt)
+		// Now ccc's again: it follows the next edit.
+		runCP(newCP(root, Manual, progress.Edits{Done: []string{""}}))
+		assert.Contains(t, promptOnDisk(t, root), "task 3 of 3 — ship")
+	})
+
+	t.Run("the stop hook's checkpoints keep refreshing ccc's prompt", func(t *testing.T) {
+		root := t.TempDir()
+		runCP(newCP(root, Automated, start))
+		for _, e := range []progress.Edits{{Done: []string{""}}, {AddTasks: []string{"docs"}}} {
+			cp := newCP(root, Automated, e)
+			cp.KeepState = true
+			runCP(cp)
+		}
+		assert.Equal(t, "Resume CIA-12. Current task: task 3 of 4 — ship. Key files: none. Next action: continue ship.", promptOnDisk(t, root))
+	})
+}
+
+func TestPromptKeyFilesLeaveOutRefusedPaths(t *testing.T) {
+	root := t.TempDir()
+	write(t, root, state.FileName, `{"activeTaskFiles": ["parse.go", "-rf", ".ccc/lock", "../elsewhere.go", ".ccc-state.json", "pkg/render.go"]}`)
+	r := runCP(newCP(root, Manual, progress.Edits{Issue: "CIA-4", Current: "a"}))
+	assert.Equal(t, "Resume CIA-4. Current task: task 1 of 1 — a. Key files: parse.go, pkg/render.go. Next action: continue a.", r.Prompt)
+}
+
+func TestUnappliableEditsAreUsageErrors(t *testing.T) {
+	tests := []struct {
+		name  string
+		edits progress.Edits
+		want  string
+	}{
+		{"--unblock matching nothing", progress.Edits{Unblock: []string{"nothing"}, AddTasks: []string{"x"}},
+			`--unblock "nothing": no blocker matches`},
+		{"--unblock matching two", progress.Edits{Unblock: []string{"disk"}},
+			`--unblock "disk": 2 blockers match; use more of the description`},
+		{"--done \"\" with no current task", progress.Edits{Done: []string{""}, Current: ""},
+			"--done: there is no current task"},
+		{"two problems, both named", progress.Edits{AddTasks: []string{" "}, Decisions: []string{"None"}},
+			`--add-task: empty text; --decision "None": "None" marks an empty section`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root := t.TempDir()
+			runCP(newCP(root, Automated, progress.Edits{Issue: "CIA-6", Blockers: []string{"disk full", "disk slow"}}))
+			progressBefore, stateBefore := read(t, root, progress.FileName), read(t, root, state.FileName)
+			backups, _ := filepath.Glob(filepath.Join(root, state.Dir, state.BackupDir, "*"))
+
+			cp := newCP(root, Manual, tt.edits)
+			cp.Now = t0.Add(time.Hour)
+			var ran []string
+			steps := append(Manual.Steps(cp), fakeStep{name: "after", ran: &ran})
+			r := Run(context.Background(), cp, steps)
+
+			assert.Equal(t, ExitUsage, r.ExitCode())
+			assert.Equal(t, tt.want, r.Error)
+			assert.Equal(t, []string{"Checkpoint not run: " + tt.want + ". Nothing was written."}, r.Lines())
+			assert.Empty(t, r.Steps)
+			assert.Empty(t, ran, "no step runs after the usage error")
+			assert.Empty(t, r.Prompt)
+			assert.Equal(t, progressBefore, read(t, root, progress.FileName), "nothing written")
+			assert.Equal(t, stateBefore, read(t, root, state.FileName), "nothing written")
+			after, _ := filepath.Glob(filepath.Join(root, state.Dir, state.BackupDir, "*"))
+			assert.Equal(t, backups, after, "not even a backup")
+
+			raw, err := json.Marshal(r)
+			require.NoError(t, err)
+			assert.Contains(t, string(raw), `"error":`)
+			assert.Contains(t, string(raw), `"steps":[]`, "the report keeps its shape")
+		})
+	}
+}
+
+func TestIssueFlagUpdatesActiveIssue(t *testing.T) {
+	root := t.TempDir()
+	write(t, root, state.FileName, `{"activeIssue": "OLD-1", "phase": "execution"}`)
+	runCP(newCP(root, Automated, progress.Edits{Issue: "NEW-2", Current: "a"}))
+	st, err := state.Parse([]byte(read(t, root, state.FileName)))
+	require.NoError(t, err)
+	assert.Equal(t, "NEW-2", st.String("linearIssue"))
+	assert.Equal(t, "NEW-2", st.String("activeIssue"), "CCC's hooks that read the old key see the new issue")
+}
+
+func TestPersistStampsCCCTimes(t *testing.T) {
+	root := t.TempDir()
+	runCP(newCP(root, Automated, progress.Edits{Issue: "CIA-1", Current: "a"}))
+	st, err := state.Parse([]byte(read(t, root, state.FileName)))
+	require.NoError(t, err)
+	assert.Equal(t, "2026-11-21T13:45:00Z", st.String("createdAt"), "set when persist creates the state")
+	assert.Equal(t, "2026-11-21T13:45:00Z", st.String("lastUpdatedAt"))
+
+	cp := newCP(root, Automated, progress.Edits{AddTasks: []string{"b"}})
+	cp.Now = t0.Add(90 * time.Minute)
+	runCP(cp)
+	st, err = state.Parse([]byte(read(t, root, state.FileName)))
+	require.NoError(t, err)
+	assert.Equal(t, "2026-11-21T13:45:00Z", st.String("createdAt"), "kept")
+	assert.Equal(t, "2026-11-21T15:15:00Z", st.String("lastUpdatedAt"), "the run's clock")
+
+	// A state CCC created: createdAt is CCC's and stays as it is.
+	other := t.TempDir()
+	write(t, other, state.FileName, `{"phase": "execution", "createdAt": "2026-01-01T00:00:00Z"}`)
+	runCP(newCP(other, Automated, progress.Edits{Current: "a"}))
+	st, err = state.Parse([]byte(read(t, other, state.FileName)))
+	require.NoError(t, err)
+	assert.Equal(t, "2026-01-01T00:00:00Z", st.String("createdAt"))
+	assert.Equal(t, "2026-11-21T13:45:00Z", st.String("lastUpdatedAt"))
+}
+
+func TestTemplateHasExecutionMode(t *testing.T) {
+	root := t.TempDir()
+	runCP(newCP(root, Automated, progress.Edits{Current: "a"}))
+	assert.Contains(t, read(t, root, progress.FileName), "\n**Execution Mode:** exec:quick\n", "CCC's default when nothing names one")
+
+	withState := t.TempDir()
+	write(t, withState, state.FileName, `{"executionMode": "tdd"}`)
+	runCP(newCP(withState, Automated, progress.Edits{Current: "a"}))
+	assert.Contains(t, read(t, withState, progress.FileName), "\n**Execution Mode:** exec:tdd\n")
+}
+
+func TestJSONStepsAlwaysHaveAMessage(t *testing.T) {
+	root := t.TempDir()
+	r := runCP(newCP(root, Manual, progress.Edits{Issue: "CIA-1", Current: "a"}))
+	raw, err := json.Marshal(r)
+	require.NoError(t, err)
+	var got struct {
+		Steps []map[string]any `json:"steps"`
+	}
+	require.NoError(t, json.Unmarshal(raw, &got))
+	require.Len(t, got.Steps, 4)
+	for _, s := range got.Steps {
+		for _, k := range []string{"name", "status", "message", "duration_ms"} {
+			assert.Contains(t, s, k, "step %v", s["name"])
+		}
+	}
+	assert.Equal(t, "", got.Steps[3]["message"], "the prompt step says nothing, but the key is there")
+}
+
+// cccRepo is a repository laid out as the README says: only .ccc/ ignored,
+// the progress and state files committed.
+func cccRepo(t *testing.T) string {
+	t.Helper()
+	isolateGit(t)
+	root := t.TempDir()
+	git(t, root, "init", "-q", "-b", "main")
+	write(t, root, ".gitignore", ".ccc/\n")
+	write(t, root, "parser.go", "package parser\n")
+	runCP(newCP(root, Automated, progress.Edits{Issue: "CIA-1", Current: "write parser", AddTasks: []string{"write tests"}}))
+	write(t, root, state.FileName, strings.Replace(read(t, root, state.FileName), "{", `{"activeTaskFiles": ["parser.go"],`, 1))
+	git(t, root, "add", ".")
+	git(t, root, "commit", "-q", "-m", "initial")
+	return root
+}
+
+func TestGitSnapshotCleanDespiteCCCFiles(t *testing.T) {
+	root := cccRepo(t)
+	cp := newCP(root, Manual, progress.Edits{Decisions: []string{"x: y"}})
+	cp.Now = t0.Add(time.Hour) // the Session line changes: step 1 dirties the progress file
+	r := runCP(cp)
+	assert.Contains(t, r.Lines(), "Git snapshot skipped — working tree clean.")
+	assert.Contains(t, git(t, root, "status", "--porcelain"), ".ccc-progress.md", "ccc's own change is there, and not committed")
+	assert.Equal(t, "initial", git(t, root, "log", "-1", "--format=%s"))
+}
+
+func TestCommitMessageNamesTheTaskBeingCommitted(t *testing.T) {
+	root := cccRepo(t)
+	write(t, root, "parser.go", "package parser\n\nfunc Parse() {}\n")
+	r := runCP(newCP(root, Manual, progress.Edits{Done: []string{"write parser"}}))
+	require.Equal(t, OK, step(t, r, "Git snapshot").Status, r.Lines())
+	assert.Equal(t, "chore(CIA-1): checkpoint — task 1/2: write parser", git(t, root, "log", "-1", "--format=%s"))
+	assert.Equal(t, "parser.go", git(t, root, "show", "--name-only", "--format=", "HEAD"), "ccc's files are never committed")
+
+	// The last task: the message still names it, not "no current task".
+	write(t, root, "parser.go", "package parser\n\nfunc Parse() error { return nil }\n")
+	r = runCP(newCP(root, Manual, progress.Edits{Done: []string{""}}))
+	require.Equal(t, OK, step(t, r, "Git snapshot").Status, r.Lines())
+	assert.Equal(t, "chore(CIA-1): checkpoint — task 2/2: write tests", git(t, root, "log", "-1", "--format=%s"))
+}
+
+func TestFailedPersistShowsTheDocumentAsSaved(t *testing.T) {
+	const saved = "# Session Progress\n\n**Issue:** CIA-3\n\n## Current Task\n- a\n\n## Continuation Prompt\n"
+
+	t.Run("the file keeps changing under ccc", func(t *testing.T) {
+		root := t.TempDir()
+		write(t, root, progress.FileName, saved)
+		cp := newCP(root, Manual, progress.Edits{AddTasks: []string{"b"}})
+		n := 0
+		cp.beforeWrite = func() { // another writer wins every race
+			n++
+			write(t, root, progress.FileName, saved+strings.Repeat("\n", n))
+		}
+		r := runCP(cp)
+		require.Equal(t, Failed, step(t, r, "Persist progress").Status, r.Lines())
+		assert.NotContains(t, read(t, root, progress.FileName), "- b")
+		assert.Equal(t, "Resume CIA-3. Current task: task 1 of 1 — a. Key files: none. Next action: continue a.", r.Prompt,
+			"the prompt describes the file as it is, not the unsaved --add-task")
+	})
+
+	t.Run("the lock cannot be taken", func(t *testing.T) {
+		root := t.TempDir()
+		write(t, root, progress.FileName, saved)
+		write(t, root, state.Dir, "") // a plain file where .ccc/ should be
+		r := runCP(newCP(root, Manual, progress.Edits{AddTasks: []string{"b"}}))
+		require.Equal(t, Failed, step(t, r, "Persist progress").Status, r.Lines())
+		assert.Equal(t, OK, step(t, r, "Continuation prompt").Status, "the document could still be read")
+		assert.Contains(t, r.Prompt, "task 1 of 1 — a")
+	})
+
+	t.Run("nothing was saved", func(t *testing.T) {
+		root := t.TempDir()
+		write(t, root, state.Dir, "")
+		r := runCP(newCP(root, Manual, progress.Edits{Current: "a"}))
+		assert.Equal(t, GenericPrompt, r.Prompt)
+		assert.Equal(t, "no .ccc-progress.md", step(t, r, "Continuation prompt").Message)
+	})
+}
+
+// roEnv names the read-only project a re-executed test binary checks.
+const roEnv = "CCC_TEST_READONLY_ROOT"
+
+// TestReadOnlyProjectRuns makes a chmod 555 project and checkpoints it as a
+// user who cannot write there. Root ignores directory permissions, so when
+// the tests run as root (CI, containers) the check runs in a copy of this
+// test binary started as nobody.
+func TestReadOnlyProjectRuns(t *testing.T) {
+	if root := os.Getenv(roEnv); root != "" {
+		checkReadOnly(t, root)
+		return
+	}
+	base := t.TempDir()
+	root := filepath.Join(base, "project")
+	write(t, root, progress.FileName, readOnlyDoc)
+	require.NoError(t, os.Chmod(root, 0o555))
+	t.Cleanup(func() { _ = os.Chmod(root, 0o755) })
+	if os.Geteuid() != 0 {
+		checkReadOnly(t, root)
+		return
+	}
+	runAsNobody(t, base, "^TestReadOnlyProjectRuns$", roEnv+"="+root)
+}
+
+const readOnlyDoc = "# Session Progress\n\n**Issue:** CIA-3\n\n## Current Task\n- a\n\n## Continuation Prompt\n"
+
+func checkReadOnly(t *testing.T, root string) {
+	r := runCP(newCP(root, Manual, progress.Edits{AddTasks: []string{"b"}}))
+	persist := step(t, r, "Persist progress")
+	assert.Equal(t, Failed, persist.Status)
+	assert.Contains(t, persist.Message, "permission denied")
+	assert.Len(t, r.Steps, 4, "every step ran")
+	assert.Equal(t, readOnlyDoc, read(t, root, progress.FileName), "nothing lost, nothing half-written")
+	assert.Contains(t, r.Prompt, "task 1 of 1 — a", "the prompt shows what is saved, not the unsaved --add-task")
+	assert.NoFileExists(t, filepath.Join(root, state.FileName))
+}
+
+// nobody is the unprivileged uid and gid the re-executed test runs as.
+const nobody = 65534
+
+// runAsNobody runs the test binary again, as nobody, for the tests matching
+// run, with env added. dir (made traversable) receives a copy of the binary,
+// since go test keeps it in a directory only its owner can enter.
+func runAsNobody(t *testing.T, dir, run string, env ...string) {
+	t.Helper()
+	self, err := os.Executable()
+	require.NoError(t, err)
+	for d := dir; d != filepath.Dir(d); d = filepath.Dir(d) {
+		if fi, err := os.Stat(d); err == nil && fi.Mode().Perm()&0o005 != 0o005 {
+			require.NoError(t, os.Chmod(d, fi.Mode().Perm()|0o005))
+			perm := fi.Mode().Perm()
+			t.Cleanup(func() { _ = os.Chmod(d, perm) })
+		}
+	}
+	bin := filepath.Join(dir, "checkpoint.test")
+	copyFile(t, self, bin, 0o755)
+
+	cmd := exec.Command(bin, "-test.run", run, "-test.count=1", "-test.v")
+	cmd.Dir = dir
+	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir}, env...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody, Gid: nobody}}
+	out, err := cmd.CombinedOutput()
+	var exitErr *exec.ExitError
+	if err != nil && !errors.As(err, &exitErr) {
+		t.Skipf("cannot start a process as uid %d to check a read-only directory (%v); run the tests as a normal user to cover it", nobody, err)
+	}
+	require.NoError(t, err, "as uid %d:\n%s", nobody, out)
+	require.Contains(t, string(out), "--- PASS", "the check ran as uid %d:\n%s", nobody, out)
+	t.Logf("as uid %d:\n%s", nobody, out)
+}
+
+func copyFile(t *testing.T, from, to string, perm os.FileMode) {
+	t.Helper()
+	in, err := os.Open(from)
+	require.NoError(t, err)
+	defer in.Close()
+	out, err := os.OpenFile(to, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, perm)
+	require.NoError(t, err)
+	_, err = io.Copy(out, in)
+	require.NoError(t, err)
+	require.NoError(t, out.Close())
+}
