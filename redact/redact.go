@@ -17,7 +17,9 @@
 package redact
 
 import (
+	"encoding/base64"
 	"fmt"
+	"net/url"
 	"regexp"
 	"sort"
 	"strings"
@@ -83,8 +85,12 @@ func New(secrets []string, extra []Pattern) (*Redactor, error) {
 		if len(s) < MinSecretLen || seen[s] {
 			continue
 		}
-		seen[s] = true
-		r.secrets = append(r.secrets, s)
+		for _, form := range append([]string{s}, encodedForms(s)...) {
+			if !seen[form] {
+				seen[form] = true
+				r.secrets = append(r.secrets, form)
+			}
+		}
 	}
 	r.rules = append(r.rules, builtin...)
 	for _, b := range builtin {
@@ -113,6 +119,25 @@ func New(secrets []string, extra []Pattern) (*Redactor, error) {
 		r.kinds[name] = true
 	}
 	return r, nil
+}
+
+// encodedForms are the ways a held secret commonly appears in text other than as itself:
+// URL-escaped (in a query string or a URL a log printed) and base64 (an Authorization: Basic
+// header, `echo $TOKEN | base64` with or without its newline, standard or URL alphabet). The
+// base64 forms drop their padding, so padded and unpadded copies both match.
+func encodedForms(secret string) []string {
+	var out []string
+	for _, e := range []string{url.QueryEscape(secret), url.PathEscape(secret)} {
+		if e != secret {
+			out = append(out, e)
+		}
+	}
+	for _, plain := range []string{secret, secret + "\n"} {
+		for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.URLEncoding} {
+			out = append(out, strings.TrimRight(enc.EncodeToString([]byte(plain)), "="))
+		}
+	}
+	return out
 }
 
 // SecretsFromEnv returns the credentials ccc may hold, read through getenv (os.Getenv in

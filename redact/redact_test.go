@@ -1,8 +1,10 @@
 package redact
 
 import (
+	"encoding/base64"
 	"errors"
 	"flag"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp/syntax"
@@ -243,6 +245,34 @@ func TestHeldSecrets(t *testing.T) {
 			assert.Equal(t, tc.n, n)
 		})
 	}
+}
+
+// A held secret is also found base64- and URL-encoded, the forms it takes
+// in an Authorization: Basic header, a `base64` pipe or a logged URL.
+func TestHeldSecretsEncoded(t *testing.T) {
+	const secret = "ghs_fakeInstallationToken0123456789abcd/+?&="
+	r, err := New([]string{secret}, nil)
+	require.NoError(t, err)
+	b64 := func(enc *base64.Encoding, s string) string { return enc.EncodeToString([]byte(s)) }
+	for name, in := range map[string]string{
+		"base64":                     "b64 " + b64(base64.StdEncoding, secret) + " end",
+		"base64 of echo with a line": "b64 " + b64(base64.StdEncoding, secret+"\n") + " end",
+		"base64 url alphabet":        "b64 " + b64(base64.URLEncoding, secret) + " end",
+		"base64 unpadded":            "b64 " + strings.TrimRight(b64(base64.RawStdEncoding, secret), "=") + " end",
+		"query escaped":              "https://x.example/?t=" + url.QueryEscape(secret) + " end",
+		"path escaped":               "https://x.example/" + url.PathEscape(secret) + " end",
+		"basic auth":                 "Authorization: Basic " + b64(base64.StdEncoding, secret),
+	} {
+		t.Run(name, func(t *testing.T) {
+			got, n := r.Redact(in)
+			assert.Positive(t, n, got)
+			for _, form := range []string{secret, b64(base64.StdEncoding, secret)[:40], url.QueryEscape(secret)} {
+				assert.NotContains(t, got, form)
+			}
+		})
+	}
+	got, n := r.Redact("aGVsbG8gd29ybGQ= is just base64")
+	assert.Zero(t, n, got)
 }
 
 func TestSecretsFromEnv(t *testing.T) {

@@ -3,6 +3,7 @@ package sinks
 import (
 	"fmt"
 	"net/http"
+	"strings"
 )
 
 // Env is what a sink constructor may use: the environment (credentials come
@@ -56,5 +57,5 @@ func (r *Registry) New(name string, env Env) (Sink, error) {
 			return f.New(env), nil
 		}
 	}
-	return nil, fmt.Errorf("unknown sink %q (known: %v)", name, r.Names())
+	return nil, fmt.Errorf("unknown sink %q (known: %s)", name, strings.Join(r.Names(), ", "))
 }

@@ -110,6 +110,9 @@ Unblocking that blocker (--unblock FAILED) reopens the work.` + exitStatusHelp(
 			if opts.Timeout < 0 {
 				return &usageError{fmt.Errorf("--timeout must not be negative")}
 			}
+			if err := opts.Trackers.validate(); err != nil {
+				return err
+			}
 			switch {
 			case skipLinear:
 				opts.SkipTracker = "--skip-linear"

@@ -56,6 +56,9 @@ limit is left. Nothing is written anywhere.` + exitStatusHelp(
 			if opts.Issue != "" && !progress.ValidIssue(opts.Issue) {
 				return &usageError{fmt.Errorf("--issue %q is not an issue key like CIA-123", opts.Issue)}
 			}
+			if err := opts.Trackers.validate(); err != nil {
+				return err
+			}
 			if runF != nil {
 				return runF(opts)
 			}

@@ -33,15 +33,19 @@ func NewCmdPost(f *Factory, dir *string, runF func(*PostOptions) error) *cobra.C
 		Short: "Upsert this agent's status comment from CI, without a progress session",
 		Long: `Deliver one status to every configured tracker: the body of --body-file
 (- for stdin) as it stands, or else the status rendered from the project's
-.ccc-progress.md. Nothing but the tracker bookkeeping in .ccc-state.json is
-written. The report, --json and the exit statuses are checkpoint's, with one
-step.
+.ccc-progress.md. The progress file is not changed; ccc writes only its
+bookkeeping: the tracker references in .ccc-state.json, and under .ccc/ its
+lock files, backups and, when a sink fails, the outbox entry that ccc sync
+delivers later (on a CI runner that is discarded, the next job's post
+supersedes it). Add .ccc/ to .gitignore. The report, --json and the exit
+statuses are checkpoint's, with one step.
 
 Sinks: --sinks, else $CCC_SINKS, else the sinks: section of
-.ccc-preferences.yaml, else Linear when LINEAR_API_KEY is set and GitHub inside
-GitHub Actions or with --github. Inside GitHub Actions the report and the body
-are appended to $GITHUB_STEP_SUMMARY, and skipped or failed sinks are flagged
-with ::warning:: and ::error:: workflow commands on stderr.` + exitStatusHelp(
+.ccc-preferences.yaml (--github adds GitHub to it), else Linear when
+LINEAR_API_KEY is set and GitHub inside GitHub Actions or with --github.
+Inside GitHub Actions the report and the body are appended to
+$GITHUB_STEP_SUMMARY, and skipped or failed sinks are flagged with
+::warning:: and ::error:: workflow commands on stderr.` + exitStatusHelp(
 			"0  every sink delivered, or had nothing new to deliver, or skipped",
 			"3  a sink failed",
 			"1  nothing could run (no body, unreadable project)",
@@ -59,6 +63,9 @@ with ::warning:: and ::error:: workflow commands on stderr.` + exitStatusHelp(
 			opts.Dir = *dir
 			if opts.Issue != "" && !progress.ValidIssue(opts.Issue) {
 				return &usageError{fmt.Errorf("--issue %q is not an issue key like CIA-123", opts.Issue)}
+			}
+			if err := opts.Trackers.validate(); err != nil {
+				return err
 			}
 			if runF != nil {
 				return runF(opts)

@@ -27,6 +27,27 @@ type TrackerFlags struct {
 	GitHub string
 }
 
+// validate refuses what cannot be meant: an unknown sink, a --github that
+// is no owner/repo#N, --github with a --sinks list that leaves GitHub out.
+func (t TrackerFlags) validate() error {
+	known := all.Registry().Names()
+	for _, name := range t.Sinks {
+		if !slices.Contains(known, name) {
+			return &usageError{fmt.Errorf("--sinks: unknown sink %q (known: %s)", name, strings.Join(known, ", "))}
+		}
+	}
+	if t.GitHub == "" {
+		return nil
+	}
+	if _, err := github.ParseTarget(t.GitHub); err != nil {
+		return &usageError{fmt.Errorf("--github %q: %w", t.GitHub, err)}
+	}
+	if len(t.Sinks) > 0 && !slices.Contains(t.Sinks, "github") {
+		return &usageError{fmt.Errorf("--github names a pull request or issue, but --sinks %s leaves GitHub out", strings.Join(t.Sinks, ","))}
+	}
+	return nil
+}
+
 // trackers decides which sinks run and where each writes. Precedence:
 // --sinks, CCC_SINKS, the preferences' sinks: section; without any, Linear
 // when its credentials are set and GitHub inside GitHub Actions or with
@@ -44,6 +65,13 @@ func (f *Factory) trackers(root string, prefs config.Prefs, fl TrackerFlags) ([]
 			if p, ok := prefs.Sinks[name]; ok && p.On() {
 				names = append(names, name)
 			}
+		}
+		// A flag overrides the preferences: --github turns GitHub on.
+		if fl.GitHub != "" && !slices.Contains(names, "github") {
+			names = append(names, "github")
+		}
+		if _, listed := prefs.Sinks["github"]; !listed && fl.GitHub == "" && f.Getenv("GITHUB_ACTIONS") == "true" {
+			warnings = append(warnings, fmt.Sprintf("%s lists sinks without github: not commenting on the pull request (add github: {} to its sinks:, or pass --github)", config.PrefsFile))
 		}
 		for name := range prefs.Sinks {
 			if !slices.Contains(reg.Names(), name) {

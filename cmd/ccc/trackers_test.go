@@ -59,6 +59,12 @@ func TestTrackerSelection(t *testing.T) {
 		{"file sink path", nil, map[string]config.SinkPrefs{"file": {Path: "docs/STATUS.md"}, "linear": {Enabled: &off}}, TrackerFlags{},
 			[]string{"file=docs/STATUS.md"}, 0},
 		{"file sink from the environment", map[string]string{"CCC_SINKS": "file,linear"}, nil, TrackerFlags{}, []string{"file=STATUS.md", "linear="}, 0},
+		{"--github over a sinks: section without it", nil, map[string]config.SinkPrefs{"linear": {}}, TrackerFlags{GitHub: "a/b#2"},
+			[]string{"linear=", "github=a/b#2"}, 0},
+		{"actions with a sinks: section without github warns", actions, map[string]config.SinkPrefs{"linear": {}}, TrackerFlags{},
+			[]string{"linear="}, 1},
+		{"actions with github disabled on purpose", actions, map[string]config.SinkPrefs{"linear": {}, "github": {Enabled: &off}}, TrackerFlags{},
+			[]string{"linear="}, 0},
 		{"max_body too small", nil, map[string]config.SinkPrefs{"linear": {MaxBody: 10}}, TrackerFlags{}, []string{"linear="}, 1},
 		{"file sink is never on by default", map[string]string{"LINEAR_API_KEY": "k"}, nil, TrackerFlags{}, []string{"linear="}, 0},
 	}
@@ -136,4 +142,29 @@ func TestMaxBodyPreference(t *testing.T) {
 	assert.Equal(t, 2000, utf8.RuneCountInString(lin), "cut to the preference")
 	gh := trs[1].Sink.(bodier).Body(long, "main")
 	assert.Equal(t, 65536, utf8.RuneCountInString(gh), "never above GitHub's own limit")
+}
+
+func TestTrackerFlagsValidate(t *testing.T) {
+	tests := []struct {
+		flags TrackerFlags
+		err   string
+	}{
+		{TrackerFlags{}, ""},
+		{TrackerFlags{Sinks: []string{"linear", "file"}, GitHub: ""}, ""},
+		{TrackerFlags{Sinks: []string{"github"}, GitHub: "acme/app#3"}, ""},
+		{TrackerFlags{GitHub: "acme/app#3"}, ""},
+		{TrackerFlags{Sinks: []string{"jira"}}, `--sinks: unknown sink "jira" (known: linear, github, file)`},
+		{TrackerFlags{GitHub: "acme"}, `--github "acme": `},
+		{TrackerFlags{Sinks: []string{"linear"}, GitHub: "acme/app#3"}, "--github names a pull request or issue, but --sinks linear leaves GitHub out"},
+	}
+	for _, tt := range tests {
+		err := tt.flags.validate()
+		if tt.err == "" {
+			assert.NoError(t, err, "%+v", tt.flags)
+			continue
+		}
+		var uerr *usageError
+		require.ErrorAs(t, err, &uerr, "%+v", tt.flags)
+		assert.True(t, strings.HasPrefix(err.Error(), tt.err), err.Error())
+	}
 }
