@@ -115,6 +115,9 @@ type Checkpoint struct {
 	// SessionID names the coding session (the hook's session_id), for the
 	// agent's record.
 	SessionID string
+	// FullText says where the whole of Body is, for a tracker's truncation
+	// note ("report.md", "the job summary"); empty: the progress file.
+	FullText string
 	// Loop, when set, is CCC's loop position as the stop hook just left it:
 	// persist aligns the progress document to it, whatever .ccc-state.json
 	// says or how old it is. At the end of the loop the hook has deleted

@@ -194,7 +194,7 @@ func (cp *Checkpoint) deliverTo(ctx context.Context, tr Tracker, issue, from, bo
 	// agent, the last to deliver sends the newest status, whatever order
 	// their runs started in.
 	next := func() (state.Entry, bool) {
-		return state.Entry{Body: cp.latestStatus(body), RenderedAt: time.Now().UTC()}, true
+		return state.Entry{Body: cp.latestStatus(body), FullText: cp.FullText, RenderedAt: time.Now().UTC()}, true
 	}
 	return cp.send(ctx, s, res, cp.Agent, next)
 }
@@ -270,7 +270,7 @@ func (cp *Checkpoint) send(ctx context.Context, s sinks.Sink, res SinkResult, ag
 		return res
 	}
 	e = cp.redacted(s, key, e, &res)
-	r, err := cp.deliver(ctx, s, res.Target, agent, e.Body)
+	r, err := cp.deliver(ctx, s, e)
 	return finish(r, err, e)
 }
 
@@ -339,9 +339,10 @@ func (cp *Checkpoint) drainOutbox(ctx context.Context, trackers []Tracker, issue
 	}
 }
 
-// deliver sends body through one sink as agent (the caller holds the
-// delivery lock) and stores the reference it returns.
-func (cp *Checkpoint) deliver(ctx context.Context, s sinks.Sink, target, agent, body string) (sinks.Result, error) {
+// deliver sends e's body through one sink to e's target as e's agent (the
+// caller holds the delivery lock) and stores the reference it returns.
+func (cp *Checkpoint) deliver(ctx context.Context, s sinks.Sink, e state.Entry) (sinks.Result, error) {
+	target, agent := e.Target, e.Agent
 	// The reference as stored now, not as read at the start of the run:
 	// another process may have created the comment meanwhile.
 	st := cp.State
@@ -379,10 +380,11 @@ func (cp *Checkpoint) deliver(ctx context.Context, s sinks.Sink, target, agent, 
 		})
 	}
 	res, err := sinks.Deliver(ctx, s, sinks.Delivery{
-		Target:  sinks.Target{Issue: target, Agent: agent},
-		Body:    body,
-		Prev:    prev,
-		Persist: saveRef,
+		Target:   sinks.Target{Issue: target, Agent: agent},
+		Body:     e.Body,
+		Prev:     prev,
+		Persist:  saveRef,
+		FullText: e.FullText,
 	})
 	if err == nil && res.Action != sinks.Unchanged {
 		res.Ref.UpdatedAt = cp.Now.UTC()

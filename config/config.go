@@ -64,6 +64,9 @@ type SinkPrefs struct {
 	Issue int    `yaml:"issue"`
 	// Path is the file sink's output file, relative to the project root.
 	Path string `yaml:"path"`
+	// BotLogin is who a GitHub App installation token writes as
+	// ("my-app[bot]"); $CCC_GITHUB_BOT_LOGIN overrides it.
+	BotLogin string `yaml:"bot_login"`
 	// MaxBody is the longest status body the sink sends, in characters
 	// (Linear's default 65,000; GitHub's 65,536 is also its ceiling).
 	MaxBody int `yaml:"max_body"`

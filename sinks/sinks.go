@@ -48,6 +48,9 @@ type Delivery struct {
 	// sent. Sinks that choose ids on the client must call it and must not
 	// send the create if it fails. May be nil in tests.
 	Persist func(Ref) error
+	// FullText says where the full text is, for the truncation note
+	// ("report.md", "the job summary"); empty: .ccc-progress.md.
+	FullText string
 }
 
 // Action says what a delivery did.

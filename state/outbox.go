@@ -25,6 +25,9 @@ type Entry struct {
 	Target string `json:"target"`
 	Agent  string `json:"agent"`
 	Body   string `json:"body"`
+	// FullText says where the whole body is when a tracker truncates it
+	// (empty: the progress file).
+	FullText string `json:"fullText,omitempty"`
 	// Attempts counts the failed deliveries of this key so far.
 	Attempts  int       `json:"attempts"`
 	LastError string    `json:"lastError"`

@@ -111,6 +111,14 @@ func postRun(ctx context.Context, f *Factory, opts *PostOptions) error {
 			cp.Warnings = append(cp.Warnings, err.Error())
 		}
 		cp.Body = body
+		switch {
+		case f.Getenv("GITHUB_ACTIONS") == "true" && f.Getenv("GITHUB_STEP_SUMMARY") != "":
+			cp.FullText = "the job summary"
+		case opts.BodyFile == "-":
+			cp.FullText = "the text piped to ccc post"
+		default:
+			cp.FullText = opts.BodyFile
+		}
 	}
 	report := checkpoint.Run(ctx, cp, []checkpoint.Step{checkpoint.TrackerStep(cp)})
 	return f.finish(report, "ccc post", opts.JSON, false)

@@ -25,6 +25,7 @@ ENVIRONMENT
   LINEAR_API_URL       Linear GraphQL endpoint (default https://api.linear.app/graphql)
   GITHUB_TOKEN         GitHub token (else GH_TOKEN)
   GITHUB_API_URL       GitHub REST base (default https://api.github.com)
+  CCC_GITHUB_BOT_LOGIN who a GitHub App installation token writes as (my-app[bot])
   CCC_DEBUG            print step details to stderr
   NO_COLOR             no colour
 Credentials are never printed, logged, written to a file or sent to a

@@ -111,12 +111,21 @@ func (f *Factory) trackers(root string, prefs config.Prefs, fl TrackerFlags) ([]
 	return out, warnings
 }
 
-// sinkEnv is what the sink name is built with: the environment, the
-// project root and its preferences' body limit (one below minMaxBody is
-// ignored, with a warning).
+// sinkEnv is what the sink name is built with: the environment (with the
+// preferences' bot_login under it), the project root and the preferences'
+// body limit (one below minMaxBody is ignored, with a warning).
 func (f *Factory) sinkEnv(root string, prefs config.Prefs, name string) (sinks.Env, string) {
-	env := sinks.Env{Getenv: f.Getenv, HTTPClient: f.HTTPClient, Version: version, Root: root,
-		MaxBody: prefs.Sinks[name].MaxBody}
+	p := prefs.Sinks[name]
+	env := sinks.Env{Getenv: f.Getenv, HTTPClient: f.HTTPClient, Version: version, Root: root, MaxBody: p.MaxBody}
+	if p.BotLogin != "" {
+		// The environment overrides the preference.
+		env.Getenv = func(k string) string {
+			if v := f.Getenv(k); v != "" || k != "CCC_GITHUB_BOT_LOGIN" {
+				return v
+			}
+			return p.BotLogin
+		}
+	}
 	if env.MaxBody != 0 && env.MaxBody < minMaxBody {
 		w := fmt.Sprintf("%s: sinks.%s.max_body %d is below %d; using the sink's default", config.PrefsFile, name, env.MaxBody, minMaxBody)
 		env.MaxBody = 0

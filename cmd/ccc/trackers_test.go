@@ -168,3 +168,18 @@ func TestTrackerFlagsValidate(t *testing.T) {
 		assert.True(t, strings.HasPrefix(err.Error(), tt.err), err.Error())
 	}
 }
+
+func TestSinkEnvBotLogin(t *testing.T) {
+	prefs := config.Default()
+	prefs.Sinks = map[string]config.SinkPrefs{"github": {BotLogin: "pref-app[bot]"}}
+	env := map[string]string{"GITHUB_TOKEN": "t"}
+	f := &Factory{Getenv: func(k string) string { return env[k] }}
+	e, _ := f.sinkEnv("/r", prefs, "github")
+	assert.Equal(t, "pref-app[bot]", e.Getenv("CCC_GITHUB_BOT_LOGIN"), "the preference")
+	assert.Equal(t, "t", e.Getenv("GITHUB_TOKEN"))
+	env["CCC_GITHUB_BOT_LOGIN"] = "env-app[bot]"
+	assert.Equal(t, "env-app[bot]", e.Getenv("CCC_GITHUB_BOT_LOGIN"), "the environment wins")
+	e, _ = f.sinkEnv("/r", prefs, "linear")
+	delete(env, "CCC_GITHUB_BOT_LOGIN")
+	assert.Empty(t, e.Getenv("CCC_GITHUB_BOT_LOGIN"), "only the github sink's preference")
+}

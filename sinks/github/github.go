@@ -7,6 +7,7 @@ package github
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -61,13 +62,21 @@ type Config struct {
 	// MaxBody is the longest comment body sent, in characters (runes),
 	// marker included.
 	MaxBody int
-	// ProgressPath is named in the note of a truncated body.
+	// ProgressPath is named in the note of a truncated body whose
+	// delivery does not say where its full text is.
 	ProgressPath string
 	// BotLogin is the author of what an installation token writes, used
 	// when GET /user is not allowed for the token: "github-actions[bot]"
 	// for an Actions GITHUB_TOKEN, "<app-slug>[bot]" for another GitHub
-	// App's token.
+	// App's token (CCC_GITHUB_BOT_LOGIN). Empty: learnt from the comments
+	// (see Upsert), else "github-actions[bot]".
 	BotLogin string
+	// ForkPR says the job runs for a pull request from a fork (read from
+	// the Actions event by ConfigFromEnv). Its token is read-only whatever
+	// the workflow asks for, so a write refused as "Resource not
+	// accessible by integration" is a skip; without ForkPR that refusal is
+	// a failure, since the workflow can grant the permission.
+	ForkPR bool
 
 	// InitialInterval and MaxInterval bound the exponential backoff
 	// (multiplier 2, jitter ±50%) between retries of one request.
@@ -87,7 +96,9 @@ type Config struct {
 	NewID func() string
 }
 
-// ConfigFromEnv reads GITHUB_TOKEN (else GH_TOKEN) and GITHUB_API_URL.
+// ConfigFromEnv reads GITHUB_TOKEN (else GH_TOKEN), GITHUB_API_URL,
+// CCC_GITHUB_BOT_LOGIN, and in GitHub Actions whether the event is a pull
+// request from a fork (ForkFromActions).
 func ConfigFromEnv(getenv func(string) string) Config {
 	var cfg Config
 	for _, name := range []string{"GITHUB_TOKEN", "GH_TOKEN"} {
@@ -97,6 +108,8 @@ func ConfigFromEnv(getenv func(string) string) Config {
 		}
 	}
 	cfg.APIURL = strings.TrimSpace(getenv("GITHUB_API_URL"))
+	cfg.BotLogin = strings.TrimSpace(getenv("CCC_GITHUB_BOT_LOGIN"))
+	cfg.ForkPR = ForkFromActions(getenv)
 	return cfg
 }
 
@@ -107,8 +120,12 @@ type Sink struct {
 	baseErr error
 
 	mu sync.Mutex
-	// login is who the token writes as, once known.
+	// login is who the token writes as, once known for sure (GET /user,
+	// or the author of a comment this Sink created).
 	login string
+	// installation: GET /user refused the token, which is an installation
+	// token; its login is BotLogin or learnt from the comments.
+	installation bool
 }
 
 var _ sinks.Sink = (*Sink)(nil)
@@ -132,9 +149,6 @@ func New(cfg Config) *Sink {
 	}
 	if cfg.ProgressPath == "" {
 		cfg.ProgressPath = DefaultProgressPath
-	}
-	if cfg.BotLogin == "" {
-		cfg.BotLogin = DefaultBotLogin
 	}
 	if cfg.InitialInterval <= 0 {
 		cfg.InitialInterval = DefaultInitialInterval
@@ -185,10 +199,20 @@ func (s *Sink) Title() string { return "GitHub" }
 // Body is what Upsert sends for a status body: the body cut to MaxBody
 // (less the marker) with a note naming the progress file, then the agent's
 // marker as the last line, so that the marker always survives.
-func (s *Sink) Body(status, agent string) string {
+func (s *Sink) Body(status, agent string) string { return s.body(status, agent, "") }
+
+// body is Body with a truncation note naming fullText, where the full text
+// is (a delivery's FullText); "" names the progress file.
+func (s *Sink) body(status, agent, fullText string) string {
+	// One line, whatever the name holds: the note must not push lines of
+	// its own into the comment.
+	fullText = strings.Join(strings.Fields(fullText), " ")
+	if fullText == "" {
+		fullText = s.cfg.ProgressPath
+	}
 	marker := Marker(agent)
 	limit := s.cfg.MaxBody - utf8.RuneCountInString(marker) - 2
-	body := markdown.TruncateStatus(strings.TrimRight(status, " \t\r\n"), limit, markdown.TruncateNote(s.cfg.ProgressPath))
+	body := markdown.TruncateStatus(strings.TrimRight(status, " \t\r\n"), limit, markdown.TruncateNote(fullText))
 	return body + "\n\n" + marker
 }
 
@@ -196,19 +220,23 @@ func (s *Sink) Body(status, agent string) string {
 // PATCH of d.Prev.ID. When that comment is gone (404), or nothing is
 // stored, it reads every page of the issue's comments and takes the newest
 // one whose last line is this agent's marker and whose author is the
-// token's account (GET /user, or BotLogin for an installation token), and
-// updates it. Otherwise it creates the comment. GitHub does not let the
-// client choose comment ids, so a create whose answer was lost (a dropped
-// connection, a 5xx) is followed by another marker search before any
-// second create; a PendingID persisted (d.Persist) before the create makes
-// a later run that finds the comment report it as created.
+// token's account, and updates it (or reports it unchanged when it already
+// holds the body). Otherwise it creates the comment. The account is GET
+// /user's login; an installation token may not read /user, and its account
+// is the author of a comment this Sink created, else BotLogin, else the one
+// GitHub App bot whose comments carry the marker, else github-actions[bot].
+// GitHub does not let the client choose comment ids, so a create whose
+// answer was lost (a dropped connection, a 5xx) is followed by another
+// marker search before any second create; a PendingID persisted
+// (d.Persist) before the create makes a later run that finds the comment
+// report it as created.
 //
 // Failures are *sinks.Error values with a short printable Cause. Without a
-// token, and when a read-only token (a pull request from a fork) may not
-// write, Upsert returns a sinks.SkipError.
+// token, and when the read-only token of a pull request from a fork
+// (ForkPR) may not write, Upsert returns a sinks.SkipError.
 func (s *Sink) Upsert(ctx context.Context, d sinks.Delivery) (sinks.Result, error) {
 	if s.cfg.Token == "" {
-		return sinks.Result{Action: sinks.Skipped, Ref: d.Prev}, sinks.Skip("GITHUB_TOKEN not set")
+		return sinks.Result{Action: sinks.Skipped, Ref: d.Prev}, sinks.Skip(noToken)
 	}
 	if strings.TrimSpace(d.Target.Issue) == "" {
 		return sinks.Result{Action: sinks.Skipped, Ref: d.Prev}, sinks.Skip("no GitHub issue or pull request to update")
@@ -227,7 +255,7 @@ func (s *Sink) Upsert(ctx context.Context, d sinks.Delivery) (sinks.Result, erro
 		return fail("invalid GITHUB_API_URL", s.baseErr)
 	}
 	r := s.newRun(ctx)
-	u := &upsert{run: r, d: d, t: t, body: s.Body(d.Body, d.Target.Agent), ref: d.Prev}
+	u := &upsert{run: r, d: d, t: t, body: s.body(d.Body, d.Target.Agent, d.FullText), ref: d.Prev}
 	c, action, f := u.do(ctx)
 	res := sinks.Result{Requests: r.requests, Ref: u.ref}
 	switch {
@@ -243,6 +271,9 @@ func (s *Sink) Upsert(ctx context.Context, d sinks.Delivery) (sinks.Result, erro
 	return res, nil
 }
 
+// noToken is the skip reason without credentials.
+const noToken = "GITHUB_TOKEN or GH_TOKEN not set"
+
 // comment is a comment as GitHub answers it.
 type comment struct {
 	ID      int64  `json:"id"`
@@ -250,7 +281,14 @@ type comment struct {
 	Body    string `json:"body"`
 	User    *struct {
 		Login string `json:"login"`
+		Type  string `json:"type"`
 	} `json:"user"`
+	// App is set when the comment was written through a GitHub App: by
+	// its bot (user.type "Bot") with an installation token, or by a
+	// person through the app.
+	App *struct {
+		Slug string `json:"slug"`
+	} `json:"performed_via_github_app"`
 	CreatedAt time.Time `json:"created_at"`
 	UpdatedAt time.Time `json:"updated_at"`
 }
@@ -293,6 +331,10 @@ func (u *upsert) do(ctx context.Context) (*comment, sinks.Action, *failure) {
 			action = sinks.Created
 		}
 		if own.Body == u.body {
+			// Nothing to send: only a landed create is news.
+			if action != sinks.Created {
+				action = sinks.Unchanged
+			}
 			return own, action, nil
 		}
 		c, f := u.update(ctx, own.ID)
@@ -414,12 +456,20 @@ func (u *upsert) update(ctx context.Context, id int64) (*comment, *failure) {
 	return c, f
 }
 
-// writeFailure makes a read-only installation token's refusal a skip: in a
-// pull request from a fork the token cannot write, whatever the workflow
-// asks for, and that is no fault of the run.
+// writeFailure words an installation token's refusal to write. In a pull
+// request from a fork the token cannot write, whatever the workflow asks
+// for, and that is no fault of the run: a skip. Anywhere else the token
+// lacks a permission the workflow (or the app) can grant: a failure that
+// says which.
 func (u *upsert) writeFailure(f *failure) *failure {
-	if f.integration {
+	switch {
+	case f.integration && u.s.cfg.ForkPR:
 		f.skip = "read-only token (fork pull request): " + f.message
+	case f.integration:
+		if f.err == nil {
+			f.err = errors.New(f.message)
+		}
+		f.cause = "token may not write (add permissions: issues: write, pull-requests: write)"
 	}
 	return f
 }
@@ -473,7 +523,7 @@ func (u *upsert) findOwn(ctx context.Context, retrying bool) (*comment, *failure
 		// Most first deliveries end here, without asking who we are.
 		return nil, nil
 	}
-	login, f := u.whoAmI(ctx, retrying)
+	login, f := u.whoAmI(ctx, retrying, marked)
 	if f != nil {
 		return nil, f
 	}
@@ -490,22 +540,65 @@ func (u *upsert) findOwn(ctx context.Context, retrying bool) (*comment, *failure
 }
 
 // whoAmI is the login the token writes as, asked once per Sink: GET /user,
-// or for an installation token, which may not read /user, BotLogin (or the
-// author of a comment this Sink created).
-func (u *upsert) whoAmI(ctx context.Context, retrying bool) (string, *failure) {
+// or for an installation token, which may not read /user, the author of a
+// comment this Sink created, else BotLogin, else the bot learnt from the
+// marked comments (appBot), else github-actions[bot].
+func (u *upsert) whoAmI(ctx context.Context, retrying bool, marked []comment) (string, *failure) {
 	if login := u.s.knownLogin(); login != "" {
 		return login, nil
 	}
-	login, _, f := u.user(ctx, retrying)
-	if f != nil {
-		return "", f
+	if !u.s.isInstallation() {
+		login, installation, f := u.user(ctx, retrying)
+		if f != nil {
+			return "", f
+		}
+		if !installation {
+			u.s.setLogin(login)
+			return login, nil
+		}
+		u.s.setInstallation()
+		if login != "" {
+			// Learnt from a create while GET /user was on its way.
+			return login, nil
+		}
 	}
-	u.s.setLogin(login)
-	return login, nil
+	if u.s.cfg.BotLogin != "" {
+		return u.s.cfg.BotLogin, nil
+	}
+	if bot := appBot(marked); bot != "" {
+		return bot, nil
+	}
+	return DefaultBotLogin, nil
+}
+
+// appBot is the login of the one GitHub App bot that wrote marked
+// comments, "" when there is none or more than one. An installation token
+// cannot ask which app it is (GET /app wants the app's own key), so
+// without BotLogin a marked comment is the best witness: only an installed
+// app's bot can write as "<slug>[bot]" with performed_via_github_app set,
+// so no person can plant one, and an app that carries this agent's marker
+// is a ccc writer for this agent. Two bots are ambiguous; then the
+// default holds, as before. Not cached: it is a reading of one issue,
+// not a fact about the token.
+func appBot(marked []comment) string {
+	bot := ""
+	for _, c := range marked {
+		if c.User == nil || c.User.Type != "Bot" || c.App == nil || c.App.Slug == "" ||
+			!strings.EqualFold(c.User.Login, c.App.Slug+"[bot]") {
+			continue
+		}
+		switch {
+		case bot == "":
+			bot = c.User.Login
+		case !strings.EqualFold(bot, c.User.Login):
+			return ""
+		}
+	}
+	return bot
 }
 
 // user asks GET /user; installation says the token is an installation
-// token and login is the bot's.
+// token, and login is then its bot when known ("" when not).
 func (r *run) user(ctx context.Context, retrying bool) (login string, installation bool, f *failure) {
 	var me struct {
 		Login string `json:"login"`
@@ -525,10 +618,7 @@ func (r *run) user(ctx context.Context, retrying bool) (login string, installati
 	case f == nil:
 		return "", false, &failure{op: "get user", cause: "unexpected answer from GitHub", permanent: true}
 	case f.integration:
-		if login := r.s.knownLogin(); login != "" {
-			return login, true, nil
-		}
-		return r.s.cfg.BotLogin, true, nil
+		return r.s.knownLogin(), true, nil
 	}
 	return "", false, f
 }
@@ -543,4 +633,16 @@ func (s *Sink) setLogin(login string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.login = login
+}
+
+func (s *Sink) isInstallation() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.installation
+}
+
+func (s *Sink) setInstallation() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.installation = true
 }

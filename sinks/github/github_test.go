@@ -86,6 +86,11 @@ func TestConfigFromEnv(t *testing.T) {
 			github.Config{Token: "ghp_a", TokenEnv: "GITHUB_TOKEN", APIURL: "https://ghe.example.com/api/v3"}},
 		{"GH_TOKEN when GITHUB_TOKEN is empty", map[string]string{"GITHUB_TOKEN": "  ", "GH_TOKEN": "ghp_b"},
 			github.Config{Token: "ghp_b", TokenEnv: "GH_TOKEN"}},
+		{"the bot login of an app token", map[string]string{"GH_TOKEN": "ghs_b", "CCC_GITHUB_BOT_LOGIN": " my-app[bot]\n"},
+			github.Config{Token: "ghs_b", TokenEnv: "GH_TOKEN", BotLogin: "my-app[bot]"}},
+		{"a fork's pull request", map[string]string{"GITHUB_TOKEN": "ghs_a", "GITHUB_ACTIONS": "true", "GITHUB_REPOSITORY": "octo/app",
+			"GITHUB_EVENT_NAME": "pull_request", "GITHUB_EVENT_PATH": filepath.Join("testdata", "events", "pull_request_fork.json")},
+			github.Config{Token: "ghs_a", TokenEnv: "GITHUB_TOKEN", ForkPR: true}},
 		{"nothing", nil, github.Config{}},
 	}
 	for _, tt := range tests {
@@ -101,7 +106,7 @@ func TestNoTokenSkips(t *testing.T) {
 	assert.Equal(t, "github", s.Name())
 	assert.Equal(t, "GitHub", s.Title())
 	res, err := sinks.Deliver(context.Background(), s, delivery(pull, "main", "x", sinks.Ref{}))
-	assert.Equal(t, "GITHUB_TOKEN not set", skipOf(t, err).Reason)
+	assert.Equal(t, "GITHUB_TOKEN or GH_TOKEN not set", skipOf(t, err).Reason)
 	assert.Equal(t, sinks.Skipped, res.Action)
 	_, err = s.Health(context.Background(), pull)
 	skipOf(t, err)
@@ -290,9 +295,10 @@ func TestAuthorLearntFromCreate(t *testing.T) {
 // skip, not a failure; its reads still work.
 func TestForkReadOnlySkips(t *testing.T) {
 	const reason = "read-only token (fork pull request): Resource not accessible by integration"
+	fork := func(c *github.Config) { c.ForkPR = true }
 	t.Run("create", func(t *testing.T) {
 		srv := newFake(t)
-		s := newSink(srv, func(c *github.Config) { c.Token = githubfake.ReadOnlyToken })
+		s := newSink(srv, fork, func(c *github.Config) { c.Token = githubfake.ReadOnlyToken })
 		res, err := sinks.Deliver(context.Background(), s, delivery(pull, "main", "x", sinks.Ref{}))
 		assert.Equal(t, reason, skipOf(t, err).Reason)
 		assert.Equal(t, sinks.Skipped, res.Action)
@@ -303,7 +309,7 @@ func TestForkReadOnlySkips(t *testing.T) {
 	t.Run("update", func(t *testing.T) {
 		srv := newFake(t)
 		c := srv.AddComment(pull, githubfake.BotLogin, "old\n\n"+github.Marker("main"))
-		s := newSink(srv, func(c *github.Config) { c.Token = githubfake.ReadOnlyToken })
+		s := newSink(srv, fork, func(c *github.Config) { c.Token = githubfake.ReadOnlyToken })
 		prev := sinks.Ref{ID: strconv.FormatInt(c.ID, 10), URL: c.HTMLURL}
 		res, err := sinks.Deliver(context.Background(), s, delivery(pull, "main", "x", prev))
 		assert.Equal(t, reason, skipOf(t, err).Reason)
@@ -314,13 +320,13 @@ func TestForkReadOnlySkips(t *testing.T) {
 	t.Run("scripted", func(t *testing.T) {
 		srv := newFake(t)
 		srv.Inject(githubfake.ForkReadOnly().On(create))
-		_, err := upsert(t, newSink(srv), delivery(pull, "main", "x", sinks.Ref{}))
+		_, err := upsert(t, newSink(srv, fork), delivery(pull, "main", "x", sinks.Ref{}))
 		assert.Equal(t, reason, skipOf(t, err).Reason)
 	})
 	t.Run("a read refused is a failure", func(t *testing.T) {
 		srv := newFake(t)
 		srv.Inject(githubfake.ForkReadOnly().On(list))
-		_, err := upsert(t, newSink(srv), delivery(pull, "main", "x", sinks.Ref{}))
+		_, err := upsert(t, newSink(srv, fork), delivery(pull, "main", "x", sinks.Ref{}))
 		serr := causeOf(t, err)
 		assert.Equal(t, "permission denied: Resource not accessible by integration", serr.Cause)
 		assert.True(t, serr.Permanent)
@@ -590,6 +596,35 @@ func TestPendingCreate(t *testing.T) {
 		assert.Equal(t, sinks.Created, res.Action)
 		assert.Equal(t, []string{list, create}, ops(srv.Requests()))
 	})
+}
+
+// With nothing stored (a CI run), a search that finds our comment already
+// holding the body sends no PATCH and says so: unchanged, or created when
+// it is a create of an earlier run that landed.
+func TestFoundIdenticalIsUnchanged(t *testing.T) {
+	tests := []struct {
+		name string
+		prev sinks.Ref
+		want sinks.Action
+	}{
+		{"nothing stored", sinks.Ref{}, sinks.Unchanged},
+		{"a pending create landed", sinks.Ref{PendingID: "pending-1"}, sinks.Created},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := newFake(t)
+			first, err := upsert(t, newSink(srv), delivery(pull, "main", "same", sinks.Ref{}))
+			require.NoError(t, err)
+			before := srv.RequestCount()
+			res, err := sinks.Deliver(context.Background(), newSink(srv), delivery(pull, "main", "same", tt.prev))
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, res.Action)
+			assert.Equal(t, first.Ref.ID, res.Ref.ID)
+			assert.NotEmpty(t, res.Ref.BodyHash, "stored, so the next run sends nothing")
+			assert.Equal(t, []string{list, user}, ops(srv.Requests()[before:]), "no PATCH")
+			assert.Len(t, srv.Comments(pull), 1)
+		})
+	}
 }
 
 // A stored ref whose address names another issue is not patched: comment

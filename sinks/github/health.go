@@ -21,7 +21,7 @@ var _ sinks.HealthChecker = (*Sink)(nil)
 // learnt before them; without a token it returns a sinks.SkipError.
 func (s *Sink) Health(ctx context.Context, target string) (sinks.Health, error) {
 	if s.cfg.Token == "" {
-		return sinks.Health{}, sinks.Skip("GITHUB_TOKEN not set")
+		return sinks.Health{}, sinks.Skip(noToken)
 	}
 	h := sinks.Health{Credential: s.cfg.TokenEnv}
 	if s.baseErr != nil {
@@ -40,6 +40,12 @@ func (s *Sink) Health(ctx context.Context, target string) (sinks.Health, error) 
 	if f != nil {
 		h.Requests = r.requests
 		return h, r.error(f)
+	}
+	if installation && login == "" {
+		login = s.cfg.BotLogin
+		if login == "" {
+			login = DefaultBotLogin
+		}
 	}
 	h.Account = login
 	if installation {

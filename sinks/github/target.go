@@ -136,3 +136,60 @@ func numberFromEvent(path string) (n int, why string) {
 	}
 	return 0, ""
 }
+
+// ForkFromActions says whether a GitHub Actions job runs for a pull request
+// from a fork, whose GITHUB_TOKEN is read-only whatever the workflow's
+// permissions say: the event payload's pull_request.head.repo is another
+// repository than its base (or than GITHUB_REPOSITORY), or is gone (a
+// deleted fork). head.repo.fork alone is read only when the payload names
+// no repositories: a repository that is itself a fork has it set on
+// pull requests between its own branches, whose token can write. A
+// pull_request_target job runs in the base repository with its token's
+// full permissions, so it is never a fork's job here.
+func ForkFromActions(getenv func(string) string) bool {
+	if getenv("GITHUB_ACTIONS") != "true" || getenv("GITHUB_EVENT_NAME") == "pull_request_target" {
+		return false
+	}
+	path := getenv("GITHUB_EVENT_PATH")
+	if path == "" {
+		return false
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return false
+	}
+	type repo struct {
+		FullName string `json:"full_name"`
+		Fork     bool   `json:"fork"`
+	}
+	var ev struct {
+		PullRequest *struct {
+			Head *struct {
+				Repo json.RawMessage `json:"repo"`
+			} `json:"head"`
+			Base *struct {
+				Repo *repo `json:"repo"`
+			} `json:"base"`
+		} `json:"pull_request"`
+	}
+	if json.Unmarshal(data, &ev) != nil || ev.PullRequest == nil || ev.PullRequest.Head == nil ||
+		len(ev.PullRequest.Head.Repo) == 0 {
+		return false
+	}
+	var head *repo
+	if json.Unmarshal(ev.PullRequest.Head.Repo, &head) != nil {
+		return false
+	}
+	if head == nil {
+		// "repo": null is what GitHub sends once the fork is deleted.
+		return true
+	}
+	base := strings.TrimSpace(getenv("GITHUB_REPOSITORY"))
+	if b := ev.PullRequest.Base; b != nil && b.Repo != nil && b.Repo.FullName != "" {
+		base = b.Repo.FullName
+	}
+	if head.FullName != "" && base != "" {
+		return !strings.EqualFold(head.FullName, base)
+	}
+	return head.Fork
+}

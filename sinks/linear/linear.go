@@ -138,10 +138,20 @@ func (s *Sink) credential() (header, variable string) {
 // Body is what Upsert sends for a status body: the body cut to MaxBody
 // (less the marker) with a note naming the progress file, then the
 // agent's marker as the last line, so that the marker always survives.
-func (s *Sink) Body(status, agent string) string {
+func (s *Sink) Body(status, agent string) string { return s.body(status, agent, "") }
+
+// body is Body with a truncation note naming fullText, where the full text
+// is (a delivery's FullText); "" names the progress file.
+func (s *Sink) body(status, agent, fullText string) string {
+	// One line, whatever the name holds: the note must not push lines of
+	// its own into the comment.
+	fullText = strings.Join(strings.Fields(fullText), " ")
+	if fullText == "" {
+		fullText = s.cfg.ProgressPath
+	}
 	marker := Marker(agent)
 	limit := s.cfg.MaxBody - utf8.RuneCountInString(marker) - 2
-	body := markdown.TruncateStatus(strings.TrimRight(status, " \t\r\n"), limit, markdown.TruncateNote(s.cfg.ProgressPath))
+	body := markdown.TruncateStatus(strings.TrimRight(status, " \t\r\n"), limit, markdown.TruncateNote(fullText))
 	return body + "\n\n" + marker
 }
 
@@ -189,7 +199,7 @@ func (s *Sink) Upsert(ctx context.Context, d sinks.Delivery) (sinks.Result, erro
 		return sinks.Result{Action: sinks.Failed, Ref: d.Prev}, &sinks.Error{Cause: "no agent name", Permanent: true}
 	}
 	r := s.newRun(ctx)
-	u := &upsert{run: r, d: d, body: s.Body(d.Body, d.Target.Agent), ref: d.Prev}
+	u := &upsert{run: r, d: d, body: s.body(d.Body, d.Target.Agent, d.FullText), ref: d.Prev}
 	c, action, f := u.do(ctx)
 	res := sinks.Result{Requests: r.requests}
 	if f != nil {

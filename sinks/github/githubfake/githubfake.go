@@ -44,10 +44,15 @@ const (
 	// InstallationToken is an Actions GITHUB_TOKEN: GET /user answers 403
 	// and what it writes is authored by BotLogin.
 	InstallationToken = "ghs_fakeInstallationToken0123456789abcd"
-	// ReadOnlyToken is the GITHUB_TOKEN of a pull request from a fork: it
+	// ReadOnlyToken is the GITHUB_TOKEN of a pull request from a fork (or
+	// of a workflow that did not grant issues/pull-requests: write): it
 	// reads, and every write answers 403 "Resource not accessible by
 	// integration".
 	ReadOnlyToken = "ghs_fakeReadOnlyToken0123456789abcdefgh"
+	// AppToken is an installation token of another GitHub App (as made by
+	// actions/create-github-app-token): GET /user answers 403 and what it
+	// writes is authored by AppLogin.
+	AppToken = "ghs_fakeAppInstallationToken0123456789"
 )
 
 // The accounts behind the tokens.
@@ -55,6 +60,7 @@ const (
 	Login      = "ccc-tester"
 	OtherLogin = "someone-else"
 	BotLogin   = "github-actions[bot]"
+	AppLogin   = "my-app[bot]"
 )
 
 // Operation names, as GitHub's REST API description names them; Fault.Op
@@ -105,6 +111,9 @@ type Comment struct {
 	UpdatedAt time.Time
 	// Deleted comments answer 404 and are not listed.
 	Deleted bool
+	// App is the slug of the GitHub App the comment was written through
+	// (performed_via_github_app), "" for none.
+	App string
 }
 
 // Request is one request as received. Header never holds Authorization.
@@ -256,6 +265,8 @@ type user struct {
 	Login string
 	ID    int64
 	Type  string
+	// App is the slug of the app whose installation token this is.
+	App string
 	// installation tokens cannot read /user; readOnly ones cannot write.
 	installation, readOnly bool
 }
@@ -302,15 +313,16 @@ type Server struct {
 	reset     time.Time
 }
 
-// New starts a fake with the four tokens' accounts and no issues.
+// New starts a fake with the five tokens' accounts and no issues.
 func New(opts ...Option) *Server {
 	s := &Server{
 		WebURL: "https://github.com",
 		users: map[string]*user{
 			Token:             {Login: Login, ID: 1001, Type: "User"},
 			OtherToken:        {Login: OtherLogin, ID: 1002, Type: "User"},
-			InstallationToken: {Login: BotLogin, ID: 41898282, Type: "Bot", installation: true},
-			ReadOnlyToken:     {Login: BotLogin, ID: 41898282, Type: "Bot", installation: true, readOnly: true},
+			InstallationToken: {Login: BotLogin, ID: 41898282, Type: "Bot", App: "github-actions", installation: true},
+			ReadOnlyToken:     {Login: BotLogin, ID: 41898282, Type: "Bot", App: "github-actions", installation: true, readOnly: true},
+			AppToken:          {Login: AppLogin, ID: 41900001, Type: "Bot", App: "my-app", installation: true},
 		},
 		nextID:    1_900_000_001,
 		remaining: map[string]int{},
@@ -354,15 +366,34 @@ func (s *Server) addIssue(target, title string, pull bool) {
 }
 
 // AddComment stores a comment by login (Login, OtherLogin, BotLogin or any
-// other name) on target as if written through the API, and returns it.
+// other name) on target as if written through the API, and returns it. A
+// "<slug>[bot]" login writes through app <slug>, as a GitHub App's bot
+// does.
 func (s *Server) AddComment(target, login, body string) Comment {
+	return s.AddCommentVia(target, login, appOf(login), body)
+}
+
+// AddCommentVia is AddComment through GitHub App app ("" for none): a
+// person acting through an app, or a bot account that is no app.
+func (s *Server) AddCommentVia(target, login, app, body string) Comment {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	is := s.issueByKey(target)
 	if is == nil {
 		panic("githubfake: AddComment on unknown issue " + target)
 	}
-	return *s.create(is, login, body)
+	c := s.create(is, login, body)
+	c.App = app
+	return *c
+}
+
+// appOf is the app slug of a bot login, "" for a person.
+func appOf(login string) string {
+	slug, ok := strings.CutSuffix(login, "[bot]")
+	if !ok {
+		return ""
+	}
+	return slug
 }
 
 // Comments lists the live comments on target, oldest first.
@@ -710,6 +741,7 @@ func (s *Server) execute(r *http.Request, rt route, u *user, raw []byte) answer 
 			return *bad
 		}
 		c := s.create(is, u.Login, body)
+		c.App = u.App
 		a := jsonAnswer(http.StatusCreated, s.commentObject(c))
 		a.header = http.Header{"Location": {s.apiURL("repos", is.Owner, is.Repo, "issues", "comments", strconv.FormatInt(c.ID, 10))}}
 		return a
@@ -931,15 +963,23 @@ func (s *Server) commentObject(c *Comment) map[string]any {
 	if c.Login == Login {
 		assoc = "OWNER"
 	}
+	var app any
+	if c.App != "" {
+		app = map[string]any{
+			"id": 15368 + len(c.App), "slug": c.App, "node_id": "MDM6QXBw" + c.App,
+			"name": c.App, "owner": s.userObject(Login),
+		}
+	}
 	return map[string]any{
 		"id": c.ID, "node_id": fmt.Sprintf("IC_fake%d", c.ID),
-		"url":                s.apiURL("repos", is.Owner, is.Repo, "issues", "comments", strconv.FormatInt(c.ID, 10)),
-		"html_url":           c.HTMLURL,
-		"issue_url":          s.apiURL("repos", is.Owner, is.Repo, "issues", strconv.Itoa(is.Number)),
-		"body":               c.Body,
-		"user":               s.userObject(c.Login),
-		"created_at":         c.CreatedAt.UTC().Format(time.RFC3339),
-		"updated_at":         c.UpdatedAt.UTC().Format(time.RFC3339),
-		"author_association": assoc,
+		"url":                      s.apiURL("repos", is.Owner, is.Repo, "issues", "comments", strconv.FormatInt(c.ID, 10)),
+		"html_url":                 c.HTMLURL,
+		"issue_url":                s.apiURL("repos", is.Owner, is.Repo, "issues", strconv.Itoa(is.Number)),
+		"body":                     c.Body,
+		"user":                     s.userObject(c.Login),
+		"created_at":               c.CreatedAt.UTC().Format(time.RFC3339),
+		"updated_at":               c.UpdatedAt.UTC().Format(time.RFC3339),
+		"author_association":       assoc,
+		"performed_via_github_app": app,
 	}
 }

@@ -266,3 +266,37 @@ func TestFaults(t *testing.T) {
 	assert.Equal(t, u.Path, last.Path)
 	assert.Equal(t, `{"body":"slow"}`, last.Body)
 }
+
+// A GitHub App's bot writes with performed_via_github_app naming the app
+// its login is of; a person's comment has none, and one made through an
+// app names it with the person as the author.
+func TestPerformedViaGitHubApp(t *testing.T) {
+	srv := newServer(t)
+	comments := srv.URL + "/repos/octo/app/issues/7/comments"
+	assert.Equal(t, http.StatusForbidden, send(t, "GET", srv.URL+"/user", githubfake.AppToken, "").status, "an app token may not read /user")
+	for _, token := range []string{githubfake.AppToken, githubfake.InstallationToken, githubfake.Token} {
+		a := send(t, "POST", comments, token, `{"body":"hello"}`)
+		require.Equal(t, http.StatusCreated, a.status, a.raw)
+	}
+	srv.AddCommentVia("octo/app#7", githubfake.OtherLogin, "my-app", "through an app")
+	srv.AddComment("octo/app#7", "other-app[bot]", "a bot")
+
+	type seen struct{ login, typ, app string }
+	var got []seen
+	for _, c := range send(t, "GET", comments, githubfake.Token, "").list(t) {
+		u := c["user"].(map[string]any)
+		s := seen{login: u["login"].(string), typ: u["type"].(string)}
+		require.Contains(t, c, "performed_via_github_app", "always present, null when none")
+		if app, ok := c["performed_via_github_app"].(map[string]any); ok {
+			s.app = app["slug"].(string)
+		}
+		got = append(got, s)
+	}
+	assert.Equal(t, []seen{
+		{githubfake.AppLogin, "Bot", "my-app"},
+		{githubfake.BotLogin, "Bot", "github-actions"},
+		{githubfake.Login, "User", ""},
+		{githubfake.OtherLogin, "User", "my-app"},
+		{"other-app[bot]", "Bot", "other-app"},
+	}, got)
+}
