@@ -3,13 +3,16 @@ package sinks
 import (
 	"context"
 	"errors"
+	"fmt"
 	"html"
 	"io"
 	"math"
+	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/cenkalti/backoff/v4"
@@ -161,4 +164,40 @@ func NetCause(err error) string {
 		return "connection closed before an answer"
 	}
 	return Short(err.Error())
+}
+
+// RetryAfterHeader reads an answer's Retry-After: seconds or an HTTP date
+// (measured from now); 0 when absent or unreadable.
+func RetryAfterHeader(h http.Header, now time.Time) time.Duration {
+	v := h.Get("Retry-After")
+	if v == "" {
+		return 0
+	}
+	if secs, err := strconv.ParseFloat(v, 64); err == nil && secs >= 0 {
+		return time.Duration(secs * float64(time.Second))
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		return max(t.Sub(now), 0)
+	}
+	return 0
+}
+
+// PercentEncode writes s with every character that is not a letter, a
+// digit or in keep as %XX bytes of its UTF-8 (invalid bytes included), so
+// that two different strings never encode alike. The sinks' markers use it
+// for agent names.
+func PercentEncode(s, keep string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r != utf8.RuneError && (unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune(keep, r)) {
+			b.WriteString(s[i : i+n])
+		} else {
+			for _, c := range []byte(s[i : i+n]) {
+				fmt.Fprintf(&b, "%%%02X", c)
+			}
+		}
+		i += n
+	}
+	return b.String()
 }

@@ -2,6 +2,7 @@ package sinks
 
 import (
 	"context"
+	"net/http"
 	"testing"
 	"time"
 
@@ -107,5 +108,40 @@ func TestContextCause(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			assert.Equal(t, tt.want, ContextCause(tt.ctx, tt.measured))
 		})
+	}
+}
+
+func TestRetryAfterHeader(t *testing.T) {
+	now := time.Date(2026, 11, 21, 13, 45, 0, 0, time.UTC)
+	for v, want := range map[string]time.Duration{
+		"":                              0,
+		"40":                            40 * time.Second,
+		"0.5":                           500 * time.Millisecond,
+		"-3":                            0,
+		"soon":                          0,
+		"Sat, 21 Nov 2026 13:46:30 GMT": 90 * time.Second,
+		"Sat, 21 Nov 2026 13:00:00 GMT": 0,
+	} {
+		h := http.Header{}
+		if v != "" {
+			h.Set("Retry-After", v)
+		}
+		assert.Equal(t, want, RetryAfterHeader(h, now), "%q", v)
+	}
+}
+
+func TestPercentEncode(t *testing.T) {
+	tests := []struct{ in, keep, want string }{
+		{"main", "-._", "main"},
+		{"main 2", "-._", "main%202"},
+		{"a  b", "-._", "a%20%20b"},
+		{"wörker/1", "-._", "wörker%2F1"},
+		{"wörker/1", "/", "wörker/1"},
+		{"ma`in", "-._", "ma%60in"},
+		{"x\xffy", "-._", "x%FFy"},
+		{"x\xfey", "-._", "x%FEy"},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, PercentEncode(tt.in, tt.keep), "%q", tt.in)
 	}
 }

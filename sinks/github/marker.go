@@ -1,10 +1,10 @@
 package github
 
 import (
-	"fmt"
 	"strings"
 	"unicode"
-	"unicode/utf8"
+
+	"github.com/ccc-checkpoint/ccc/sinks"
 )
 
 // markerPrefix starts every marker; GitHub renders an HTML comment as
@@ -21,20 +21,7 @@ func Marker(agent string) string {
 	return markerPrefix + encodeAgent(agent) + " -->"
 }
 
-func encodeAgent(agent string) string {
-	var b strings.Builder
-	for _, r := range agent {
-		if unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune("-._~@+:/[]()#=,", r) {
-			b.WriteRune(r)
-			continue
-		}
-		var buf [utf8.UTFMax]byte
-		for _, c := range buf[:utf8.EncodeRune(buf[:], r)] {
-			fmt.Fprintf(&b, "%%%02X", c)
-		}
-	}
-	return b.String()
-}
+func encodeAgent(agent string) string { return sinks.PercentEncode(agent, "-._~@+:/[]()#=,") }
 
 // HasMarker says whether the last non-blank line of body is agent's marker.
 // The comparison is exact (surrounding spaces aside, which an edit on

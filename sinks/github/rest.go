@@ -180,10 +180,10 @@ func (r *run) classify(op string, status int, h http.Header, raw []byte) *failur
 	now := r.s.cfg.Now()
 	switch {
 	case (status == http.StatusForbidden || status == http.StatusTooManyRequests) && h.Get("X-Ratelimit-Remaining") == "0":
-		f.wait = max(retryAfter(h, now), untilReset(h, now))
+		f.wait = max(sinks.RetryAfterHeader(h, now), untilReset(h, now))
 	case (status == http.StatusForbidden && (strings.Contains(lower, "secondary rate limit") || strings.Contains(lower, "abuse"))) ||
 		status == http.StatusTooManyRequests:
-		f.wait = retryAfter(h, now)
+		f.wait = sinks.RetryAfterHeader(h, now)
 		if f.wait == 0 {
 			f.wait = secondaryWait
 		}
@@ -221,21 +221,6 @@ func (r *run) classify(op string, status int, h http.Header, raw []byte) *failur
 		f.cause += ", retry after " + sinks.HumanDuration(f.wait, time.Second)
 	}
 	return f
-}
-
-// retryAfter reads Retry-After (seconds or an HTTP date); 0 when absent.
-func retryAfter(h http.Header, now time.Time) time.Duration {
-	v := h.Get("Retry-After")
-	if v == "" {
-		return 0
-	}
-	if secs, err := strconv.ParseFloat(v, 64); err == nil && secs >= 0 {
-		return time.Duration(secs * float64(time.Second))
-	}
-	if t, err := http.ParseTime(v); err == nil {
-		return max(t.Sub(now), 0)
-	}
-	return 0
 }
 
 // untilReset is the time left until x-ratelimit-reset (epoch seconds).

@@ -295,7 +295,7 @@ func (r *run) classify(ctx context.Context, op string, err error) *failure {
 	case r.status >= 500:
 		// An edge in trouble (503 with maintenance, overload) may say
 		// when to come back; Retry still keeps the wait in the deadline.
-		f.wait = retryAfter(r.header, r.s.cfg.Now())
+		f.wait = sinks.RetryAfterHeader(r.header, r.s.cfg.Now())
 		f.cause, f.ambiguous = fmt.Sprintf("HTTP %d", r.status), true
 		return f
 	}
@@ -337,7 +337,7 @@ func (r *run) ctxFailure(ctx context.Context, op string) *failure {
 // out. Linear sends every budget's reset on every answer; the reset of one
 // with requests left is the end of its hourly window, no reason to wait.
 func retryHint(h http.Header, now time.Time) time.Duration {
-	if d := retryAfter(h, now); d > 0 {
+	if d := sinks.RetryAfterHeader(h, now); d > 0 {
 		return d
 	}
 	for _, budget := range []string{"X-RateLimit-Requests-", "X-RateLimit-Complexity-"} {
@@ -357,21 +357,6 @@ func retryHint(h http.Header, now time.Time) time.Duration {
 				return d
 			}
 		}
-	}
-	return 0
-}
-
-// retryAfter reads Retry-After: seconds or an HTTP date; 0 when absent.
-func retryAfter(h http.Header, now time.Time) time.Duration {
-	v := h.Get("Retry-After")
-	if v == "" {
-		return 0
-	}
-	if secs, err := strconv.ParseFloat(v, 64); err == nil && secs >= 0 {
-		return time.Duration(secs * float64(time.Second))
-	}
-	if t, err := http.ParseTime(v); err == nil {
-		return max(t.Sub(now), 0)
 	}
 	return 0
 }

@@ -1,12 +1,12 @@
 package linear
 
 import (
-	"fmt"
 	"html"
 	"regexp"
 	"strings"
 	"unicode"
-	"unicode/utf8"
+
+	"github.com/ccc-checkpoint/ccc/sinks"
 )
 
 // markerPrefix starts the marker's plain text.
@@ -26,20 +26,7 @@ func Marker(agent string) string {
 	return markerPrefix + "`" + encodeAgent(agent) + "`"
 }
 
-func encodeAgent(agent string) string {
-	var b strings.Builder
-	for _, r := range agent {
-		if r != utf8.RuneError && (unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune("-._", r)) {
-			b.WriteRune(r)
-			continue
-		}
-		var buf [utf8.UTFMax]byte
-		for _, c := range buf[:utf8.EncodeRune(buf[:], r)] {
-			fmt.Fprintf(&b, "%%%02X", c)
-		}
-	}
-	return b.String()
-}
+func encodeAgent(agent string) string { return sinks.PercentEncode(agent, "-._") }
 
 var (
 	htmlTag  = regexp.MustCompile(`<[^>]*>`)
