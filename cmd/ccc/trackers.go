@@ -86,6 +86,11 @@ func (f *Factory) trackers(root string, prefs config.Prefs, fl TrackerFlags) ([]
 		if f.Getenv("GITHUB_ACTIONS") == "true" || fl.GitHub != "" {
 			names = append(names, "github")
 		}
+		if len(names) == 0 {
+			// Nothing chosen anywhere: Linear is the default tracker, and
+			// its skip says what is missing (LINEAR_API_KEY not set).
+			names = append(names, "linear")
+		}
 	}
 
 	var out []checkpoint.Tracker

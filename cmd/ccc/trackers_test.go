@@ -39,7 +39,7 @@ func TestTrackerSelection(t *testing.T) {
 		want     []string // name=target or name!skip
 		warnings int
 	}{
-		{"nothing configured", nil, nil, TrackerFlags{}, nil, 0},
+		{"nothing configured: Linear, to say its key is missing", nil, nil, TrackerFlags{}, []string{"linear="}, 0},
 		{"linear key", map[string]string{"LINEAR_API_KEY": "k"}, nil, TrackerFlags{}, []string{"linear="}, 0},
 		{"inside actions", actions, nil, TrackerFlags{}, []string{"github=acme/app#9"}, 0},
 		{"--github outside actions", nil, nil, TrackerFlags{GitHub: "acme/app#3"}, []string{"github=acme/app#3"}, 0},
