@@ -97,8 +97,8 @@ Unblocking that blocker (--unblock FAILED) reopens the work.` + exitStatusHelp(
 				return &usageError{err}
 			}
 			opts.Profile = p
-			if k := opts.Edits.Issue; k != "" && !progress.ValidIssue(k) {
-				return &usageError{fmt.Errorf("--issue %q is not an issue key like CIA-123", k)}
+			if err := validateTargets(opts.Edits.Issue, opts.Trackers); err != nil {
+				return err
 			}
 			if cmd.Flags().Changed("fail") {
 				reason := strings.Join(strings.Fields(opts.Fail), " ")
@@ -109,9 +109,6 @@ Unblocking that blocker (--unblock FAILED) reopens the work.` + exitStatusHelp(
 			}
 			if opts.Timeout < 0 {
 				return &usageError{fmt.Errorf("--timeout must not be negative")}
-			}
-			if err := opts.Trackers.validate(); err != nil {
-				return err
 			}
 			switch {
 			case skipLinear:

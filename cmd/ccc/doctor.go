@@ -53,10 +53,7 @@ limit is left. Nothing is written anywhere.` + exitStatusHelp(
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts.Dir = *dir
-			if opts.Issue != "" && !progress.ValidIssue(opts.Issue) {
-				return &usageError{fmt.Errorf("--issue %q is not an issue key like CIA-123", opts.Issue)}
-			}
-			if err := opts.Trackers.validate(); err != nil {
+			if err := validateTargets(opts.Issue, opts.Trackers); err != nil {
 				return err
 			}
 			if runF != nil {

@@ -61,10 +61,7 @@ $GITHUB_STEP_SUMMARY, and skipped or failed sinks are flagged with
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts.Dir = *dir
-			if opts.Issue != "" && !progress.ValidIssue(opts.Issue) {
-				return &usageError{fmt.Errorf("--issue %q is not an issue key like CIA-123", opts.Issue)}
-			}
-			if err := opts.Trackers.validate(); err != nil {
+			if err := validateTargets(opts.Issue, opts.Trackers); err != nil {
 				return err
 			}
 			if runF != nil {

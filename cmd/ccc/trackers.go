@@ -8,6 +8,7 @@ import (
 
 	"github.com/ccc-checkpoint/ccc/checkpoint"
 	"github.com/ccc-checkpoint/ccc/config"
+	"github.com/ccc-checkpoint/ccc/progress"
 	"github.com/ccc-checkpoint/ccc/sinks"
 	"github.com/ccc-checkpoint/ccc/sinks/all"
 	"github.com/ccc-checkpoint/ccc/sinks/file"
@@ -25,6 +26,15 @@ type TrackerFlags struct {
 	Sinks []string
 	// GitHub is --github owner/repo#N.
 	GitHub string
+}
+
+// validateTargets checks the flags that name where a status goes: --issue
+// (a KEY-123) and the tracker flags.
+func validateTargets(issue string, t TrackerFlags) error {
+	if issue != "" && !progress.ValidIssue(issue) {
+		return &usageError{fmt.Errorf("--issue %q is not an issue key like CIA-123", issue)}
+	}
+	return t.validate()
 }
 
 // validate refuses what cannot be meant: an unknown sink, a --github that
