@@ -447,7 +447,9 @@ func (d *Document) renderPreamble(w *writer, s *source, sectionsFollow bool) {
 		switch {
 		case cur == old:
 			out = append(out, hline{text: raw, field: true, rank: f.kind})
-		case cur != "":
+		case cur != "" || d.hasDuplicateField(f.kind):
+			// An emptied field whose name a later line repeats stays as an empty line: dropped, the
+			// repeat would become the field when the file is read again.
 			out = append(out, hline{text: fieldLine(fieldLabels[f.kind], cur) + nl, field: true, rank: f.kind})
 		default:
 			gaps = append(gaps, len(out))
@@ -544,6 +546,14 @@ func fieldLine(name, value string) string {
 		return "**" + name + ":**"
 	}
 	return "**" + name + ":** " + value
+}
+
+// hasDuplicateField reports whether an unknown field repeats the name of known field k.
+func (d *Document) hasDuplicateField(k fieldKind) bool {
+	return slices.ContainsFunc(d.Fields, func(f Field) bool {
+		kind, ok := fieldNames[normalise(f.Name)]
+		return ok && kind == k
+	})
 }
 
 func (d *Document) fieldValue(k fieldKind) string {

@@ -152,6 +152,12 @@ func TestRenderEdits(t *testing.T) {
 			want: "# P\n\n## Remaining Tasks\n- odd   spacing\n- new\n\n## Decisions Made\n*   keep  me\n",
 		},
 		{
+			name: "an emptied field stays as an empty line while a later line repeats its name",
+			in:   "**Issue:** X-1\n**Issue:** Y-2\n**Session:** a\n",
+			edit: func(d *Document) { d.Issue, d.Session = Issue{}, "" },
+			want: "**Issue:**\n**Issue:** Y-2\n",
+		},
+		{
 			name: "CRLF file gets CRLF in rewritten parts",
 			in:   "# P\r\n\r\n## Remaining Tasks\r\n- a\r\n",
 			edit: func(d *Document) { require.NoError(t, d.Apply(Edits{AddTasks: []string{"b"}, Session: "s"})) },
