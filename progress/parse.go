@@ -470,7 +470,8 @@ func paragraphText(md *markdown.Doc, p *ast.Paragraph, limit int) string {
 	for i, l := range lines {
 		lines[i] = strings.TrimSpace(l)
 	}
-	return strings.Join(lines, "\n")
+	// A line of white space Go trims but Markdown keeps (a vertical tab) must not leave an empty line.
+	return strings.Trim(strings.Join(lines, "\n"), "\n")
 }
 
 // isNone reports whether an item is the empty-section marker "None" (any case, optional period).
