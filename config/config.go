@@ -6,8 +6,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -78,7 +80,7 @@ type SinkPrefs struct {
 // On reports whether a listed sink is enabled.
 func (s SinkPrefs) On() bool { return s.Enabled == nil || *s.Enabled }
 
-// Duration reads "30s", "2m" or a bare number of seconds.
+// Duration is a duration key of the file, in ParseDuration's syntax.
 type Duration time.Duration
 
 // UnmarshalYAML implements yaml.Unmarshaler.
@@ -87,16 +89,38 @@ func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
 	if err := n.Decode(&s); err != nil {
 		return err
 	}
-	if secs, err := time.ParseDuration(s + "s"); err == nil && !strings.ContainsAny(s, "hms") {
-		*d = Duration(secs)
-		return nil
-	}
-	v, err := time.ParseDuration(s)
-	if err != nil || v < 0 {
-		return fmt.Errorf("line %d: %q is not a duration (use e.g. 30s or 2m)", n.Line, s)
+	v, err := ParseDuration(s)
+	if err != nil {
+		return fmt.Errorf("line %d: %w", n.Line, err)
 	}
 	*d = Duration(v)
 	return nil
+}
+
+// ParseDuration reads every duration of the file: a number of seconds
+// ("45", "0.5"), a Go duration ("90s", "1h30m"), or a whole number of days
+// that a Go duration may follow ("2d", "1d12h"). A negative one is refused.
+func ParseDuration(s string) (time.Duration, error) {
+	bad := fmt.Errorf("%q is not a duration (use e.g. 30m, 12h or 7d)", s)
+	t := strings.TrimSpace(s)
+	if secs, err := strconv.ParseFloat(t, 64); err == nil && secs >= 0 && secs*1e9 < math.MaxInt64 {
+		return time.Duration(math.Round(secs * 1e9)), nil // NaN, -1 and 1e30 fall through and fail
+	}
+	var days time.Duration
+	if n, rest, ok := strings.Cut(t, "d"); ok {
+		d, err := strconv.Atoi(n)
+		if err != nil || d < 0 || d > 100000 {
+			return 0, bad
+		}
+		if days, t = time.Duration(d)*24*time.Hour, rest; t == "" {
+			return days, nil
+		}
+	}
+	d, err := time.ParseDuration(t)
+	if err != nil || d < 0 || days+d < days {
+		return 0, bad
+	}
+	return days + d, nil
 }
 
 // Defaults.
@@ -118,21 +142,37 @@ func Default() Prefs {
 	return p
 }
 
+// ReadPrefsFile parses root/.ccc-preferences.yaml for each of its readers
+// (LoadPrefs, the hooks', the agents' thresholds), which decide what a bad
+// value means. A missing file is a nil document and no error; an unreadable
+// or unparsable one an error naming the file (and the line, for bad YAML).
+func ReadPrefsFile(root string) (doc *yaml.Node, path string, err error) {
+	path = filepath.Join(root, PrefsFile)
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, path, nil
+	}
+	if err != nil {
+		return nil, path, fmt.Errorf("preferences: %w", err)
+	}
+	doc = new(yaml.Node)
+	if err := yaml.Unmarshal(data, doc); err != nil {
+		return nil, path, fmt.Errorf("preferences: %s: %w", path, err)
+	}
+	return doc, path, nil
+}
+
 // LoadPrefs reads root/.ccc-preferences.yaml over the defaults. A missing
 // file gives the defaults. A file that does not parse gives the defaults
 // and an error naming the file and line, for the caller to warn about.
 func LoadPrefs(root string) (Prefs, error) {
 	p := Default()
-	path := filepath.Join(root, PrefsFile)
-	data, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return p, nil
-	}
-	if err != nil {
-		return p, fmt.Errorf("preferences: %w", err)
+	doc, path, err := ReadPrefsFile(root)
+	if doc == nil {
+		return p, err
 	}
 	var read Prefs
-	if err := yaml.Unmarshal(data, &read); err != nil {
+	if err := doc.Decode(&read); err != nil {
 		return p, fmt.Errorf("preferences: %s: %w", path, err)
 	}
 	if v := read.Checkpoint.CommitMessage; strings.TrimSpace(v) != "" {
@@ -152,16 +192,16 @@ func LoadPrefs(root string) (Prefs, error) {
 	}
 	p.Redact = read.Redact
 	p.Sinks = read.Sinks
-	if p.Sinks == nil && hasKey(data, "sinks") {
+	if p.Sinks == nil && hasKey(doc, "sinks") {
 		p.Sinks = map[string]SinkPrefs{} // "sinks:" with nothing under it: none
 	}
 	return p, nil
 }
 
 // hasKey reports whether the YAML document has a top-level key.
-func hasKey(data []byte, key string) bool {
+func hasKey(doc *yaml.Node, key string) bool {
 	var top map[string]yaml.Node
-	if err := yaml.Unmarshal(data, &top); err != nil {
+	if err := doc.Decode(&top); err != nil {
 		return false
 	}
 	_, ok := top[key]

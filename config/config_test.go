@@ -53,6 +53,14 @@ func TestLoadPrefs(t *testing.T) {
 		}, ""},
 		{"bad duration", "checkpoint:\n  timeout: soon\n",
 			func(t *testing.T, p Prefs) { assert.Equal(t, Default(), p) }, `line 2: "soon" is not a duration`},
+		{"days", "checkpoint:\n  stale_after: 2d\n  timeout: 1.5\n",
+			func(t *testing.T, p Prefs) {
+				assert.Equal(t, Duration(48*time.Hour), p.Checkpoint.StaleAfter)
+				assert.Equal(t, Duration(1500*time.Millisecond), p.Checkpoint.Timeout)
+			}, ""},
+		// "5u" was read as "5us" (5µs) before the parsers were one.
+		{"unit without s", "checkpoint:\n  timeout: 5u\n",
+			func(t *testing.T, p Prefs) { assert.Equal(t, Default(), p) }, `line 2: "5u" is not a duration`},
 		{"not yaml", "checkpoint: [\n", func(t *testing.T, p Prefs) { assert.Equal(t, Default(), p) }, "line"},
 	}
 	for _, tt := range tests {
@@ -71,6 +79,52 @@ func TestLoadPrefs(t *testing.T) {
 			}
 			tt.check(t, p)
 		})
+	}
+}
+
+func TestParseDuration(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		want time.Duration // -1: an error
+	}{
+		{"45", 45 * time.Second},
+		{" 4 ", 4 * time.Second},
+		{"0.02", 20 * time.Millisecond},
+		{"1.5", 1500 * time.Millisecond},
+		{"1e3", 1000 * time.Second},
+		{"0", 0},
+		{"90s", 90 * time.Second},
+		{"1h30m", 90 * time.Minute},
+		{"500ms", 500 * time.Millisecond},
+		{"0s", 0},
+		{"2d", 48 * time.Hour},
+		{"0d", 0},
+		{"1d12h", 36 * time.Hour},
+		{"30d", 30 * 24 * time.Hour},
+		{"-5", -1},
+		{"-2s", -1},
+		{"-1d", -1},
+		{"1d-1h", -1},
+		{"1.5d", -1},
+		{"1d30", -1}, // seconds do not follow days
+		{"7days", -1},
+		{"d", -1},
+		{"", -1},
+		{"soon", -1},
+		{"5u", -1},
+		{"NaN", -1},
+		{"Inf", -1},
+		{"1e30", -1},
+		{"100001d", -1},
+		{"100000d2562047h", -1}, // overflows
+	} {
+		got, err := ParseDuration(tt.in)
+		if tt.want < 0 {
+			assert.ErrorContains(t, err, "is not a duration", tt.in)
+			continue
+		}
+		require.NoError(t, err, tt.in)
+		assert.Equal(t, tt.want, got, tt.in)
 	}
 }
 

@@ -1,19 +1,18 @@
 package hook
 
 import (
-	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/ccc-checkpoint/ccc/config"
 )
 
 // PrefsFile is the user's preferences file, shared with the CCC plugin.
-const PrefsFile = ".ccc-preferences.yaml"
+const PrefsFile = config.PrefsFile
 
 // Defaults of ccc's own hook preferences.
 const (
@@ -88,19 +87,11 @@ func DefaultPrefs() Prefs {
 // MaxCheckpointTimeout, which is capped.
 func LoadPrefs(root string) (Prefs, error) {
 	p := DefaultPrefs()
-	path := filepath.Join(root, PrefsFile)
-	data, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return p, nil
-	}
+	doc, path, err := config.ReadPrefsFile(root)
 	if err != nil {
-		return p, fmt.Errorf("preferences: %w", err)
+		return p, fmt.Errorf("%w; using the defaults", err)
 	}
-	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return p, fmt.Errorf("preferences: %s: %w; using the defaults", path, err)
-	}
-	top := resolve(&doc)
+	top := resolve(doc)
 	if top == nil || top.Kind == 0 || (top.Kind == yaml.ScalarNode && top.ShortTag() == "!!null") {
 		return p, nil // nothing but comments
 	}
@@ -220,21 +211,10 @@ func intOverride(n *yaml.Node) *int64 {
 	return &i
 }
 
-// setDuration reads "30s", "2m" or a bare number of seconds; anything else,
-// or a value that is not positive, keeps the default.
+// setDuration keeps the default for anything but a positive duration.
 func setDuration(dst *time.Duration, n *yaml.Node) {
 	v, ok := scalar(n)
-	if !ok {
-		return
-	}
-	v = strings.TrimSpace(v)
-	if secs, err := strconv.ParseFloat(v, 64); err == nil {
-		if d := time.Duration(secs * float64(time.Second)); d > 0 {
-			*dst = d
-		}
-		return
-	}
-	if d, err := time.ParseDuration(v); err == nil && d > 0 {
+	if d, err := config.ParseDuration(v); ok && err == nil && d > 0 {
 		*dst = d
 	}
 }

@@ -3,13 +3,13 @@ package records
 import (
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/ccc-checkpoint/ccc/config"
 )
 
 // Level is an agent's liveness, judged from its record's timestamps.
@@ -42,32 +42,24 @@ func DefaultThresholds() Thresholds {
 	return Thresholds{WarnAfter: DefaultWarnAfter, StaleAfter: DefaultStaleAfter}
 }
 
-// prefsFile is config.PrefsFile; config is not imported so that config can
-// take these keys over without an import cycle.
-const prefsFile = ".ccc-preferences.yaml"
-
 // LoadThresholds reads agents.warn_after and agents.stale_after from
-// root/.ccc-preferences.yaml ("30m", "1h", "2d", or a bare number of
-// seconds), over the defaults. A missing file or key gives the default; a
-// bad value gives the defaults and an error naming the file and line, for
-// the caller to warn about.
+// root/.ccc-preferences.yaml (config.ParseDuration's syntax) over the
+// defaults. A missing file or key gives the default; a bad value gives the
+// defaults and an error naming the file and line, for the caller to warn
+// about.
 func LoadThresholds(root string) (Thresholds, error) {
 	th := DefaultThresholds()
-	path := filepath.Join(root, prefsFile)
-	data, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return th, nil
+	doc, path, err := config.ReadPrefsFile(root)
+	if doc == nil {
+		return th, err
 	}
-	if err != nil {
-		return th, fmt.Errorf("preferences: %w", err)
-	}
-	var doc struct {
+	var prefs struct {
 		Agents struct {
 			WarnAfter  yaml.Node `yaml:"warn_after"`
 			StaleAfter yaml.Node `yaml:"stale_after"`
 		} `yaml:"agents"`
 	}
-	if err := yaml.Unmarshal(data, &doc); err != nil {
+	if err := doc.Decode(&prefs); err != nil {
 		return th, fmt.Errorf("preferences: %s: %w", path, err)
 	}
 	read := th
@@ -76,16 +68,13 @@ func LoadThresholds(root string) (Thresholds, error) {
 		node *yaml.Node
 		dst  *time.Duration
 	}{
-		{"agents.warn_after", &doc.Agents.WarnAfter, &read.WarnAfter},
-		{"agents.stale_after", &doc.Agents.StaleAfter, &read.StaleAfter},
+		{"agents.warn_after", &prefs.Agents.WarnAfter, &read.WarnAfter},
+		{"agents.stale_after", &prefs.Agents.StaleAfter, &read.StaleAfter},
 	} {
 		if f.node.Kind == 0 {
 			continue
 		}
-		d, err := ParseDuration(f.node.Value)
-		if secs, serr := strconv.Atoi(f.node.Value); serr == nil && secs >= 0 {
-			d, err = time.Duration(secs)*time.Second, nil
-		}
+		d, err := config.ParseDuration(f.node.Value)
 		if err == nil && d <= 0 {
 			err = errors.New("must be longer than zero")
 		}
@@ -100,27 +89,16 @@ func LoadThresholds(root string) (Thresholds, error) {
 	return read, nil
 }
 
-// ParseDuration reads a Go duration ("90m", "1h30m") that may start with a
-// number of days ("7d", "1d12h").
+// ParseDuration reads a command-line age (cleanup's --max-age) in
+// config.ParseDuration's syntax less its bare seconds: on a command line
+// "--max-age 7" more likely means days, and would remove nearly everything.
 func ParseDuration(s string) (time.Duration, error) {
-	in := s
-	s = strings.TrimSpace(s)
-	var total time.Duration
-	if days, rest, ok := strings.Cut(s, "d"); ok {
-		n, err := strconv.Atoi(days)
-		if err != nil || n < 0 || n > 100000 {
-			return 0, fmt.Errorf("%q is not a duration (use e.g. 30m, 12h or 7d)", in)
-		}
-		total = time.Duration(n) * 24 * time.Hour
-		if s = rest; s == "" {
-			return total, nil
+	if t := strings.TrimSpace(s); t != "0" {
+		if _, err := strconv.ParseFloat(t, 64); err == nil {
+			return 0, fmt.Errorf("%q is not a duration (use e.g. 30m, 12h or 7d)", s)
 		}
 	}
-	d, err := time.ParseDuration(s)
-	if err != nil || d < 0 {
-		return 0, fmt.Errorf("%q is not a duration (use e.g. 30m, 12h or 7d)", in)
-	}
-	return total + d, nil
+	return config.ParseDuration(s)
 }
 
 // Health is an agent's state when a supervisor looks.
