@@ -33,6 +33,8 @@ import (
 	"sync"
 	"time"
 	"unicode/utf8"
+
+	"github.com/ccc-checkpoint/ccc/sinks/sinktest/fakeapi"
 )
 
 // Tokens the fake accepts, sent as "Bearer <token>" or "token <token>".
@@ -251,13 +253,7 @@ func Landed(f Fault) Fault {
 }
 
 // Repeat returns n copies of f.
-func Repeat(n int, f Fault) []Fault {
-	out := make([]Fault, n)
-	for i := range out {
-		out[i] = f
-	}
-	return out
-}
+func Repeat(n int, f Fault) []Fault { return slices.Repeat([]Fault{f}, n) }
 
 const msgIntegration = "Resource not accessible by integration"
 
@@ -289,7 +285,10 @@ func WithPrefix(prefix string) Option {
 	return func(s *Server) { s.prefix = "/" + strings.Trim(prefix, "/") }
 }
 
-// Server is a running fake.
+type script = fakeapi.Script[Fault, Request]
+
+// Server is a running fake. Its fault queue and request log (Inject,
+// PendingFaults, ClearFaults, Requests, RequestCount) are a fakeapi.Script.
 type Server struct {
 	// URL is the API base (GITHUB_API_URL), prefix included.
 	URL string
@@ -301,14 +300,13 @@ type Server struct {
 
 	srv    *httptest.Server
 	prefix string
+	script
 
 	mu        sync.Mutex
 	users     map[string]*user // by token
 	issues    []*issue
 	comments  []*Comment
 	nextID    int64
-	faults    []Fault
-	requests  []Request
 	remaining map[string]int // by login
 	reset     time.Time
 }
@@ -432,41 +430,6 @@ func (s *Server) DeleteComment(id int64) bool {
 	return false
 }
 
-// Inject queues faults.
-func (s *Server) Inject(faults ...Fault) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.faults = append(s.faults, faults...)
-}
-
-// PendingFaults says how many injected faults are still unused.
-func (s *Server) PendingFaults() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.faults)
-}
-
-// ClearFaults drops the faults not used yet.
-func (s *Server) ClearFaults() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.faults = nil
-}
-
-// Requests returns every request received so far.
-func (s *Server) Requests() []Request {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return slices.Clone(s.requests)
-}
-
-// RequestCount is len(Requests()).
-func (s *Server) RequestCount() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.requests)
-}
-
 // route is a parsed request path.
 type route struct {
 	op          string
@@ -544,38 +507,24 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	rec.Op = rt.op
 
-	s.mu.Lock()
 	auth := r.Header.Get("Authorization")
-	u := s.users[tokenOf(auth)]
+	u := s.users[tokenOf(auth)] // users does not change after New
 	if u != nil {
 		rec.Login = u.Login
 	}
-	fault, faulted := s.takeFault(rt.op)
-	rec.Fault = fault.Name
-	s.requests = append(s.requests, rec)
-	idx := len(s.requests) - 1
-	s.mu.Unlock()
-
-	setStatus := func(code int) {
-		s.mu.Lock()
-		s.requests[idx].Status = code
-		s.mu.Unlock()
+	call := fakeapi.Begin(&s.script, func(f Fault) bool { return f.Op == "" || f.Op == rt.op },
+		func(f Fault) Request { rec.Fault = f.Name; return rec })
+	fault := call.Fault
+	if !fakeapi.Hold(r, fault.Delay) {
+		return
 	}
-
-	if faulted && fault.Delay > 0 {
-		select {
-		case <-time.After(fault.Delay):
-		case <-r.Context().Done():
-			return
-		}
-	}
-	if faulted && fault.Apply && u != nil {
+	if fault.Apply && u != nil {
 		s.mu.Lock()
 		_ = s.execute(r, rt, u, raw)
 		s.mu.Unlock()
 	}
-	if faulted && fault.Drop {
-		dropConnection(w)
+	if fault.Drop {
+		fakeapi.Drop(w)
 		return
 	}
 
@@ -583,22 +532,15 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	h.Set("Content-Type", "application/json; charset=utf-8")
 	h.Set("X-GitHub-Media-Type", "github.v3; format=json")
 	h.Set("X-GitHub-Api-Version-Selected", APIVersion)
-	h.Set("X-GitHub-Request-Id", fmt.Sprintf("FAKE:%04X", idx))
+	h.Set("X-GitHub-Request-Id", fmt.Sprintf("FAKE:%04X", call.N))
 	h.Set("Access-Control-Expose-Headers", "ETag, Link, Location, Retry-After, X-GitHub-OTP, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Used, X-RateLimit-Resource, X-RateLimit-Reset")
 	s.mu.Lock()
 	limited := s.rateLimitHeaders(h, u)
 	s.mu.Unlock()
 
-	if faulted && fault.Status != 0 {
-		for k, vs := range fault.Header {
-			h[k] = vs
-		}
-		if !strings.HasPrefix(strings.TrimSpace(fault.Body), "{") {
-			h.Set("Content-Type", "text/plain; charset=utf-8")
-		}
-		w.WriteHeader(fault.Status)
-		_, _ = io.WriteString(w, fault.Body)
-		setStatus(fault.Status)
+	if fault.Status != 0 {
+		fakeapi.WriteFault(w, fault.Status, fault.Header, fault.Body)
+		call.Update(func(q *Request) { q.Status = fault.Status })
 		return
 	}
 
@@ -622,7 +564,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	w.WriteHeader(a.status)
 	_, _ = w.Write(a.body)
-	setStatus(a.status)
+	call.Update(func(q *Request) { q.Status = a.status })
 }
 
 // answer is what the fake sends back for a request it runs.
@@ -639,16 +581,6 @@ func failWith(status int, message, docs string) answer {
 func jsonAnswer(status int, v any) answer {
 	b, _ := json.Marshal(v)
 	return answer{status: status, body: b}
-}
-
-func (s *Server) takeFault(op string) (Fault, bool) {
-	for i, f := range s.faults {
-		if f.Op == "" || f.Op == op {
-			s.faults = append(s.faults[:i], s.faults[i+1:]...)
-			return f, true
-		}
-	}
-	return Fault{}, false
 }
 
 // rateLimitHeaders spends one request of u's budget and sets the headers
@@ -685,17 +617,6 @@ func (s *Server) SetRemaining(login string, n int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.remaining[login] = n
-}
-
-func dropConnection(w http.ResponseWriter) {
-	hj, ok := w.(http.Hijacker)
-	if !ok {
-		panic("githubfake: the response writer cannot be hijacked")
-	}
-	conn, _, err := hj.Hijack()
-	if err == nil {
-		_ = conn.Close()
-	}
 }
 
 // errorBody is GitHub's error document.

@@ -36,6 +36,8 @@ import (
 	"github.com/google/uuid"
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/parser"
+
+	"github.com/ccc-checkpoint/ccc/sinks/sinktest/fakeapi"
 )
 
 // Credentials the fake accepts. The viewer authenticates with APIKey (sent
@@ -109,8 +111,9 @@ type Fault struct {
 	// Delay holds the answer back; a client that gives up first gets
 	// nothing and the request is not run.
 	Delay time.Duration
-	// Drop closes the connection without an answer. With Apply the request
-	// is run first: the client cannot know it succeeded.
+	// Drop closes the connection without an answer. Apply runs the request
+	// first, before the drop or the Status answer: the client cannot know
+	// it succeeded.
 	Drop  bool
 	Apply bool
 }
@@ -186,13 +189,7 @@ func LostResponse(field string) Fault {
 }
 
 // Repeat returns n copies of f.
-func Repeat(n int, f Fault) []Fault {
-	out := make([]Fault, n)
-	for i := range out {
-		out[i] = f
-	}
-	return out
-}
+func Repeat(n int, f Fault) []Fault { return slices.Repeat([]Fault{f}, n) }
 
 type user struct {
 	ID, Name, Email string
@@ -202,7 +199,10 @@ type issue struct {
 	ID, Identifier, Title string
 }
 
-// Server is a running fake.
+type script = fakeapi.Script[Fault, Request]
+
+// Server is a running fake. Its fault queue and request log (Inject,
+// PendingFaults, ClearFaults, Requests, RequestCount) are a fakeapi.Script.
 type Server struct {
 	// URL is the GraphQL endpoint.
 	URL string
@@ -216,13 +216,12 @@ type Server struct {
 	NewestFirst bool
 
 	srv *httptest.Server
+	script
 
 	mu        sync.Mutex
 	users     map[string]*user // by Authorization header value
 	issues    []*issue
 	comments  []*Comment
-	faults    []Fault
-	requests  []Request
 	remaining int
 	last      time.Time
 	syncID    int
@@ -332,41 +331,6 @@ func (s *Server) DeleteComment(id string) bool {
 	return false
 }
 
-// Inject queues faults.
-func (s *Server) Inject(faults ...Fault) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.faults = append(s.faults, faults...)
-}
-
-// PendingFaults says how many injected faults are still unused.
-func (s *Server) PendingFaults() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.faults)
-}
-
-// ClearFaults drops the faults not used yet: the server is healthy again.
-func (s *Server) ClearFaults() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.faults = nil
-}
-
-// Requests returns every request received so far.
-func (s *Server) Requests() []Request {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return slices.Clone(s.requests)
-}
-
-// RequestCount is len(Requests()).
-func (s *Server) RequestCount() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.requests)
-}
-
 type payload struct {
 	Query         string         `json:"query"`
 	Variables     map[string]any `json:"variables"`
@@ -403,37 +367,23 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 
-	s.mu.Lock()
-	u := s.users[r.Header.Get("Authorization")]
+	u := s.users[r.Header.Get("Authorization")] // users does not change after New
 	if u != nil {
 		rec.User = u.ID
 	}
-	fault, faulted := s.takeFault(rec.Fields)
-	rec.Fault = fault.Name
-	s.requests = append(s.requests, rec)
-	idx := len(s.requests) - 1
-	s.mu.Unlock()
-
-	setStatus := func(code int) {
+	call := fakeapi.Begin(&s.script, func(f Fault) bool { return f.Field == "" || slices.Contains(rec.Fields, f.Field) },
+		func(f Fault) Request { rec.Fault = f.Name; return rec })
+	fault := call.Fault
+	if !fakeapi.Hold(r, fault.Delay) {
+		return
+	}
+	if fault.Apply && u != nil && op != nil {
 		s.mu.Lock()
-		s.requests[idx].Status = code
+		s.execute(op, p.Variables, u)
 		s.mu.Unlock()
 	}
-
-	if faulted && fault.Delay > 0 {
-		select {
-		case <-time.After(fault.Delay):
-		case <-r.Context().Done():
-			return
-		}
-	}
-	if faulted && fault.Drop {
-		if fault.Apply && u != nil && op != nil {
-			s.mu.Lock()
-			s.execute(op, p.Variables, u)
-			s.mu.Unlock()
-		}
-		dropConnection(w)
+	if fault.Drop {
+		fakeapi.Drop(w)
 		return
 	}
 
@@ -442,23 +392,16 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	s.mu.Unlock()
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 
-	if faulted && fault.Status != 0 {
-		for k, vs := range fault.Header {
-			w.Header()[k] = vs
-		}
-		if !strings.HasPrefix(strings.TrimSpace(fault.Body), "{") {
-			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		}
-		w.WriteHeader(fault.Status)
-		_, _ = io.WriteString(w, fault.Body)
-		setStatus(fault.Status)
+	if fault.Status != 0 {
+		fakeapi.WriteFault(w, fault.Status, fault.Header, fault.Body)
+		call.Update(func(q *Request) { q.Status = fault.Status })
 		return
 	}
 
 	status, body := s.answer(u, jsonErr, parseErr, op, p.Variables)
 	w.WriteHeader(status)
 	_, _ = w.Write(body)
-	setStatus(status)
+	call.Update(func(q *Request) { q.Status = status })
 }
 
 func (s *Server) answer(u *user, jsonErr, parseErr error, op *ast.OperationDefinition, vars map[string]any) (int, []byte) {
@@ -496,16 +439,6 @@ func pickOperation(doc *ast.QueryDocument, name string) *ast.OperationDefinition
 	return nil
 }
 
-func (s *Server) takeFault(fields []string) (Fault, bool) {
-	for i, f := range s.faults {
-		if f.Field == "" || slices.Contains(fields, f.Field) {
-			s.faults = append(s.faults[:i], s.faults[i+1:]...)
-			return f, true
-		}
-	}
-	return Fault{}, false
-}
-
 // rateLimitHeaders sets the headers Linear sends on every answer.
 func (s *Server) rateLimitHeaders(h http.Header) {
 	if s.remaining > 0 {
@@ -519,17 +452,6 @@ func (s *Server) rateLimitHeaders(h http.Header) {
 	h.Set("X-RateLimit-Complexity-Remaining", "2999000")
 	h.Set("X-RateLimit-Complexity-Reset", strconv.FormatInt(reset, 10))
 	h.Set("X-Complexity", "10")
-}
-
-func dropConnection(w http.ResponseWriter) {
-	hj, ok := w.(http.Hijacker)
-	if !ok {
-		panic("linearfake: the response writer cannot be hijacked")
-	}
-	conn, _, err := hj.Hijack()
-	if err == nil {
-		_ = conn.Close()
-	}
 }
 
 // gqlError is one entry of Linear's "errors" array.
