@@ -56,7 +56,7 @@ func newLinearEnv(t *testing.T) *faultEnv {
 		fake: linearFake{srv}, lin: srv, target: "CIA-1",
 		good: linearfake.APIKey, expired: expiredLinearKey,
 		newSink: func(cred string, clk *vclock) sinks.Sink {
-			return linear.New(linear.Config{APIKey: cred, URL: srv.URL, Sleep: clk.Sleep, Now: clk.Now})
+			return linear.New(linear.Config{APIKey: cred, URL: srv.URL, Tuning: sinks.Tuning{Sleep: clk.Sleep, Now: clk.Now}})
 		},
 		env: []string{"LINEAR_API_URL=" + srv.URL, "LINEAR_API_KEY=" + linearfake.APIKey},
 	}
@@ -70,7 +70,7 @@ func newGitHubEnv(t *testing.T) *faultEnv {
 		fake: githubFake{srv}, gh: srv, target: "acme/app#7", trackerTarget: "acme/app#7",
 		good: githubfake.Token, expired: expiredGitHubToken,
 		newSink: func(cred string, clk *vclock) sinks.Sink {
-			return github.New(github.Config{Token: cred, TokenEnv: "GITHUB_TOKEN", APIURL: srv.URL, Sleep: clk.Sleep, Now: clk.Now})
+			return github.New(github.Config{Token: cred, TokenEnv: "GITHUB_TOKEN", APIURL: srv.URL, Tuning: sinks.Tuning{Sleep: clk.Sleep, Now: clk.Now}})
 		},
 		env: []string{"GITHUB_API_URL=" + srv.URL, "GITHUB_TOKEN=" + githubfake.Token},
 	}

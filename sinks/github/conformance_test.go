@@ -62,11 +62,16 @@ func TestConformance(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			sinktest.Run(t, sinktest.Harness{New: func(t *testing.T) sinktest.Instance {
+			instance := func(t *testing.T, maxBody int) sinktest.Instance {
 				srv := newFake(t, tc.opts...)
-				s := newSink(srv, func(c *github.Config) { c.Token = tc.token })
+				s := newSink(srv, func(c *github.Config) { c.Token, c.MaxBody = tc.token, maxBody })
 				return sinktest.Instance{Sink: s, Fake: fakeControl{srv: srv, own: tc.own}, Issue: pull}
-			}})
+			}
+			sinktest.Run(t, sinktest.Harness{
+				New:        func(t *testing.T) sinktest.Instance { return instance(t, 0) },
+				Truncating: instance,
+				Marker:     github.Marker,
+			})
 		})
 	}
 }

@@ -14,25 +14,18 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
-	"github.com/google/uuid"
-
-	"github.com/ccc-checkpoint/ccc/markdown"
 	"github.com/ccc-checkpoint/ccc/sinks"
 )
 
-// Defaults for Config.
+// Defaults for Config (the others are sinks.Tuning's).
 const (
-	DefaultAPIURL          = "https://api.github.com"
-	DefaultMaxBody         = 65536
-	DefaultProgressPath    = ".ccc-progress.md"
-	DefaultBotLogin        = "github-actions[bot]"
-	DefaultTokenEnv        = "GITHUB_TOKEN"
-	DefaultVersion         = "dev"
-	DefaultInitialInterval = 500 * time.Millisecond
-	DefaultMaxInterval     = 10 * time.Second
-	DefaultMaxAttempts     = 8
+	DefaultAPIURL      = "https://api.github.com"
+	DefaultMaxBody     = 65536
+	DefaultBotLogin    = "github-actions[bot]"
+	DefaultTokenEnv    = "GITHUB_TOKEN"
+	DefaultVersion     = "dev"
+	DefaultMaxAttempts = sinks.DefaultMaxAttempts
 )
 
 // APIVersion is the REST API version the sink speaks
@@ -59,12 +52,6 @@ type Config struct {
 	HTTPClient *http.Client
 	// Version is ccc's version, sent as User-Agent: ccc/<version>.
 	Version string
-	// MaxBody is the longest comment body sent, in characters (runes),
-	// marker included.
-	MaxBody int
-	// ProgressPath is named in the note of a truncated body whose
-	// delivery does not say where its full text is.
-	ProgressPath string
 	// BotLogin is the author of what an installation token writes, used
 	// when GET /user is not allowed for the token: "github-actions[bot]"
 	// for an Actions GITHUB_TOKEN, "<app-slug>[bot]" for another GitHub
@@ -78,22 +65,7 @@ type Config struct {
 	// a failure, since the workflow can grant the permission.
 	ForkPR bool
 
-	// InitialInterval and MaxInterval bound the exponential backoff
-	// (multiplier 2, jitter ±50%) between retries of one request.
-	InitialInterval time.Duration
-	MaxInterval     time.Duration
-	// MaxAttempts caps the tries of one request. The context's deadline is
-	// the real bound; this one stops a context without a deadline from
-	// retrying forever.
-	MaxAttempts int
-	// Sleep waits d or until ctx ends (returning ctx.Err()). Tests replace
-	// it to record waits instead of spending them.
-	Sleep func(ctx context.Context, d time.Duration) error
-	// Now is the clock that deadlines and rate-limit reset times are
-	// compared against.
-	Now func() time.Time
-	// NewID makes the PendingID persisted before a create.
-	NewID func() string
+	sinks.Tuning
 }
 
 // ConfigFromEnv reads GITHUB_TOKEN (else GH_TOKEN), GITHUB_API_URL,
@@ -144,30 +116,7 @@ func New(cfg Config) *Sink {
 	if cfg.Version == "" {
 		cfg.Version = DefaultVersion
 	}
-	if cfg.MaxBody <= 0 {
-		cfg.MaxBody = DefaultMaxBody
-	}
-	if cfg.ProgressPath == "" {
-		cfg.ProgressPath = DefaultProgressPath
-	}
-	if cfg.InitialInterval <= 0 {
-		cfg.InitialInterval = DefaultInitialInterval
-	}
-	if cfg.MaxInterval <= 0 {
-		cfg.MaxInterval = DefaultMaxInterval
-	}
-	if cfg.MaxAttempts <= 0 {
-		cfg.MaxAttempts = DefaultMaxAttempts
-	}
-	if cfg.Sleep == nil {
-		cfg.Sleep = sinks.Sleep
-	}
-	if cfg.Now == nil {
-		cfg.Now = time.Now
-	}
-	if cfg.NewID == nil {
-		cfg.NewID = uuid.NewString
-	}
+	cfg.Tuning = cfg.Tuning.WithDefaults(DefaultMaxBody)
 	s := &Sink{cfg: cfg}
 	s.base, s.baseErr = parseBase(cfg.APIURL)
 	return s
@@ -199,21 +148,8 @@ func (s *Sink) Title() string { return "GitHub" }
 // Body is what Upsert sends for a status body: the body cut to MaxBody
 // (less the marker) with a note naming the progress file, then the agent's
 // marker as the last line, so that the marker always survives.
-func (s *Sink) Body(status, agent string) string { return s.body(status, agent, "") }
-
-// body is Body with a truncation note naming fullText, where the full text
-// is (a delivery's FullText); "" names the progress file.
-func (s *Sink) body(status, agent, fullText string) string {
-	// One line, whatever the name holds: the note must not push lines of
-	// its own into the comment.
-	fullText = strings.Join(strings.Fields(fullText), " ")
-	if fullText == "" {
-		fullText = s.cfg.ProgressPath
-	}
-	marker := Marker(agent)
-	limit := s.cfg.MaxBody - utf8.RuneCountInString(marker) - 2
-	body := markdown.TruncateStatus(strings.TrimRight(status, " \t\r\n"), limit, markdown.TruncateNote(fullText))
-	return body + "\n\n" + marker
+func (s *Sink) Body(status, agent string) string {
+	return s.cfg.CommentBody(status, Marker(agent), "")
 }
 
 // Upsert implements sinks.Sink. In the steady state it sends one request:
@@ -255,7 +191,7 @@ func (s *Sink) Upsert(ctx context.Context, d sinks.Delivery) (sinks.Result, erro
 		return fail("invalid GITHUB_API_URL", s.baseErr)
 	}
 	r := s.newRun(ctx)
-	u := &upsert{run: r, d: d, t: t, body: s.body(d.Body, d.Target.Agent, d.FullText), ref: d.Prev}
+	u := &upsert{run: r, d: d, t: t, body: s.cfg.CommentBody(d.Body, Marker(d.Target.Agent), d.FullText), ref: d.Prev}
 	c, action, f := u.do(ctx)
 	res := sinks.Result{Requests: r.requests, Ref: u.ref}
 	switch {

@@ -29,16 +29,11 @@ import (
 
 var update = flag.Bool("update", false, "rewrite golden files")
 
-func delivery(target, agent, next string, prev sinks.Ref) sinks.Delivery {
-	return sinks.Delivery{Target: sinks.Target{Issue: target, Agent: agent}, Body: sinktest.Body(next), Prev: prev}
-}
-
-func upsert(t *testing.T, s *github.Sink, d sinks.Delivery) (sinks.Result, error) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	return s.Upsert(ctx, d)
-}
+var (
+	delivery = sinktest.Delivery
+	upsert   = sinktest.Upsert
+	causeOf  = sinktest.ErrorOf
+)
 
 func ops(reqs []githubfake.Request) []string {
 	var out []string
@@ -46,13 +41,6 @@ func ops(reqs []githubfake.Request) []string {
 		out = append(out, r.Op)
 	}
 	return out
-}
-
-func causeOf(t *testing.T, err error) *sinks.Error {
-	t.Helper()
-	var serr *sinks.Error
-	require.True(t, errors.As(err, &serr), "want *sinks.Error, got %T: %v", err, err)
-	return serr
 }
 
 func skipOf(t *testing.T, err error) *sinks.SkipError {
@@ -337,120 +325,111 @@ func TestForkReadOnlySkips(t *testing.T) {
 // it waits, and what the report will say.
 func TestFailures(t *testing.T) {
 	now := time.Now().Truncate(time.Second)
-	type want struct {
-		ok        bool
-		cause     string
-		permanent bool
-		requests  int
-		// minWaits are lower bounds of the recorded retry waits.
-		minWaits []time.Duration
-		noWait   bool
-	}
 	tests := []struct {
 		name     string
 		faults   []githubfake.Fault
 		deadline time.Duration
 		cfg      func(*github.Config)
-		want     want
+		want     sinktest.Want
 	}{
 		{
 			name:   "503 three times then success",
 			faults: githubfake.Repeat(3, githubfake.Unavailable(503)),
-			want:   want{ok: true, requests: 4},
+			want:   sinktest.Want{OK: true, Requests: 4},
 		},
 		{
 			name:   "5xx of every kind is retried",
 			faults: []githubfake.Fault{githubfake.Unavailable(500), githubfake.Unavailable(502), githubfake.Unavailable(504)},
-			want:   want{ok: true, requests: 4},
+			want:   sinktest.Want{OK: true, Requests: 4},
 		},
 		{
 			name:   "503 until the attempts run out",
 			faults: githubfake.Repeat(10, githubfake.Unavailable(503)),
 			cfg:    func(c *github.Config) { c.MaxAttempts = 3 },
-			want:   want{cause: "HTTP 503", requests: 3},
+			want:   sinktest.Want{Cause: "HTTP 503", Requests: 3},
 		},
 		{
 			name:   "dropped connection is retried",
 			faults: []githubfake.Fault{githubfake.Dropped()},
-			want:   want{ok: true, requests: 2},
+			want:   sinktest.Want{OK: true, Requests: 2},
 		},
 		{
 			name:   "primary rate limit (403) waits until the reset",
 			faults: []githubfake.Fault{githubfake.RateLimited(403, now.Add(3*time.Second))},
-			want:   want{ok: true, requests: 2, minWaits: []time.Duration{3 * time.Second}},
+			want:   sinktest.Want{OK: true, Requests: 2, MinWaits: []time.Duration{3 * time.Second}},
 		},
 		{
 			name:   "primary rate limit (429) waits until the reset",
 			faults: []githubfake.Fault{githubfake.RateLimited(429, now.Add(7*time.Second))},
-			want:   want{ok: true, requests: 2, minWaits: []time.Duration{7 * time.Second}},
+			want:   sinktest.Want{OK: true, Requests: 2, MinWaits: []time.Duration{7 * time.Second}},
 		},
 		{
 			name:     "a reset past the deadline fails at once",
 			faults:   []githubfake.Fault{githubfake.RateLimited(403, now.Add(40*time.Second))},
 			deadline: 5 * time.Second,
-			want:     want{cause: "rate limited, retry after 40s", requests: 1, noWait: true},
+			want:     sinktest.Want{Cause: "rate limited, retry after 40s", Requests: 1, NoWait: true},
 		},
 		{
 			name:   "without a deadline a long reset is not waited for",
 			faults: []githubfake.Fault{githubfake.RateLimited(403, now.Add(2*time.Minute))},
-			want:   want{cause: "rate limited, retry after 2m", requests: 1, noWait: true},
+			want:   sinktest.Want{Cause: "rate limited, retry after 2m", Requests: 1, NoWait: true},
 		},
 		{
 			name:   "secondary rate limit honours Retry-After",
 			faults: []githubfake.Fault{githubfake.SecondaryRateLimit(403, 5*time.Second)},
-			want:   want{ok: true, requests: 2, minWaits: []time.Duration{5 * time.Second}},
+			want:   sinktest.Want{OK: true, Requests: 2, MinWaits: []time.Duration{5 * time.Second}},
 		},
 		{
 			name:   "secondary rate limit without headers waits a minute",
 			faults: []githubfake.Fault{githubfake.SecondaryRateLimit(403, 0)},
-			want:   want{ok: true, requests: 2, minWaits: []time.Duration{time.Minute}},
+			want:   sinktest.Want{OK: true, Requests: 2, MinWaits: []time.Duration{time.Minute}},
 		},
 		{
 			name:   "secondary rate limit as 429",
 			faults: []githubfake.Fault{githubfake.SecondaryRateLimit(429, 0)},
-			want:   want{ok: true, requests: 2, minWaits: []time.Duration{time.Minute}},
+			want:   sinktest.Want{OK: true, Requests: 2, MinWaits: []time.Duration{time.Minute}},
 		},
 		{
 			name:     "secondary rate limit inside a short deadline fails at once",
 			faults:   []githubfake.Fault{githubfake.SecondaryRateLimit(403, 0)},
 			deadline: 10 * time.Second,
-			want:     want{cause: "rate limited, retry after 60s", requests: 1, noWait: true},
+			want:     sinktest.Want{Cause: "rate limited, retry after 60s", Requests: 1, NoWait: true},
 		},
 		{
 			name:     "a backoff past the deadline fails at once with the last cause",
 			faults:   []githubfake.Fault{githubfake.Unavailable(503)},
 			deadline: time.Second,
 			cfg:      func(c *github.Config) { c.InitialInterval, c.MaxInterval = 10*time.Second, 10*time.Second },
-			want:     want{cause: "HTTP 503", requests: 1, noWait: true},
+			want:     sinktest.Want{Cause: "HTTP 503", Requests: 1, NoWait: true},
 		},
 		{
 			name:   "401 is permanent",
 			faults: []githubfake.Fault{githubfake.BadCredentials()},
-			want:   want{cause: "authentication failed: check GITHUB_TOKEN", permanent: true, requests: 1},
+			want:   sinktest.Want{Cause: "authentication failed: check GITHUB_TOKEN", Permanent: true, Requests: 1},
 		},
 		{
 			name:   "401 names GH_TOKEN when that is the token",
 			faults: []githubfake.Fault{githubfake.BadCredentials()},
 			cfg:    func(c *github.Config) { c.TokenEnv = "GH_TOKEN" },
-			want:   want{cause: "authentication failed: check GH_TOKEN", permanent: true, requests: 1},
+			want:   sinktest.Want{Cause: "authentication failed: check GH_TOKEN", Permanent: true, Requests: 1},
 		},
 		{
 			name:   "422 is permanent and says why",
 			faults: []githubfake.Fault{githubfake.Invalid("body is too long (maximum is 65536 characters)")},
-			want:   want{cause: "rejected by GitHub: Validation Failed: body is too long (maximum is 65536 characters)", permanent: true, requests: 1},
+			want:   sinktest.Want{Cause: "rejected by GitHub: Validation Failed: body is too long (maximum is 65536 characters)", Permanent: true, Requests: 1},
 		},
 		{
 			name:   "another 403 is permanent",
 			faults: []githubfake.Fault{{Name: "admin", Status: 403, Body: `{"message":"Must have admin rights to Repository.","documentation_url":"https://docs.github.com/rest","status":"403"}`}},
-			want:   want{cause: "permission denied: Must have admin rights to Repository", permanent: true, requests: 1},
+			want:   sinktest.Want{Cause: "permission denied: Must have admin rights to Repository", Permanent: true, Requests: 1},
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := newFake(t)
-			var w waits
+			var w sinktest.Waits
 			s := newSink(srv, func(c *github.Config) {
-				c.Sleep = w.sleep
+				c.Sleep = w.Sleep
 				c.Now = func() time.Time { return now }
 				if tt.cfg != nil {
 					tt.cfg(c)
@@ -467,27 +446,8 @@ func TestFailures(t *testing.T) {
 				defer cancel()
 			}
 			res, err := s.Upsert(ctx, delivery(pull, "main", "second", first.Ref))
-			assert.Equal(t, tt.want.requests, res.Requests, "requests")
-			if tt.want.ok {
-				require.NoError(t, err)
-				assert.Equal(t, sinks.Updated, res.Action)
-				assert.Equal(t, first.Ref.ID, res.Ref.ID)
-			} else {
-				serr := causeOf(t, err)
-				assert.Equal(t, tt.want.cause, serr.Cause)
-				assert.Equal(t, tt.want.permanent, serr.Permanent)
-				assert.Equal(t, sinks.Failed, res.Action)
-				assert.Equal(t, first.Ref, res.Ref, "a failed update keeps the stored ref")
-			}
-			got := w.all()
-			require.GreaterOrEqual(t, len(got), len(tt.want.minWaits))
-			for i, atLeast := range tt.want.minWaits {
-				assert.GreaterOrEqual(t, got[i], atLeast, "wait %d", i)
-			}
-			if tt.want.noWait {
-				assert.Empty(t, got, "no wait is started that would outlive the deadline")
-			}
-			if tt.want.ok {
+			tt.want.Check(t, first.Ref, res, err, w.All())
+			if tt.want.OK {
 				assert.Zero(t, srv.PendingFaults(), "every fault was met")
 			}
 		})
@@ -675,7 +635,7 @@ func TestUnreachable(t *testing.T) {
 	srv := githubfake.New()
 	base := srv.URL
 	srv.Close()
-	s := github.New(github.Config{Token: githubfake.Token, APIURL: base, InitialInterval: time.Millisecond, MaxAttempts: 3})
+	s := github.New(github.Config{Token: githubfake.Token, APIURL: base, Tuning: sinks.Tuning{InitialInterval: time.Millisecond, MaxAttempts: 3}})
 	res, err := upsert(t, s, delivery(pull, "main", "x", sinks.Ref{}))
 	serr := causeOf(t, err)
 	assert.True(t, strings.HasPrefix(serr.Cause, "network error: "), serr.Cause)
@@ -698,7 +658,7 @@ func TestLinkToAnotherHostIsNotFollowed(t *testing.T) {
 		_, _ = w.Write([]byte("[]"))
 	}))
 	defer api.Close()
-	s := github.New(github.Config{Token: githubfake.Token, APIURL: api.URL, InitialInterval: time.Millisecond})
+	s := github.New(github.Config{Token: githubfake.Token, APIURL: api.URL, Tuning: sinks.Tuning{InitialInterval: time.Millisecond}})
 	_, err := upsert(t, s, delivery(pull, "main", "x", sinks.Ref{}))
 	serr := causeOf(t, err)
 	assert.Equal(t, "GitHub sent a page link to another host", serr.Cause)
@@ -736,7 +696,7 @@ func TestLongBodyIsTruncated(t *testing.T) {
 		got := srv.Comments(pull)[0].Body
 		assert.Equal(t, githubfake.MaxBody, utf8.RuneCountInString(got), "cut to the limit, counted in characters")
 		assert.True(t, github.HasMarker(got, "main"))
-		assert.Contains(t, got, markdown.TruncateNote(github.DefaultProgressPath))
+		assert.Contains(t, got, markdown.TruncateNote(sinks.DefaultProgressPath))
 	})
 }
 

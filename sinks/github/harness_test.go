@@ -1,15 +1,14 @@
 package github_test
 
 import (
-	"context"
 	"net/url"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 
+	"github.com/ccc-checkpoint/ccc/sinks"
 	"github.com/ccc-checkpoint/ccc/sinks/github"
 	"github.com/ccc-checkpoint/ccc/sinks/github/githubfake"
 )
@@ -45,34 +44,14 @@ func newFake(t *testing.T, opts ...githubfake.Option) *githubfake.Server {
 	return srv
 }
 
-// waits records the sink's retry waits instead of spending them.
-type waits struct {
-	mu sync.Mutex
-	d  []time.Duration
-}
-
-func (w *waits) sleep(ctx context.Context, d time.Duration) error {
-	w.mu.Lock()
-	w.d = append(w.d, d)
-	w.mu.Unlock()
-	return ctx.Err()
-}
-
-func (w *waits) all() []time.Duration {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return append([]time.Duration(nil), w.d...)
-}
-
 // newSink is a sink for srv with test-sized retries; edit adjusts the
 // config.
 func newSink(srv *githubfake.Server, edit ...func(*github.Config)) *github.Sink {
 	cfg := github.Config{
-		Token:           githubfake.Token,
-		APIURL:          srv.URL,
-		Version:         "test",
-		InitialInterval: time.Millisecond,
-		MaxInterval:     5 * time.Millisecond,
+		Token:   githubfake.Token,
+		APIURL:  srv.URL,
+		Version: "test",
+		Tuning:  sinks.Tuning{InitialInterval: time.Millisecond, MaxInterval: 5 * time.Millisecond},
 	}
 	for _, e := range edit {
 		e(&cfg)

@@ -83,18 +83,5 @@ func (s *Sink) Health(ctx context.Context, target string) (sinks.Health, error) 
 // rateLimit is the primary rate-limit budget an answer reported (Known
 // false when it carried no such headers).
 func rateLimit(h http.Header) sinks.RateLimit {
-	var rl sinks.RateLimit
-	if h == nil {
-		return rl
-	}
-	limit, err1 := strconv.Atoi(h.Get("X-Ratelimit-Limit"))
-	remaining, err2 := strconv.Atoi(h.Get("X-Ratelimit-Remaining"))
-	if err1 != nil || err2 != nil {
-		return rl
-	}
-	rl.Known, rl.Limit, rl.Remaining = true, limit, remaining
-	if reset, err := strconv.ParseInt(h.Get("X-Ratelimit-Reset"), 10, 64); err == nil {
-		rl.Reset = time.Unix(reset, 0)
-	}
-	return rl
+	return sinks.RateLimitHeaders(h, "X-Ratelimit-", time.Second)
 }

@@ -239,9 +239,7 @@ func (r *run) ctxFailure(ctx context.Context, op string) *failure {
 
 // retry runs attempt with the sink's retry policy (see sinks.Retry).
 func (r *run) retry(ctx context.Context, attempt func() *failure) *failure {
-	cfg := r.s.cfg
-	policy := sinks.RetryPolicy{Initial: cfg.InitialInterval, Max: cfg.MaxInterval, MaxAttempts: cfg.MaxAttempts, Sleep: cfg.Sleep, Now: cfg.Now}
-	return sinks.Retry(ctx, policy, attempt, func(last *failure) *failure { return r.ctxFailure(ctx, last.op) })
+	return sinks.Retry(ctx, r.s.cfg.Policy(), attempt, func(last *failure) *failure { return r.ctxFailure(ctx, last.op) })
 }
 
 func (f *failure) Permanent() bool           { return f.permanent }
@@ -250,37 +248,7 @@ func (f *failure) RetryAfter() time.Duration { return f.wait }
 // error turns a failure into the sink's error, keeping the token out of its
 // text.
 func (r *run) error(f *failure) error {
-	var err error
-	if f.err != nil {
-		err = &redacted{err: f.err, secret: r.s.cfg.Token}
-	}
-	return &sinks.Error{
-		Cause:     redact(f.cause, r.s.cfg.Token),
-		Permanent: f.permanent,
-		Err:       fmt.Errorf("github: %s: %w", f.op, orCause(err, f.cause)),
-	}
-}
-
-func orCause(err error, cause string) error {
-	if err == nil {
-		return errors.New(cause)
-	}
-	return err
-}
-
-type redacted struct {
-	err    error
-	secret string
-}
-
-func (e *redacted) Error() string { return redact(e.err.Error(), e.secret) }
-func (e *redacted) Unwrap() error { return e.err }
-
-func redact(s, secret string) string {
-	if len(secret) >= 4 {
-		s = strings.ReplaceAll(s, secret, "[redacted]")
-	}
-	return s
+	return sinks.NewError("github", f.op, f.cause, f.permanent, f.err, r.s.cfg.Token)
 }
 
 // nextLink is the rel="next" address of a Link header, "" when there is

@@ -3,7 +3,6 @@ package linear
 import (
 	"context"
 	"net/http"
-	"strconv"
 	"time"
 
 	"github.com/ccc-checkpoint/ccc/sinks"
@@ -27,17 +26,7 @@ type Health struct {
 type RateLimit = sinks.RateLimit
 
 func rateLimitFrom(h http.Header) RateLimit {
-	var rl RateLimit
-	limit, err1 := strconv.Atoi(h.Get("X-RateLimit-Requests-Limit"))
-	remaining, err2 := strconv.Atoi(h.Get("X-RateLimit-Requests-Remaining"))
-	if err1 != nil || err2 != nil {
-		return rl
-	}
-	rl.Known, rl.Limit, rl.Remaining = true, limit, remaining
-	if ms, err := strconv.ParseInt(h.Get("X-RateLimit-Requests-Reset"), 10, 64); err == nil {
-		rl.Reset = time.UnixMilli(ms)
-	}
-	return rl
+	return sinks.RateLimitHeaders(h, "X-RateLimit-Requests-", time.Millisecond)
 }
 
 // Check asks Linear who the credentials belong to and, when issue is not

@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ccc-checkpoint/ccc/sinks/linear"
 	"github.com/ccc-checkpoint/ccc/sinks/linear/linearfake"
 	"github.com/ccc-checkpoint/ccc/sinks/sinktest"
 )
@@ -35,8 +36,14 @@ func (f fakeControl) LoseCreate()          { f.srv.Inject(linearfake.LostRespons
 func (f fakeControl) Requests() int        { return f.srv.RequestCount() }
 
 func TestConformance(t *testing.T) {
-	sinktest.Run(t, sinktest.Harness{New: func(t *testing.T) sinktest.Instance {
+	instance := func(t *testing.T, maxBody int) sinktest.Instance {
 		srv := newFake(t)
-		return sinktest.Instance{Sink: newSink(srv), Fake: fakeControl{srv}, Issue: "CIA-9"}
-	}})
+		s := newSink(srv, func(c *linear.Config) { c.MaxBody = maxBody })
+		return sinktest.Instance{Sink: s, Fake: fakeControl{srv}, Issue: "CIA-9"}
+	}
+	sinktest.Run(t, sinktest.Harness{
+		New:        func(t *testing.T) sinktest.Instance { return instance(t, 0) },
+		Truncating: instance,
+		Marker:     linear.Marker,
+	})
 }

@@ -363,9 +363,7 @@ func retryHint(h http.Header, now time.Time) time.Duration {
 
 // retry runs attempt with the sink's retry policy (see sinks.Retry).
 func (r *run) retry(ctx context.Context, attempt func() *failure) *failure {
-	cfg := r.s.cfg
-	policy := sinks.RetryPolicy{Initial: cfg.InitialInterval, Max: cfg.MaxInterval, MaxAttempts: cfg.MaxAttempts, Sleep: cfg.Sleep, Now: cfg.Now}
-	return sinks.Retry(ctx, policy, attempt, func(last *failure) *failure { return r.ctxFailure(ctx, last.op) })
+	return sinks.Retry(ctx, r.s.cfg.Policy(), attempt, func(last *failure) *failure { return r.ctxFailure(ctx, last.op) })
 }
 
 func (f *failure) Permanent() bool           { return f.permanent }
@@ -374,37 +372,5 @@ func (f *failure) RetryAfter() time.Duration { return f.wait }
 // error turns a failure into the sink's error, keeping every credential
 // out of its text.
 func (r *run) error(f *failure) error {
-	var err error
-	if f.err != nil {
-		err = &redacted{err: f.err, secrets: []string{r.s.cfg.APIKey, r.s.cfg.OAuthToken}}
-	}
-	return &sinks.Error{
-		Cause:     redact(f.cause, r.s.cfg.APIKey, r.s.cfg.OAuthToken),
-		Permanent: f.permanent,
-		Err:       fmt.Errorf("linear: %s: %w", f.op, orCause(err, f.cause)),
-	}
-}
-
-func orCause(err error, cause string) error {
-	if err == nil {
-		return errors.New(cause)
-	}
-	return err
-}
-
-type redacted struct {
-	err     error
-	secrets []string
-}
-
-func (e *redacted) Error() string { return redact(e.err.Error(), e.secrets...) }
-func (e *redacted) Unwrap() error { return e.err }
-
-func redact(s string, secrets ...string) string {
-	for _, sec := range secrets {
-		if len(sec) >= 4 {
-			s = strings.ReplaceAll(s, sec, "[redacted]")
-		}
-	}
-	return s
+	return sinks.NewError("linear", f.op, f.cause, f.permanent, f.err, r.s.cfg.APIKey, r.s.cfg.OAuthToken)
 }

@@ -1,7 +1,6 @@
 package linear_test
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"sync"
@@ -13,6 +12,7 @@ import (
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/validator"
 
+	"github.com/ccc-checkpoint/ccc/sinks"
 	"github.com/ccc-checkpoint/ccc/sinks/linear"
 	"github.com/ccc-checkpoint/ccc/sinks/linear/linearfake"
 )
@@ -78,33 +78,13 @@ func newFake(t *testing.T) *linearfake.Server {
 	return srv
 }
 
-// waits records the sink's retry waits instead of spending them.
-type waits struct {
-	mu sync.Mutex
-	d  []time.Duration
-}
-
-func (w *waits) sleep(ctx context.Context, d time.Duration) error {
-	w.mu.Lock()
-	w.d = append(w.d, d)
-	w.mu.Unlock()
-	return ctx.Err()
-}
-
-func (w *waits) all() []time.Duration {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return append([]time.Duration(nil), w.d...)
-}
-
 // newSink is a sink for srv with test-sized retries; edit adjusts the
 // config.
 func newSink(srv *linearfake.Server, edit ...func(*linear.Config)) *linear.Sink {
 	cfg := linear.Config{
-		APIKey:          linearfake.APIKey,
-		URL:             srv.URL,
-		InitialInterval: time.Millisecond,
-		MaxInterval:     5 * time.Millisecond,
+		APIKey: linearfake.APIKey,
+		URL:    srv.URL,
+		Tuning: sinks.Tuning{InitialInterval: time.Millisecond, MaxInterval: 5 * time.Millisecond},
 	}
 	for _, e := range edit {
 		e(&cfg)

@@ -11,23 +11,17 @@ import (
 	"net/http"
 	"slices"
 	"strings"
-	"time"
-	"unicode/utf8"
 
 	"github.com/google/uuid"
 
-	"github.com/ccc-checkpoint/ccc/markdown"
 	"github.com/ccc-checkpoint/ccc/sinks"
 )
 
-// Defaults for Config.
+// Defaults for Config (the others are sinks.Tuning's).
 const (
-	DefaultURL             = "https://api.linear.app/graphql"
-	DefaultMaxBody         = 65000
-	DefaultProgressPath    = ".ccc-progress.md"
-	DefaultInitialInterval = 500 * time.Millisecond
-	DefaultMaxInterval     = 10 * time.Second
-	DefaultMaxAttempts     = 8
+	DefaultURL         = "https://api.linear.app/graphql"
+	DefaultMaxBody     = 65000
+	DefaultMaxAttempts = sinks.DefaultMaxAttempts
 )
 
 // Config says how to reach Linear. The zero value of every field but the
@@ -41,29 +35,9 @@ type Config struct {
 	// URL is the GraphQL endpoint.
 	URL        string
 	HTTPClient *http.Client
-	// MaxBody is the longest comment body sent, in characters (runes),
-	// marker included.
-	MaxBody int
-	// ProgressPath is named in the note of a truncated body.
-	ProgressPath string
-
-	// InitialInterval and MaxInterval bound the exponential backoff
-	// (multiplier 2, jitter ±50%) between retries of one request.
-	InitialInterval time.Duration
-	MaxInterval     time.Duration
-	// MaxAttempts caps the tries of one request. The context's deadline is
-	// the real bound; this one stops a context without a deadline from
-	// retrying forever.
-	MaxAttempts int
-	// Sleep waits d or until ctx ends (returning ctx.Err()). Tests replace
-	// it to record waits instead of spending them.
-	Sleep func(ctx context.Context, d time.Duration) error
-	// Now is the clock that deadlines and rate-limit reset times are
-	// compared against.
-	Now func() time.Time
-	// NewID makes the client-chosen id of a comment created when the one
-	// CommentID names cannot be used (a random UUID v4).
-	NewID func() string
+	// Tuning's NewID makes the client-chosen id of a comment created when
+	// the one CommentID names cannot be used.
+	sinks.Tuning
 }
 
 // ConfigFromEnv reads LINEAR_API_KEY, LINEAR_OAUTH_TOKEN and LINEAR_API_URL.
@@ -90,30 +64,7 @@ func New(cfg Config) *Sink {
 	if cfg.HTTPClient == nil {
 		cfg.HTTPClient = http.DefaultClient
 	}
-	if cfg.MaxBody <= 0 {
-		cfg.MaxBody = DefaultMaxBody
-	}
-	if cfg.ProgressPath == "" {
-		cfg.ProgressPath = DefaultProgressPath
-	}
-	if cfg.InitialInterval <= 0 {
-		cfg.InitialInterval = DefaultInitialInterval
-	}
-	if cfg.MaxInterval <= 0 {
-		cfg.MaxInterval = DefaultMaxInterval
-	}
-	if cfg.MaxAttempts <= 0 {
-		cfg.MaxAttempts = DefaultMaxAttempts
-	}
-	if cfg.Sleep == nil {
-		cfg.Sleep = sinks.Sleep
-	}
-	if cfg.Now == nil {
-		cfg.Now = time.Now
-	}
-	if cfg.NewID == nil {
-		cfg.NewID = uuid.NewString
-	}
+	cfg.Tuning = cfg.Tuning.WithDefaults(DefaultMaxBody)
 	return &Sink{cfg: cfg}
 }
 
@@ -138,21 +89,8 @@ func (s *Sink) credential() (header, variable string) {
 // Body is what Upsert sends for a status body: the body cut to MaxBody
 // (less the marker) with a note naming the progress file, then the
 // agent's marker as the last line, so that the marker always survives.
-func (s *Sink) Body(status, agent string) string { return s.body(status, agent, "") }
-
-// body is Body with a truncation note naming fullText, where the full text
-// is (a delivery's FullText); "" names the progress file.
-func (s *Sink) body(status, agent, fullText string) string {
-	// One line, whatever the name holds: the note must not push lines of
-	// its own into the comment.
-	fullText = strings.Join(strings.Fields(fullText), " ")
-	if fullText == "" {
-		fullText = s.cfg.ProgressPath
-	}
-	marker := Marker(agent)
-	limit := s.cfg.MaxBody - utf8.RuneCountInString(marker) - 2
-	body := markdown.TruncateStatus(strings.TrimRight(status, " \t\r\n"), limit, markdown.TruncateNote(fullText))
-	return body + "\n\n" + marker
+func (s *Sink) Body(status, agent string) string {
+	return s.cfg.CommentBody(status, Marker(agent), "")
 }
 
 // CommentID is the id an agent's comment on an issue is created with when
@@ -199,7 +137,7 @@ func (s *Sink) Upsert(ctx context.Context, d sinks.Delivery) (sinks.Result, erro
 		return sinks.Result{Action: sinks.Failed, Ref: d.Prev}, &sinks.Error{Cause: "no agent name", Permanent: true}
 	}
 	r := s.newRun(ctx)
-	u := &upsert{run: r, d: d, body: s.body(d.Body, d.Target.Agent, d.FullText), ref: d.Prev}
+	u := &upsert{run: r, d: d, body: s.cfg.CommentBody(d.Body, Marker(d.Target.Agent), d.FullText), ref: d.Prev}
 	c, action, f := u.do(ctx)
 	res := sinks.Result{Requests: r.requests}
 	if f != nil {

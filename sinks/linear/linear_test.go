@@ -22,16 +22,11 @@ import (
 	"github.com/ccc-checkpoint/ccc/sinks/sinktest"
 )
 
-func delivery(issue, agent, next string, prev sinks.Ref) sinks.Delivery {
-	return sinks.Delivery{Target: sinks.Target{Issue: issue, Agent: agent}, Body: sinktest.Body(next), Prev: prev}
-}
-
-func upsert(t *testing.T, s *linear.Sink, d sinks.Delivery) (sinks.Result, error) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	return s.Upsert(ctx, d)
-}
+var (
+	delivery = sinktest.Delivery
+	upsert   = sinktest.Upsert
+	causeOf  = sinktest.ErrorOf
+)
 
 func ops(reqs []linearfake.Request) []string {
 	var out []string
@@ -39,13 +34,6 @@ func ops(reqs []linearfake.Request) []string {
 		out = append(out, r.Operation)
 	}
 	return out
-}
-
-func causeOf(t *testing.T, err error) *sinks.Error {
-	t.Helper()
-	var serr *sinks.Error
-	require.True(t, errors.As(err, &serr), "want *sinks.Error, got %T: %v", err, err)
-	return serr
 }
 
 func TestConfigFromEnv(t *testing.T) {
@@ -108,106 +96,97 @@ func TestAuthorizationHeader(t *testing.T) {
 // Scripted failures on the steady-state update: what is retried, how long
 // it waits, and what the report will say.
 func TestFailures(t *testing.T) {
-	type want struct {
-		ok        bool
-		cause     string
-		permanent bool
-		requests  int
-		// minWaits are lower bounds of the recorded retry waits.
-		minWaits []time.Duration
-		noWait   bool
-	}
 	tests := []struct {
 		name     string
 		faults   []linearfake.Fault
 		deadline time.Duration
 		cfg      func(*linear.Config)
-		want     want
+		want     sinktest.Want
 	}{
 		{
 			name:   "503 three times then success",
 			faults: linearfake.Repeat(3, linearfake.Unavailable(503)),
-			want:   want{ok: true, requests: 4},
+			want:   sinktest.Want{OK: true, Requests: 4},
 		},
 		{
 			name:   "503 until the attempts run out",
 			faults: linearfake.Repeat(10, linearfake.Unavailable(503)),
 			cfg:    func(c *linear.Config) { c.MaxAttempts = 3 },
-			want:   want{cause: "HTTP 503", requests: 3},
+			want:   sinktest.Want{Cause: "HTTP 503", Requests: 3},
 		},
 		{
 			name:   "503 honours Retry-After",
 			faults: []linearfake.Fault{linearfake.UnavailableRetryAfter(503, 2*time.Second)},
-			want:   want{ok: true, requests: 2, minWaits: []time.Duration{2 * time.Second}},
+			want:   sinktest.Want{OK: true, Requests: 2, MinWaits: []time.Duration{2 * time.Second}},
 		},
 		{
 			name:     "a 503 Retry-After past the deadline fails at once",
 			faults:   []linearfake.Fault{linearfake.UnavailableRetryAfter(503, 20*time.Second)},
 			deadline: 5 * time.Second,
-			want:     want{cause: "HTTP 503", requests: 1, noWait: true},
+			want:     sinktest.Want{Cause: "HTTP 503", Requests: 1, NoWait: true},
 		},
 		{
 			name:   "dropped connection is retried",
 			faults: []linearfake.Fault{linearfake.Dropped()},
-			want:   want{ok: true, requests: 2},
+			want:   sinktest.Want{OK: true, Requests: 2},
 		},
 		{
 			name:   "rate limited honours Retry-After",
 			faults: []linearfake.Fault{linearfake.RateLimited(time.Second, true)},
-			want:   want{ok: true, requests: 2, minWaits: []time.Duration{time.Second}},
+			want:   sinktest.Want{OK: true, Requests: 2, MinWaits: []time.Duration{time.Second}},
 		},
 		{
 			name:   "rate limited honours the reset header",
 			faults: []linearfake.Fault{linearfake.RateLimited(3*time.Second, false)},
-			want:   want{ok: true, requests: 2, minWaits: []time.Duration{2 * time.Second}},
+			want:   sinktest.Want{OK: true, Requests: 2, MinWaits: []time.Duration{2 * time.Second}},
 		},
 		{
 			name:   "HTTP 429 honours Retry-After",
 			faults: []linearfake.Fault{linearfake.TooManyRequests(2 * time.Second)},
-			want:   want{ok: true, requests: 2, minWaits: []time.Duration{2 * time.Second}},
+			want:   sinktest.Want{OK: true, Requests: 2, MinWaits: []time.Duration{2 * time.Second}},
 		},
 		{
 			name:     "a wait past the deadline fails at once",
 			faults:   []linearfake.Fault{linearfake.RateLimited(40*time.Second, true)},
 			deadline: 5 * time.Second,
-			want:     want{cause: "rate limited, retry after 40s", requests: 1, noWait: true},
+			want:     sinktest.Want{Cause: "rate limited, retry after 40s", Requests: 1, NoWait: true},
 		},
 		{
 			name:   "without a deadline a long rate-limit wait is not started",
 			faults: []linearfake.Fault{linearfake.RateLimited(2*time.Minute, true)},
-			want:   want{cause: "rate limited, retry after 2m", requests: 1, noWait: true},
+			want:   sinktest.Want{Cause: "rate limited, retry after 2m", Requests: 1, NoWait: true},
 		},
 		{
 			name:     "a backoff past the deadline fails at once with the last cause",
 			faults:   []linearfake.Fault{linearfake.Unavailable(503)},
 			deadline: time.Second,
 			cfg:      func(c *linear.Config) { c.InitialInterval, c.MaxInterval = 10*time.Second, 10*time.Second },
-			want:     want{cause: "HTTP 503", requests: 1, noWait: true},
+			want:     sinktest.Want{Cause: "HTTP 503", Requests: 1, NoWait: true},
 		},
 		{
 			name:   "authentication error is permanent",
 			faults: []linearfake.Fault{linearfake.AuthFailure()},
-			want:   want{cause: "authentication failed: check LINEAR_API_KEY", permanent: true, requests: 1},
+			want:   sinktest.Want{Cause: "authentication failed: check LINEAR_API_KEY", Permanent: true, Requests: 1},
 		},
 		{
 			name:   "validation error is permanent and uses the user-presentable message",
 			faults: []linearfake.Fault{linearfake.InvalidInput("commentUpdate", "Body is too long.")},
-			want:   want{cause: "rejected by Linear: Body is too long", permanent: true, requests: 1},
+			want:   sinktest.Want{Cause: "rejected by Linear: Body is too long", Permanent: true, Requests: 1},
 		},
 		{
 			name: "HTTP 500 is retried",
 			faults: []linearfake.Fault{
 				linearfake.Unavailable(500), linearfake.Unavailable(502), linearfake.Unavailable(504),
 			},
-			want: want{ok: true, requests: 4},
+			want: sinktest.Want{OK: true, Requests: 4},
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := newFake(t)
-			var w waits
+			var w sinktest.Waits
 			s := newSink(srv, func(c *linear.Config) {
-				c.Sleep = w.sleep
+				c.Sleep = w.Sleep
 				if tt.cfg != nil {
 					tt.cfg(c)
 				}
@@ -223,26 +202,7 @@ func TestFailures(t *testing.T) {
 				defer cancel()
 			}
 			res, err := s.Upsert(ctx, delivery("CIA-9", "main", "second", first.Ref))
-			assert.Equal(t, tt.want.requests, res.Requests, "requests")
-			if tt.want.ok {
-				require.NoError(t, err)
-				assert.Equal(t, sinks.Updated, res.Action)
-				assert.Equal(t, first.Ref.ID, res.Ref.ID)
-			} else {
-				serr := causeOf(t, err)
-				assert.Equal(t, tt.want.cause, serr.Cause)
-				assert.Equal(t, tt.want.permanent, serr.Permanent)
-				assert.Equal(t, sinks.Failed, res.Action)
-				assert.Equal(t, first.Ref, res.Ref, "a failed update keeps the stored ref")
-			}
-			got := w.all()
-			require.GreaterOrEqual(t, len(got), len(tt.want.minWaits))
-			for i, atLeast := range tt.want.minWaits {
-				assert.GreaterOrEqual(t, got[i], atLeast, "wait %d", i)
-			}
-			if tt.want.noWait {
-				assert.Empty(t, got, "no wait is started that would outlive the deadline")
-			}
+			tt.want.Check(t, first.Ref, res, err, w.All())
 		})
 	}
 }
@@ -786,7 +746,7 @@ func TestUnreachable(t *testing.T) {
 	srv := linearfake.New()
 	url := srv.URL
 	srv.Close()
-	s := linear.New(linear.Config{APIKey: linearfake.APIKey, URL: url, InitialInterval: time.Millisecond, MaxAttempts: 3})
+	s := linear.New(linear.Config{APIKey: linearfake.APIKey, URL: url, Tuning: sinks.Tuning{InitialInterval: time.Millisecond, MaxAttempts: 3}})
 	res, err := upsert(t, s, delivery("CIA-9", "main", "x", sinks.Ref{}))
 	serr := causeOf(t, err)
 	assert.True(t, strings.HasPrefix(serr.Cause, "network error: "), serr.Cause)

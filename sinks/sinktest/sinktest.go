@@ -10,8 +10,10 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -65,6 +67,11 @@ type Instance struct {
 // milliseconds between tries) so the suite stays fast.
 type Harness struct {
 	New func(t *testing.T) Instance
+	// Truncating, when set, is New for a sink that cuts bodies to maxBody
+	// characters with a note naming where the full text is, and ends them
+	// with Marker(agent); nil for a sink that never cuts.
+	Truncating func(t *testing.T, maxBody int) Instance
+	Marker     func(agent string) string
 }
 
 // Run runs the conformance suite.
@@ -91,6 +98,9 @@ func Run(t *testing.T, h Harness) {
 		t.Run(tt.name, func(t *testing.T) {
 			tt.run(t, h.New(t))
 		})
+	}
+	if h.Truncating != nil {
+		t.Run("truncation note names the full text", func(t *testing.T) { testFullText(t, h) })
 	}
 }
 
@@ -228,7 +238,21 @@ func testTransient(t *testing.T, in Instance) {
 	assert.True(t, says(only(t, in), "second"))
 }
 
-func sinkError(t *testing.T, err error) *sinks.Error {
+// Delivery is agent's delivery to target of Body(next).
+func Delivery(target, agent, next string, prev sinks.Ref) sinks.Delivery {
+	return sinks.Delivery{Target: sinks.Target{Issue: target, Agent: agent}, Body: Body(next), Prev: prev}
+}
+
+// Upsert runs s.Upsert (no unchanged check) with a generous deadline.
+func Upsert(t *testing.T, s sinks.Sink, d sinks.Delivery) (sinks.Result, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	return s.Upsert(ctx, d)
+}
+
+// ErrorOf is err as the *sinks.Error, with a Cause, that it must be.
+func ErrorOf(t *testing.T, err error) *sinks.Error {
 	t.Helper()
 	var serr *sinks.Error
 	require.True(t, errors.As(err, &serr), "want a *sinks.Error, got %T: %v", err, err)
@@ -241,7 +265,7 @@ func testPermanent(t *testing.T, in Instance) {
 	in.Fake.FailPermanent()
 	before := in.Fake.Requests()
 	res, err := deliver(t, in, "main", "second", first.Ref)
-	serr := sinkError(t, err)
+	serr := ErrorOf(t, err)
 	assert.True(t, serr.Permanent)
 	assert.Equal(t, sinks.Failed, res.Action)
 	assert.Equal(t, 1, in.Fake.Requests()-before, "a permanent failure is not retried")
@@ -260,7 +284,7 @@ func testDeadline(t *testing.T, in Instance) {
 		Target: sinks.Target{Issue: in.Issue, Agent: "main"}, Body: Body("second"), Prev: first.Ref,
 	})
 	elapsed := time.Since(start)
-	serr := sinkError(t, err)
+	serr := ErrorOf(t, err)
 	assert.True(t, strings.HasPrefix(serr.Cause, "timeout"), "cause %q", serr.Cause)
 	// Loose on purpose: the point is that it does not hang.
 	assert.Less(t, elapsed, budget+3*time.Second)
@@ -285,7 +309,7 @@ func testLostCreateAcrossRuns(t *testing.T, in Instance) {
 		Body:    Body("first"),
 		Persist: func(r sinks.Ref) error { persisted = append(persisted, r); return nil },
 	})
-	sinkError(t, err)
+	ErrorOf(t, err)
 	if len(persisted) > 0 {
 		assert.Equal(t, persisted[len(persisted)-1], res.Ref, "a failed result carries what was persisted")
 	}
@@ -324,5 +348,99 @@ func testTwoAgents(t *testing.T, in Instance) {
 	assert.True(t, says(byID(t, in, mine.Ref.ID), "mine second"))
 	for _, c := range in.Fake.Comments(in.Issue) {
 		assert.Equal(t, 1, strings.Count(c.Body, nextPrefix), fmt.Sprintf("one status per comment: %q", c.Body))
+	}
+}
+
+// The truncation note names where the delivery says the full text is (the
+// body file of ccc post, the job summary), and the progress file only when
+// the delivery names nothing.
+func testFullText(t *testing.T, h Harness) {
+	const maxBody = 600
+	long := markdown.StatusBody(markdown.StatusInput{
+		TaskN: 1, TaskM: 2, Task: "long", Next: "ship it",
+		Decisions: []string{strings.Repeat("because ", 200)},
+	})
+	tests := []struct {
+		name, fullText, want string
+	}{
+		{"body file", "report.md", "report.md"},
+		{"job summary", "the job summary", "the job summary"},
+		{"a name on one line", "odd\nname.md", "odd name.md"},
+		{"nothing named", "", sinks.DefaultProgressPath},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			in := h.Truncating(t, maxBody)
+			_, err := sinks.Deliver(context.Background(), in.Sink, sinks.Delivery{
+				Target: sinks.Target{Issue: in.Issue, Agent: "main"}, Body: long, FullText: tt.fullText,
+			})
+			require.NoError(t, err)
+			got := only(t, in).Body
+			assert.LessOrEqual(t, utf8.RuneCountInString(got), maxBody)
+			assert.True(t, strings.HasSuffix(got, "\n"+markdown.TruncateNote(tt.want)+"\n\n"+h.Marker("main")), got)
+			if tt.want != sinks.DefaultProgressPath {
+				assert.NotContains(t, got, sinks.DefaultProgressPath)
+			}
+		})
+	}
+}
+
+// Waits records a sink's retry waits instead of spending them: Sleep goes
+// in the sink's config.
+type Waits struct {
+	mu sync.Mutex
+	d  []time.Duration
+}
+
+// Sleep records d and returns at once.
+func (w *Waits) Sleep(ctx context.Context, d time.Duration) error {
+	w.mu.Lock()
+	w.d = append(w.d, d)
+	w.mu.Unlock()
+	return ctx.Err()
+}
+
+// All lists the waits recorded so far.
+func (w *Waits) All() []time.Duration {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return append([]time.Duration(nil), w.d...)
+}
+
+// Want is what a steady-state update that met scripted failures comes to:
+// what is retried, how long it waits, and what the report will say.
+type Want struct {
+	OK        bool
+	Cause     string
+	Permanent bool
+	Requests  int
+	// MinWaits are lower bounds of the recorded retry waits.
+	MinWaits []time.Duration
+	// NoWait: no wait was started.
+	NoWait bool
+}
+
+// Check asserts that the update of the comment first names, which ended
+// in res and err after waits, came to w.
+func (w Want) Check(t *testing.T, first sinks.Ref, res sinks.Result, err error, waits []time.Duration) {
+	t.Helper()
+	assert.Equal(t, w.Requests, res.Requests, "requests")
+	if w.OK {
+		require.NoError(t, err)
+		assert.Equal(t, sinks.Updated, res.Action)
+		assert.Equal(t, first.ID, res.Ref.ID)
+	} else {
+		serr := ErrorOf(t, err)
+		assert.Equal(t, w.Cause, serr.Cause)
+		assert.Equal(t, w.Permanent, serr.Permanent)
+		assert.Equal(t, sinks.Failed, res.Action)
+		assert.Equal(t, first, res.Ref, "a failed update keeps the stored ref")
+	}
+	require.GreaterOrEqual(t, len(waits), len(w.MinWaits))
+	for i, atLeast := range w.MinWaits {
+		assert.GreaterOrEqual(t, waits[i], atLeast, "wait %d", i)
+	}
+	if w.NoWait {
+		assert.Empty(t, waits, "no wait is started that would outlive the deadline")
 	}
 }
