@@ -373,26 +373,32 @@ func TestStatusFlags(t *testing.T) {
 		{[]string{"status", "--interval", "0s"}, nil, "--interval must be longer than zero"},
 		{[]string{"status", "extra"}, nil, "unknown command"},
 	} {
-		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
-			var got *StatusOptions
-			code, stderr := agParse(func(f *Factory, dir *string) *cobra.Command {
-				return NewCmdStatus(f, dir, func(o *StatusOptions) error { got = o; return nil })
-			}, tt.args...)
-			if tt.err != "" {
-				assert.Equal(t, 2, code)
-				assert.Contains(t, stderr, tt.err)
-				assert.Nil(t, got, "nothing runs")
-				return
-			}
-			require.Equal(t, 0, code, stderr)
-			assert.Equal(t, tt.want, got)
-		})
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) { checkParsed(t, NewCmdStatus, tt.args, tt.want, tt.err) })
 	}
 }
 
 // agParse runs a command line through one command's flag parsing, the
 // command built by build with the root's --dir; it returns the exit status
 // main would give and stderr.
+// checkParsed runs one flag-parsing case of a command built with a runF: a
+// usage error is exit 2 naming wantErr with nothing run; otherwise the
+// parsed options are want.
+func checkParsed[O any](t *testing.T, newCmd func(*Factory, *string, func(*O) error) *cobra.Command, args []string, want *O, wantErr string) {
+	t.Helper()
+	var got *O
+	code, stderr := agParse(func(f *Factory, dir *string) *cobra.Command {
+		return newCmd(f, dir, func(o *O) error { got = o; return nil })
+	}, args...)
+	if wantErr != "" {
+		assert.Equal(t, 2, code)
+		assert.Contains(t, stderr, wantErr)
+		assert.Nil(t, got, "nothing runs")
+		return
+	}
+	require.Equal(t, 0, code, stderr)
+	assert.Equal(t, want, got)
+}
+
 func agParse(build func(f *Factory, dir *string) *cobra.Command, args ...string) (int, string) {
 	var stderr bytes.Buffer
 	f := &Factory{IO: IOStreams{Out: &bytes.Buffer{}, ErrOut: &stderr}, Getenv: func(string) string { return "" }}

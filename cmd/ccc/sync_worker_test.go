@@ -12,7 +12,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/spf13/cobra"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -45,20 +44,7 @@ func TestSyncFlags(t *testing.T) {
 		{[]string{"sync", "--debounce", "1s"}, nil, "--debounce needs --watch"},
 		{[]string{"sync", "--retry-every", "1s"}, nil, "--retry-every needs --watch"},
 	} {
-		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
-			var got *SyncOptions
-			code, stderr := agParse(func(f *Factory, dir *string) *cobra.Command {
-				return NewCmdSync(f, dir, func(o *SyncOptions) error { got = o; return nil })
-			}, tt.args...)
-			if tt.err != "" {
-				assert.Equal(t, 2, code)
-				assert.Contains(t, stderr, tt.err)
-				assert.Nil(t, got, "nothing runs")
-				return
-			}
-			require.Equal(t, 0, code, stderr)
-			assert.Equal(t, tt.want, got)
-		})
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) { checkParsed(t, NewCmdSync, tt.args, tt.want, tt.err) })
 	}
 }
 
