@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -145,22 +146,21 @@ func TestDifferenceD_RejectedInputAllows(t *testing.T) {
 	})
 }
 
-// [e] env is optional: sent only when hooks.effort_env is true, with the
-// effort level of the execution mode; never on allows and halts.
-func TestDifferenceE_EffortEnvIsOptional(t *testing.T) {
+// [e] A block is {"decision","reason"} and nothing else: Claude Code's hook
+// output has no env key, so hooks.effort_env is retired. A file that still
+// turns it on blocks the same, with one note on stderr.
+func TestDifferenceE_NoEffortEnv(t *testing.T) {
 	tests := []struct {
-		mode, prefs, out, want string
+		mode, prefs, out, note string
 	}{
 		{"quick", "", outRetry, ""},
 		{"quick", "hooks:\n  effort_env: false\n", outRetry, ""},
-		{"quick", "hooks:\n  effort_env: true\n", outRetry, "low"},
-		{"tdd", "hooks:\n  effort_env: true\n", outComplete, "medium"},
-		{"checkpoint", "hooks:\n  effort_env: true\n", outReplan, "high"},
-		{"", "hooks:\n  effort_env: true\n", outRetry, "medium"},
-		{"quick", "hooks:\n  effort_env: true\nexecution:\n  default_mode: checkpoint\n", outRetry, "high"},
+		{"quick", "hooks:\n  effort_env: true\n", outRetry, "hooks.effort_env is no longer supported"},
+		{"tdd", "hooks:\n  effort_env: true\n", outComplete, "hooks.effort_env is no longer supported"},
+		{"checkpoint", "hooks:\n  effort_env: true\n", outReplan, "hooks.effort_env is no longer supported"},
 	}
 	for _, tt := range tests {
-		t.Run(tt.mode+" "+tt.want, func(t *testing.T) {
+		t.Run(tt.mode+" "+tt.prefs, func(t *testing.T) {
 			p := newProj(t)
 			p.write(state.FileName, stateJSON(t, map[string]any{"executionMode": tt.mode}))
 			if tt.prefs != "" {
@@ -168,25 +168,19 @@ func TestDifferenceE_EffortEnvIsOptional(t *testing.T) {
 			}
 			d := p.stop(input(t, "stop.json", map[string]any{"last_assistant_message": tt.out}))
 			require.Equal(t, Block, d.Outcome)
-			var out struct {
-				Env map[string]string `json:"env"`
-			}
+			var out map[string]json.RawMessage
 			require.NoError(t, json.Unmarshal(d.Stdout(), &out))
-			if tt.want == "" {
-				assert.Nil(t, out.Env)
+			assert.Len(t, out, 2, "decision and reason only: %s", d.Stdout())
+			assert.Contains(t, out, "decision")
+			assert.Contains(t, out, "reason")
+			if tt.note == "" {
+				assert.Empty(t, p.errs.String())
 			} else {
-				assert.Equal(t, map[string]string{"CLAUDE_CODE_EFFORT_LEVEL": tt.want}, out.Env)
+				assert.Equal(t, 1, strings.Count(p.errs.String(), "\n"), "one line: %s", p.errs.String())
+				assert.Contains(t, p.errs.String(), tt.note)
 			}
 		})
 	}
-	t.Run("not on halts", func(t *testing.T) {
-		p := newProj(t)
-		p.write(state.FileName, stateJSON(t, map[string]any{"taskIteration": 5}))
-		p.write(PrefsFile, []byte("hooks:\n  effort_env: true\n"))
-		d := p.stop(input(t, "stop.json", nil))
-		assert.Equal(t, Halt, d.Outcome)
-		assert.NotContains(t, string(d.Stdout()), "env")
-	})
 }
 
 // [f] The automated checkpoint runs at gate boundaries, after the state
@@ -263,7 +257,7 @@ func TestCheckpointDeadline(t *testing.T) {
 	p.cp.do = func(c Checkpoint) { <-release }
 	d := p.stop(input(t, "stop.json", nil))
 	assert.Equal(t, RuleNext, d.Rule)
-	assert.Contains(t, string(d.Stdout()), "Execute task 2 of 3")
+	assert.Contains(t, string(d.Stdout()), "Execute task 3 of 3")
 	require.Equal(t, 1, p.cp.count())
 	assert.Equal(t, "20ms", p.cp.calls[0].Deadline.String())
 	assert.Contains(t, p.errs.String(), "ccc hook stop: checkpoint: still running after 20ms; not waiting for it")

@@ -117,7 +117,7 @@ func checkStop(t *testing.T, stdin, stateFile, prefs, transcript []byte) {
 	var stderr bytes.Buffer
 	checkpoints := 0
 	env := Env{
-		Root:       func(context.Context) (string, error) { return dir, nil },
+		Root:       func(context.Context, string) (string, error) { return dir, nil },
 		Now:        func() time.Time { return testNow },
 		Checkpoint: func(context.Context, Checkpoint) error { checkpoints++; return nil },
 		Stderr:     &stderr,
@@ -131,10 +131,9 @@ func checkStop(t *testing.T, stdin, stateFile, prefs, transcript []byte) {
 			t.Fatalf("an allow printed %q", out)
 		}
 	case Block:
-		var v struct {
-			Decision string            `json:"decision"`
-			Reason   string            `json:"reason"`
-			Env      map[string]string `json:"env"`
+		var v struct { // only the keys of Claude Code's hook output
+			Decision string `json:"decision"`
+			Reason   string `json:"reason"`
 		}
 		oneObject(t, out, &v)
 		if v.Decision != "block" || strings.TrimSpace(v.Reason) == "" {

@@ -35,7 +35,8 @@ type kv struct {
 // drop removes a key from a state built by stateJSON.
 type drop struct{}
 
-// baseState is a CCC execution in quick mode, on task 1 of 3, with keys
+// baseState is a CCC execution in quick mode, on its second task of 3
+// (taskIndex counts from 0), with keys
 // ccc does not read (they must survive every write).
 func baseState() []kv {
 	return []kv{
@@ -178,7 +179,7 @@ func newProj(t testing.TB) *proj {
 
 func (p *proj) env() Env {
 	return Env{
-		Root:       func(context.Context) (string, error) { return p.root, nil },
+		Root:       func(context.Context, string) (string, error) { return p.root, nil },
 		Now:        func() time.Time { return testNow },
 		Checkpoint: p.cp.run,
 		Stderr:     p.errs,

@@ -5,8 +5,7 @@
 // reads the same .ccc-state.json and .ccc-preferences.yaml, applies the same
 // decision order and sends the same reason texts, with the deliberate
 // differences of issue 4 (halts allow the stop, session ownership, a parsed
-// transcript, always exit 0, an optional effort level, checkpoints at gate
-// boundaries). The checkpoint pipeline is injected as a Checkpointer, so the
+// transcript, always exit 0, checkpoints at gate boundaries). The checkpoint pipeline is injected as a Checkpointer, so the
 // decisions here need nothing but the state, the preferences and the
 // transcript, and no subprocess.
 package hook
@@ -27,6 +26,9 @@ import (
 type Input struct {
 	SessionID      string
 	TranscriptPath string
+	// Cwd is the session's working directory, which Claude Code sends with
+	// every event; the project root is found from it.
+	Cwd string
 	// LastAssistantMessage is sent with Stop by recent Claude Code versions.
 	LastAssistantMessage string
 	// Source is SessionStart's startup, resume, clear or compact.
@@ -55,6 +57,7 @@ func ParseInput(data []byte) (Input, error) {
 	return Input{
 		SessionID:            jsonString(m["session_id"]),
 		TranscriptPath:       jsonString(m["transcript_path"]),
+		Cwd:                  jsonString(m["cwd"]),
 		LastAssistantMessage: jsonString(m["last_assistant_message"]),
 		Source:               jsonString(m["source"]),
 		Trigger:              jsonString(m["trigger"]),
@@ -106,9 +109,10 @@ type Checkpointer func(ctx context.Context, c Checkpoint) error
 
 // Env is what the hooks need from outside.
 type Env struct {
-	// Root finds the project root; it is called only once stdin is
-	// accepted, because it may run git.
-	Root func(context.Context) (string, error)
+	// Root finds the project root from the session's working directory
+	// (stdin's cwd, "" when Claude Code sent none); it is called only once
+	// stdin is accepted, because it may run git.
+	Root func(ctx context.Context, cwd string) (string, error)
 	Now  func() time.Time
 	// Checkpoint runs the automated profile; nil runs none.
 	Checkpoint Checkpointer

@@ -1,6 +1,7 @@
 package hook
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -57,9 +58,6 @@ type Prefs struct {
 	// SessionStartMaxAge is the age under which a new session (source
 	// startup) is given the last checkpoint (hooks.session_start_max_age).
 	SessionStartMaxAge time.Duration
-	// EffortEnv adds env.CLAUDE_CODE_EFFORT_LEVEL to blocks
-	// (hooks.effort_env, off unless true).
-	EffortEnv bool
 }
 
 // DefaultPrefs are the preferences of a project without the file.
@@ -84,7 +82,8 @@ func DefaultPrefs() Prefs {
 // LoadPrefs reads root's preferences over the defaults. A missing file gives
 // the defaults; a file that does not parse gives the defaults and an error
 // for the caller to report, and so does a checkpoint_timeout over
-// MaxCheckpointTimeout, which is capped.
+// MaxCheckpointTimeout, which is capped, and the retired hooks.effort_env
+// turned on (it changes nothing).
 func LoadPrefs(root string) (Prefs, error) {
 	p := DefaultPrefs()
 	doc, path, err := config.ReadPrefsFile(root)
@@ -122,14 +121,21 @@ func LoadPrefs(root string) (Prefs, error) {
 
 	setDuration(&p.CheckpointTimeout, get("hooks", "checkpoint_timeout"))
 	setDuration(&p.SessionStartMaxAge, get("hooks", "session_start_max_age"))
-	setBool(&p.EffortEnv, get("hooks", "effort_env"))
+	var notes []error
+	// hooks.effort_env is accepted and does nothing: the env it added to a
+	// block is a key Claude Code's hook output does not have. Only a file
+	// that turns it on, expecting an effect, hears about it.
+	effortEnv := false
+	if setBool(&effortEnv, get("hooks", "effort_env")); effortEnv {
+		notes = append(notes, errors.New("preferences: hooks.effort_env is no longer supported (Claude Code ignores an env key in hook output); remove it"))
+	}
 	if p.CheckpointTimeout > MaxCheckpointTimeout {
 		asked := p.CheckpointTimeout
 		p.CheckpointTimeout = MaxCheckpointTimeout
-		return p, fmt.Errorf("preferences: hooks.checkpoint_timeout %s is over the hooks' limit of %s (the plugin's Stop hook is killed at 30s); using %s",
-			asked, MaxCheckpointTimeout, MaxCheckpointTimeout)
+		notes = append(notes, fmt.Errorf("preferences: hooks.checkpoint_timeout %s is over the hooks' limit of %s (the plugin's Stop hook is killed at 30s); using %s",
+			asked, MaxCheckpointTimeout, MaxCheckpointTimeout))
 	}
-	return p, nil
+	return p, errors.Join(notes...)
 }
 
 // resolve follows documents and aliases to the node that holds the value.

@@ -67,8 +67,8 @@ func TestLoadPrefs(t *testing.T) {
 		{"hooks.checkpoint_timeout negative", "hooks:\n  checkpoint_timeout: -2s\n", func(p *Prefs) {}},
 		{"hooks.checkpoint_timeout at the limit", "hooks:\n  checkpoint_timeout: 25s\n", func(p *Prefs) { p.CheckpointTimeout = MaxCheckpointTimeout }},
 		{"hooks.session_start_max_age", "hooks:\n  session_start_max_age: 2h\n", func(p *Prefs) { p.SessionStartMaxAge = 2 * time.Hour }},
-		{"hooks.effort_env", "hooks:\n  effort_env: true\n", func(p *Prefs) { p.EffortEnv = true }},
-		{"hooks.effort_env yes", "hooks:\n  effort_env: yes\n", func(p *Prefs) {}},
+		{"hooks.effort_env false, retired", "hooks:\n  effort_env: false\n", func(p *Prefs) {}},
+		{"hooks.effort_env yes, retired", "hooks:\n  effort_env: yes\n", func(p *Prefs) {}},
 
 		{"anchors and aliases", "base: &b\n  max_task_iterations: 9\nexecution: *b\n", func(p *Prefs) { p.MaxTaskIterations = i64(9) }},
 		{"duplicate key takes the last", "eval:\n  cost_profile: budget\n  cost_profile: pay-per-use\n", func(p *Prefs) { p.CostProfile = "pay-per-use" }},
@@ -85,6 +85,19 @@ func TestLoadPrefs(t *testing.T) {
 			assert.Equal(t, want, got)
 		})
 	}
+}
+
+// TestEffortEnvRetired: a file that still turns hooks.effort_env on loads
+// like one without it, with one note for the caller to report.
+func TestEffortEnvRetired(t *testing.T) {
+	root := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(root, PrefsFile), []byte("hooks:\n  effort_env: true\n  session_start_max_age: 2h\n"), 0o644))
+	got, err := LoadPrefs(root)
+	require.Error(t, err)
+	assert.Equal(t, "preferences: hooks.effort_env is no longer supported (Claude Code ignores an env key in hook output); remove it", err.Error())
+	want := DefaultPrefs()
+	want.SessionStartMaxAge = 2 * time.Hour
+	assert.Equal(t, want, got, "the other keys still apply")
 }
 
 func TestLoadPrefsDefaults(t *testing.T) {
@@ -150,7 +163,7 @@ func TestCheckpointTimeoutCapped(t *testing.T) {
 			assert.Contains(t, err.Error(), "hooks.checkpoint_timeout")
 			assert.Contains(t, err.Error(), "using 25s")
 			want := DefaultPrefs()
-			want.CheckpointTimeout, want.EffortEnv = MaxCheckpointTimeout, true
+			want.CheckpointTimeout = MaxCheckpointTimeout
 			assert.Equal(t, want, got, "the other keys still apply")
 		})
 	}

@@ -10,13 +10,15 @@ import (
 	"github.com/ccc-checkpoint/ccc/state"
 )
 
-// The sentences of §6, as CCC words them.
+// The sentences of §6, as CCC words them, but for the task numbers: they
+// count from 1, as .ccc-progress.md does (baseState is on its second task,
+// taskIndex 1).
 const (
 	sHead      = "Continue CCC execution for CIA-12. Mode: quick."
 	sRead      = "Read .ccc-progress.md for completed task context."
-	sNoSignal  = "Task 1 did not signal TASK_COMPLETE. Retry attempt 2 of 5."
-	sExecRetry = "Execute task 1 from the decomposed task list."
-	sExecNext  = "Execute task 2 of 3 from the decomposed task list."
+	sNoSignal  = "Task 2 did not signal TASK_COMPLETE. Retry attempt 2 of 5."
+	sExecRetry = "Execute task 2 from the decomposed task list."
+	sExecNext  = "Execute task 3 of 3 from the decomposed task list."
 	sSpec      = "Spec: docs/spec.md."
 	sTDD       = "Follow red-green-refactor cycle for each acceptance criterion."
 	sCheckpt   = "Pause at any checkpoint gates for human review before proceeding."
@@ -81,7 +83,7 @@ func TestReasons(t *testing.T) {
 		{name: "execution.default_mode", prefs: "execution:\n  default_mode: tdd\n", out: outRetry,
 			want: words("Continue CCC execution for CIA-12. Mode: tdd.", sRead, sNoSignal, sExecRetry, sTDD, e1, e2, e4, e6, e7budget, sSignal)},
 		{name: "execution.max_task_iterations", prefs: "execution:\n  max_task_iterations: 8\n", out: outRetry,
-			want: words(sHead, sRead, "Task 1 did not signal TASK_COMPLETE. Retry attempt 2 of 8.", sExecRetry, e1, e2, e4, e6, e7budget, sSignal)},
+			want: words(sHead, sRead, "Task 2 did not signal TASK_COMPLETE. Retry attempt 2 of 8.", sExecRetry, e1, e2, e4, e6, e7budget, sSignal)},
 		{name: "E1 off", prefs: "prompts:\n  subagent_discipline: false\n", out: outRetry, want: retryWith(e2, e4, e6, e7budget)},
 		{name: "E2 off", prefs: "prompts:\n  search_before_build: false\n", out: outRetry, want: retryWith(e1, e4, e6, e7budget)},
 		{name: "E3 with .ccc-agents.md", agents: true, out: outRetry, want: retryWith(e1, e2, e3, e4, e6, e7budget)},
@@ -149,9 +151,11 @@ func TestHaltMessages(t *testing.T) {
 		{"global from state", map[string]any{"globalIteration": 7, "maxGlobalIterations": 7}, "", outRetry,
 			"Max global iterations (7) reached. Halting to prevent runaway execution."},
 		{"task", map[string]any{"taskIteration": 5, "taskIndex": 2}, "", outRetry,
-			"Task 2 failed after 5 attempts. Halting — manual intervention required."},
+			"Task 3 failed after 5 attempts. Halting — manual intervention required."},
+		{"first task", map[string]any{"taskIteration": 5, "taskIndex": 0}, "", outRetry,
+			"Task 1 failed after 5 attempts. Halting — manual intervention required."},
 		{"task from prefs", map[string]any{"taskIteration": 3}, "execution:\n  max_task_iterations: 3\n", outComplete,
-			"Task 1 failed after 3 attempts. Halting — manual intervention required."},
+			"Task 2 failed after 3 attempts. Halting — manual intervention required."},
 		{"replans", map[string]any{"replanCount": 2}, "", outReplan,
 			"Max replans (2) reached after 2 replans. Halting — review .ccc-progress.md and adjust tasks manually."},
 		{"replans from prefs", map[string]any{"replanCount": 4}, "replan:\n  max_replans_per_session: 1\n", outReplan,
@@ -168,5 +172,23 @@ func TestHaltMessages(t *testing.T) {
 			require.Equal(t, Halt, d.Outcome, "rule %s", d.Rule)
 			assert.Equal(t, tt.want, d.Message)
 		})
+	}
+}
+
+// TestReasonsFirstTask: on the first task (taskIndex 0) every reason says
+// task 1, as .ccc-progress.md does; the next one is task 2 of 3.
+func TestReasonsFirstTask(t *testing.T) {
+	tests := []struct {
+		out, want string
+	}{
+		{outRetry, "Task 1 did not signal TASK_COMPLETE. Retry attempt 2 of 5. Execute task 1 from the decomposed task list."},
+		{outComplete, "Execute task 2 of 3 from the decomposed task list."},
+	}
+	for _, tt := range tests {
+		p := newProj(t)
+		p.write(state.FileName, stateJSON(t, map[string]any{"taskIndex": 0}))
+		d := p.stop(input(t, "stop.json", map[string]any{"last_assistant_message": tt.out}))
+		require.Equal(t, Block, d.Outcome, "rule %s", d.Rule)
+		assert.Contains(t, d.Reason, tt.want)
 	}
 }

@@ -41,7 +41,7 @@ func PreCompact(ctx context.Context, env Env, stdin []byte) {
 		env.logf(event, "%v", err)
 		return
 	}
-	root, err := env.Root(ctx)
+	root, err := env.Root(ctx, in.Cwd)
 	if err == nil {
 		err = project(root)
 	}
@@ -108,7 +108,7 @@ func SessionStart(ctx context.Context, env Env, stdin []byte, load ResumeLoader)
 	default:
 		return nil // clear: the user asked for a fresh context
 	}
-	root, err := env.Root(ctx)
+	root, err := env.Root(ctx, in.Cwd)
 	if err != nil {
 		env.logf(event, "%v", err)
 		return nil
@@ -209,11 +209,12 @@ const (
 // KeepSessions of them. It returns the copy's path, "" when none was made.
 func SessionEnd(ctx context.Context, env Env, stdin []byte) string {
 	const event = "session-end"
-	if _, err := ParseInput(stdin); err != nil {
+	in, err := ParseInput(stdin)
+	if err != nil {
 		env.logf(event, "%v", err)
 		return ""
 	}
-	root, err := env.Root(ctx)
+	root, err := env.Root(ctx, in.Cwd)
 	if err != nil {
 		env.logf(event, "%v", err)
 		return ""

@@ -225,7 +225,7 @@ func TestSessionEnd(t *testing.T) {
 func TestRootErrors(t *testing.T) {
 	p := newProj(t)
 	env := p.env()
-	env.Root = func(context.Context) (string, error) {
+	env.Root = func(context.Context, string) (string, error) {
 		return "", errors.New("project root: stat /gone: no such file or directory")
 	}
 	ctx := context.Background()
@@ -240,4 +240,23 @@ func TestRootErrors(t *testing.T) {
 		"ccc hook session-end: project root: stat /gone: no such file or directory",
 	}, "\n")+"\n", p.errs.String())
 	assert.Zero(t, p.cp.count())
+}
+
+// TestRootFromStdinCwd: every hook finds the project from the cwd Claude
+// Code sends on stdin, not from where the process happens to run.
+func TestRootFromStdinCwd(t *testing.T) {
+	p := newProj(t)
+	var got []string
+	env := p.env()
+	env.Root = func(_ context.Context, cwd string) (string, error) {
+		got = append(got, cwd)
+		return p.root, nil
+	}
+	ctx := context.Background()
+	Stop(ctx, env, input(t, "stop.json", nil))
+	PreCompact(ctx, env, input(t, "precompact-auto.json", nil))
+	SessionStart(ctx, env, input(t, "sessionstart-compact.json", nil), loader(resume, true, nil))
+	SessionEnd(ctx, env, input(t, "sessionend.json", nil))
+	SessionEnd(ctx, env, input(t, "sessionend.json", map[string]any{"cwd": nil}))
+	assert.Equal(t, []string{"/home/dev/shop", "/home/dev/shop", "/home/dev/shop", "/home/dev/shop", ""}, got)
 }

@@ -24,6 +24,8 @@ type fields struct {
 	globalIteration, maxGlobalIterations, replanCount       int64
 	phase, executionMode, linearIssue, specPath, owner      string
 	awaitingGate                                            bool
+	// hasTotal is false when the state has no totalTasks (absent or null).
+	hasTotal bool
 }
 
 // MistypedError is a listed state field holding another JSON type.
@@ -63,6 +65,9 @@ func readFields(st *state.State) (fields, error) {
 			return f, &MistypedError{Key: k.key, Want: "an integer", Value: string(raw)}
 		}
 		*k.dst = v
+		if k.key == "totalTasks" {
+			f.hasTotal = true
+		}
 	}
 	strs := []struct {
 		key string
@@ -146,20 +151,27 @@ func replaceState(ctx context.Context, root string, now time.Time, orig, data []
 }
 
 // removeState deletes the state file, provided it still holds orig, after
-// a timestamped backup in .ccc/backups.
-func removeState(ctx context.Context, root string, now time.Time, orig []byte) error {
-	return withLock(ctx, root, func() error {
+// a timestamped backup in .ccc/backups. It returns the backup's path, ""
+// when the file was already gone.
+func removeState(ctx context.Context, root string, now time.Time, orig []byte) (backup string, err error) {
+	err = withLock(ctx, root, func() error {
 		path := state.Path(root)
 		if err := unchanged(path, orig); errors.Is(err, os.ErrNotExist) {
 			return nil
 		} else if err != nil {
 			return err
 		}
-		if _, err := state.Backup(root, path, now); err != nil {
+		b, err := state.Backup(root, path, now)
+		if err != nil {
 			return err
 		}
-		return os.Remove(path)
+		if err := os.Remove(path); err != nil {
+			return err
+		}
+		backup = b
+		return nil
 	})
+	return backup, err
 }
 
 // unchanged checks that the file still holds orig before it is backed up

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/ccc-checkpoint/ccc/progress"
 	"github.com/ccc-checkpoint/ccc/state"
 )
 
@@ -52,8 +53,6 @@ type Decision struct {
 	Reason string
 	// Message is a halt's message for the user.
 	Message string
-	// Effort is a block's CLAUDE_CODE_EFFORT_LEVEL, "" when not sent [e].
-	Effort string
 	// Gate is set at a gate boundary, where the checkpoint runs [f].
 	Gate bool
 }
@@ -62,15 +61,10 @@ type Decision struct {
 func (d Decision) Stdout() []byte {
 	switch d.Outcome {
 	case Block:
-		out := struct {
-			Decision string            `json:"decision"`
-			Reason   string            `json:"reason"`
-			Env      map[string]string `json:"env,omitempty"`
-		}{Decision: "block", Reason: d.Reason}
-		if d.Effort != "" {
-			out.Env = map[string]string{"CLAUDE_CODE_EFFORT_LEVEL": d.Effort}
-		}
-		return writeJSON(out)
+		return writeJSON(struct {
+			Decision string `json:"decision"`
+			Reason   string `json:"reason"`
+		}{"block", d.Reason})
 	case Halt:
 		return writeJSON(struct {
 			SystemMessage string `json:"systemMessage"`
@@ -95,7 +89,7 @@ func stop(ctx context.Context, env Env, stdin []byte) Decision {
 		env.logf("stop", "%v; allowing the stop", err)
 		return Decision{Outcome: Allow, Rule: RuleRejected}
 	}
-	root, err := env.Root(ctx)
+	root, err := env.Root(ctx, in.Cwd)
 	if err != nil {
 		env.logf("stop", "%v; allowing the stop", err)
 		return Decision{Outcome: Allow, Rule: RuleRejected}
@@ -169,6 +163,13 @@ func (s *stopper) decide(ctx context.Context) Decision {
 	if p.MaxGlobalIterations != nil {
 		mg = *p.MaxGlobalIterations
 	}
+	if !f.hasTotal {
+		n, ok := s.progressTasks()
+		if !ok {
+			return Decision{Outcome: Allow, Rule: RuleRejected}
+		}
+		f.totalTasks, s.f.totalTasks = n, n
+	}
 	i, n, t, g, rc := f.taskIndex, f.totalTasks, f.taskIteration, f.globalIteration, f.replanCount
 
 	if g >= mg {
@@ -177,10 +178,10 @@ func (s *stopper) decide(ctx context.Context) Decision {
 	}
 	if t >= mt {
 		return s.gate(ctx, Decision{Outcome: Halt, Rule: RuleTaskCap,
-			Message: fmt.Sprintf("Task %d failed after %d attempts. Halting — manual intervention required.", i, mt)})
+			Message: fmt.Sprintf("Task %d failed after %d attempts. Halting — manual intervention required.", i+1, mt)})
 	}
 	if i >= n {
-		if err := removeState(ctx, s.root, s.env.now(), s.orig); err != nil {
+		if err := s.remove(ctx, s.orig, n); err != nil {
 			return s.writeFailed(err)
 		}
 		return s.gateAt(ctx, Decision{Outcome: Allow, Rule: RuleAllDone}, &Loop{TaskIndex: n, TotalTasks: n})
@@ -188,7 +189,7 @@ func (s *stopper) decide(ctx context.Context) Decision {
 
 	out, err := LastOutput(s.in)
 	if err != nil {
-		s.env.logf("stop", "transcript: %v; reading the last output as empty", err)
+		s.env.logf("stop", "%v; reading the last output as empty", err)
 	}
 	r := reasons{f: f, p: p, mode: mode, mt: mt, issue: f.linearIssue, root: s.root}
 	if r.issue == "" {
@@ -202,13 +203,13 @@ func (s *stopper) decide(ctx context.Context) Decision {
 		if _, err := s.write(ctx, map[string]any{"replanCount": rc + 1, "phase": "replan", "globalIteration": g + 1}); err != nil {
 			return s.writeFailed(err)
 		}
-		return s.gate(ctx, s.block(RuleReplan, r.replan(), mode))
+		return s.gate(ctx, s.block(RuleReplan, r.replan()))
 	}
 	if !strings.Contains(out, "TASK_COMPLETE") {
 		if _, err := s.write(ctx, map[string]any{"taskIteration": t + 1, "globalIteration": g + 1}); err != nil {
 			return s.writeFailed(err)
 		}
-		return s.block(RuleRetry, r.retry(), mode)
+		return s.block(RuleRetry, r.retry())
 	}
 	written, err := s.write(ctx, map[string]any{"taskIndex": i + 1, "taskIteration": 1, "globalIteration": g + 1})
 	if err != nil {
@@ -216,12 +217,12 @@ func (s *stopper) decide(ctx context.Context) Decision {
 	}
 	moved := &Loop{TaskIndex: i + 1, TotalTasks: n}
 	if i+1 >= n {
-		if err := removeState(ctx, s.root, s.env.now(), written); err != nil {
+		if err := s.remove(ctx, written, n); err != nil {
 			return s.writeFailed(err)
 		}
 		return s.gateAt(ctx, Decision{Outcome: Allow, Rule: RuleLastTask}, moved)
 	}
-	return s.gateAt(ctx, s.block(RuleNext, r.next(), mode), moved)
+	return s.gateAt(ctx, s.block(RuleNext, r.next()), moved)
 }
 
 // write sets keys (in this order for keys the file lacks) with
@@ -254,29 +255,52 @@ func (s *stopper) write(ctx context.Context, set map[string]any) ([]byte, error)
 	return data, nil
 }
 
+// remove ends the loop: it deletes the state file (which holds data), after
+// a backup, and says so in one line naming the backup, because the file the
+// user or CCC wrote is gone.
+func (s *stopper) remove(ctx context.Context, data []byte, total int64) error {
+	backup, err := removeState(ctx, s.root, s.env.now(), data)
+	if err != nil || backup == "" {
+		return err
+	}
+	if rel, err := filepath.Rel(s.root, backup); err == nil {
+		backup = rel
+	}
+	s.env.logf("stop", "task loop over (%d of %d tasks done): removed %s; its backup is %s", total, total, state.FileName, backup)
+	return nil
+}
+
+// progressTasks is the number of tasks of the progress file, for a state
+// without totalTasks: a state the user wrote by hand names the task it is
+// on but not how many there are. No file, or one without tasks, is 0 (CCC's
+// default: the loop ends). A file that cannot be read or parsed is reported
+// and not ok: the state is then left alone rather than ended on a guess.
+func (s *stopper) progressTasks() (int64, bool) {
+	data, err := os.ReadFile(filepath.Join(s.root, ProgressFile))
+	if errors.Is(err, os.ErrNotExist) {
+		return 0, true
+	}
+	if err == nil {
+		var doc *progress.Document
+		if doc, err = progress.Parse(data); err == nil {
+			return int64(doc.TaskM()), true
+		}
+	}
+	s.env.logf("stop", "%s has no totalTasks and %s cannot be read for the task count: %v; allowing the stop and leaving the file as it is",
+		state.FileName, ProgressFile, err)
+	return 0, false
+}
+
 func (s *stopper) writeFailed(err error) Decision {
 	s.env.logf("stop", "%s: %v; allowing the stop", state.FileName, err)
 	return Decision{Outcome: Allow, Rule: RuleWriteFailed}
 }
 
-// block builds a block, with the effort level when the project asks for it.
-func (s *stopper) block(rule Rule, reason, mode string) Decision {
-	d := Decision{Outcome: Block, Rule: rule, Reason: reason}
-	if s.pref().EffortEnv {
-		d.Effort = effort(mode)
-	}
-	return d
-}
-
-// effort maps an execution mode to Claude Code's effort level.
-func effort(mode string) string {
-	switch mode {
-	case "quick":
-		return "low"
-	case "pair", "checkpoint", "swarm":
-		return "high"
-	}
-	return "medium"
+// block builds a block: CCC's reason, nothing else. Claude Code's hook
+// output has no env key (it logs one as unrecognized and ignores it), so
+// there is no effort level to send with it.
+func (s *stopper) block(rule Rule, reason string) Decision {
+	return Decision{Outcome: Block, Rule: rule, Reason: reason}
 }
 
 // gate runs the checkpoint at a gate boundary, after the state mutation and
@@ -324,16 +348,19 @@ func (r reasons) head() []string {
 	}
 }
 
+// The reasons number tasks from 1, as .ccc-progress.md does; CCC's count
+// from 0 (taskIndex itself).
+
 func (r reasons) retry() string {
-	i, t := r.f.taskIndex, r.f.taskIteration
+	k, t := r.f.taskIndex+1, r.f.taskIteration
 	return join(r.head(), []string{
-		fmt.Sprintf("Task %d did not signal TASK_COMPLETE. Retry attempt %d of %d.", i, t+1, r.mt),
-		fmt.Sprintf("Execute task %d from the decomposed task list.", i),
+		fmt.Sprintf("Task %d did not signal TASK_COMPLETE. Retry attempt %d of %d.", k, t+1, r.mt),
+		fmt.Sprintf("Execute task %d from the decomposed task list.", k),
 	}, r.modeSentences(), r.enrichments(), []string{"Signal TASK_COMPLETE when done."})
 }
 
 func (r reasons) next() string {
-	s := []string{fmt.Sprintf("Execute task %d of %d from the decomposed task list.", r.f.taskIndex+1, r.f.totalTasks)}
+	s := []string{fmt.Sprintf("Execute task %d of %d from the decomposed task list.", r.f.taskIndex+2, r.f.totalTasks)}
 	if r.f.specPath != "" {
 		s = append(s, fmt.Sprintf("Spec: %s.", r.f.specPath))
 	}

@@ -254,7 +254,7 @@ func TestStopFieldDefaults(t *testing.T) {
 			}},
 		{"taskIndex null is 0", map[string]any{"taskIndex": nil}, outComplete, RuleNext,
 			func(t *testing.T, d Decision, st *state.State) {
-				assert.Contains(t, d.Reason, "Execute task 1 of 3 from")
+				assert.Contains(t, d.Reason, "Execute task 2 of 3 from")
 			}},
 		{"replanCount absent is 0", map[string]any{"replanCount": drop{}}, outReplan, RuleReplan,
 			func(t *testing.T, d Decision, st *state.State) {
@@ -283,7 +283,7 @@ func TestStopFieldDefaults(t *testing.T) {
 		{"5e1 is an integer", map[string]any{"globalIteration": json.RawMessage(`5e1`)}, outRetry, RuleGlobalCap, nil},
 		{"negative integers", map[string]any{"taskIndex": -1}, outRetry, RuleRetry,
 			func(t *testing.T, d Decision, st *state.State) {
-				assert.Contains(t, d.Reason, "Task -1 did not signal TASK_COMPLETE.")
+				assert.Contains(t, d.Reason, "Task 0 did not signal TASK_COMPLETE.")
 			}},
 	}
 	for _, tt := range tests {
@@ -401,7 +401,6 @@ func TestDecisionStdout(t *testing.T) {
 	}{
 		{Decision{Outcome: Allow}, ""},
 		{Decision{Outcome: Block, Reason: `Fix "a" & <b> — then go.`}, `{"decision":"block","reason":"Fix \"a\" & <b> — then go."}` + "\n"},
-		{Decision{Outcome: Block, Reason: "r", Effort: "low"}, `{"decision":"block","reason":"r","env":{"CLAUDE_CODE_EFFORT_LEVEL":"low"}}` + "\n"},
 		{Decision{Outcome: Halt, Message: "m"}, `{"systemMessage":"m"}` + "\n"},
 	}
 	for _, tt := range tests {
@@ -518,4 +517,111 @@ func TestStopNoState(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, entries)
 	assert.Zero(t, p.cp.count())
+}
+
+// progressOf3 is a progress file on its first of 3 tasks.
+const progressOf3 = `# Session Progress
+
+**Issue:** CIA-12 — Parser
+
+## Completed Tasks
+
+## Current Task
+- lexer
+
+## Remaining Tasks
+- parser
+- printer
+
+## Continuation Prompt
+Write the lexer.
+`
+
+// TestStopTotalFromProgress: a state without totalTasks (one the user
+// wrote by hand) takes the task count from .ccc-progress.md, so the first
+// TASK_COMPLETE moves to task 2 of 3 instead of ending the loop. CCC's
+// default, 0 tasks, stays for a project without tasks; a progress file that
+// cannot be read leaves the state alone.
+func TestStopTotalFromProgress(t *testing.T) {
+	handWritten := map[string]any{"taskIndex": 0, "totalTasks": drop{}}
+	t.Run("three tasks", func(t *testing.T) {
+		p := newProj(t)
+		p.write(state.FileName, stateJSON(t, handWritten))
+		p.write(ProgressFile, []byte(progressOf3))
+		d := p.stop(input(t, "stop.json", nil))
+		require.Equal(t, RuleNext, d.Rule)
+		assert.Contains(t, d.Reason, "Execute task 2 of 3 from the decomposed task list.")
+		assert.Equal(t, "1", string(mustRaw(t, p.state(), "taskIndex")))
+		_, has := p.state().Raw("totalTasks")
+		assert.False(t, has, "the count is read, not written into CCC's state")
+		require.Equal(t, 1, p.cp.count())
+		assert.Equal(t, &Loop{TaskIndex: 1, TotalTasks: 3}, p.cp.calls[0].Loop)
+		assert.Empty(t, p.errs.String())
+	})
+	t.Run("totalTasks null", func(t *testing.T) {
+		p := newProj(t)
+		p.write(state.FileName, stateJSON(t, map[string]any{"taskIndex": 2, "totalTasks": nil}))
+		p.write(ProgressFile, []byte(progressOf3))
+		d := p.stop(input(t, "stop.json", nil))
+		assert.Equal(t, RuleLastTask, d.Rule, "task 3 of 3 was the last")
+		assert.Nil(t, p.read(state.FileName))
+	})
+	t.Run("the state's count wins", func(t *testing.T) {
+		p := newProj(t)
+		p.write(state.FileName, stateJSON(t, map[string]any{"taskIndex": 0, "totalTasks": 5}))
+		p.write(ProgressFile, []byte(progressOf3))
+		d := p.stop(input(t, "stop.json", nil))
+		assert.Contains(t, d.Reason, "Execute task 2 of 5 from")
+	})
+	t.Run("no progress file", func(t *testing.T) {
+		p := newProj(t)
+		p.write(state.FileName, stateJSON(t, handWritten))
+		d := p.stop(input(t, "stop.json", nil))
+		assert.Equal(t, RuleAllDone, d.Rule)
+		assert.Nil(t, p.read(state.FileName))
+	})
+	t.Run("unreadable progress file", func(t *testing.T) {
+		p := newProj(t)
+		orig := stateJSON(t, handWritten)
+		p.write(state.FileName, orig)
+		p.write(ProgressFile, []byte("binary\x00data"))
+		d := p.stop(input(t, "stop.json", nil))
+		assert.Equal(t, Decision{Outcome: Allow, Rule: RuleRejected}, d)
+		assert.Equal(t, string(orig), string(p.read(state.FileName)), "left alone")
+		assert.Equal(t, 1, strings.Count(p.errs.String(), "\n"), "one line: %s", p.errs.String())
+		assert.Contains(t, p.errs.String(), "ccc hook stop: .ccc-state.json has no totalTasks and .ccc-progress.md cannot be read for the task count: ")
+	})
+}
+
+// TestStopRemovalNamesBackup: whenever the stop hook deletes the state
+// (the loop is over), one line says so and names the backup, which holds
+// the state as the hook found it or left it.
+func TestStopRemovalNamesBackup(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		over  map[string]any
+		rule  Rule
+		index string
+	}{
+		{"last task", map[string]any{"taskIndex": 2}, RuleLastTask, `"taskIndex": 3`},
+		{"all done", map[string]any{"taskIndex": 3}, RuleAllDone, `"taskIndex": 3`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			p := newProj(t)
+			p.write(state.FileName, stateJSON(t, tt.over))
+			d := p.stop(input(t, "stop.json", nil))
+			require.Equal(t, tt.rule, d.Rule)
+			require.Nil(t, p.read(state.FileName))
+			backups, err := state.Backups(p.root, state.FileName)
+			require.NoError(t, err)
+			require.NotEmpty(t, backups)
+			newest := backups[0]
+			rel, err := filepath.Rel(p.root, newest)
+			require.NoError(t, err)
+			assert.Equal(t, "ccc hook stop: task loop over (3 of 3 tasks done): removed .ccc-state.json; its backup is "+rel+"\n", p.errs.String())
+			data, err := os.ReadFile(newest)
+			require.NoError(t, err)
+			assert.Contains(t, string(data), tt.index)
+		})
+	}
 }

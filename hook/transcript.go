@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"strings"
@@ -12,9 +13,14 @@ import (
 // scanChunk is how much of the transcript is read at a time, from the end.
 const scanChunk = 64 << 10
 
+// ErrNoTranscript is a transcript_path with no file behind it.
+var ErrNoTranscript = errors.New("does not exist")
+
 // LastOutput is the assistant's last output [c]: last_assistant_message when
 // it is a non-empty string, else the text of the last assistant record of
-// the transcript. A missing path, file or record is "".
+// the transcript. A missing path or record is "". A path with no file is ""
+// and an error wrapping ErrNoTranscript, for the caller to report: the stop
+// then counts as a retry, and nobody would know why.
 func LastOutput(in Input) (string, error) {
 	if in.LastAssistantMessage != "" {
 		return in.LastAssistantMessage, nil
@@ -24,9 +30,12 @@ func LastOutput(in Input) (string, error) {
 	}
 	out, err := lastAssistantText(in.TranscriptPath)
 	if errors.Is(err, os.ErrNotExist) {
-		return "", nil
+		return "", fmt.Errorf("transcript_path %s %w", in.TranscriptPath, ErrNoTranscript)
 	}
-	return out, err
+	if err != nil {
+		return "", fmt.Errorf("transcript: %w", err)
+	}
+	return out, nil
 }
 
 // lastAssistantText reads a JSONL transcript backwards, line by line, and

@@ -26,7 +26,6 @@ func TestLastOutput(t *testing.T) {
 		{"string content", Input{TranscriptPath: transcript(t, "string-content.jsonl")}, "Finished the lexer. TASK_COMPLETE"},
 		{"last assistant record has no text", Input{TranscriptPath: transcript(t, "tool-use-last.jsonl")}, ""},
 		{"no path", Input{}, ""},
-		{"missing file", Input{TranscriptPath: filepath.Join(t.TempDir(), "gone.jsonl")}, ""},
 		{"last_assistant_message first", Input{LastAssistantMessage: "REPLAN", TranscriptPath: transcript(t, "claude-code.jsonl")}, "REPLAN"},
 	}
 	for _, tt := range tests {
@@ -117,4 +116,19 @@ func TestStopUnreadableTranscript(t *testing.T) {
 	d := p.stop(input(t, "stop-no-message.json", map[string]any{"transcript_path": p.root}))
 	assert.Equal(t, RuleRetry, d.Rule)
 	assert.Equal(t, fmt.Sprintf("ccc hook stop: transcript: %s is not a regular file; reading the last output as empty\n", p.root), p.errs.String())
+}
+
+// TestStopMissingTranscript: a transcript_path with no file is an empty
+// output (a retry), and one line says so: without it nobody knows why the
+// agent is told to retry a task it finished.
+func TestStopMissingTranscript(t *testing.T) {
+	p := newProj(t)
+	p.write(".ccc-state.json", stateJSON(t, nil))
+	gone := filepath.Join(p.root, "gone.jsonl")
+	d := p.stop(input(t, "stop-no-message.json", map[string]any{"transcript_path": gone}))
+	assert.Equal(t, RuleRetry, d.Rule)
+	assert.Equal(t, fmt.Sprintf("ccc hook stop: transcript_path %s does not exist; reading the last output as empty\n", gone), p.errs.String())
+
+	_, err := LastOutput(Input{TranscriptPath: gone})
+	assert.ErrorIs(t, err, ErrNoTranscript)
 }

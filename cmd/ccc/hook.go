@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/ccc-checkpoint/ccc/checkpoint"
 	"github.com/ccc-checkpoint/ccc/config"
@@ -21,6 +22,15 @@ import (
 // maxHookInput bounds what a hook reads from stdin: Claude Code sends a few
 // kilobytes (last_assistant_message included); more is not a hook input.
 const maxHookInput = 16 << 20
+
+// hookRootHelp is how every hook finds its project (see hookRoot).
+const hookRootHelp = `
+
+The project root is --dir, else $CCC_PROJECT_ROOT, else the git top level of
+Claude Code's directory (the "cwd" of the hook's stdin, else
+$CLAUDE_PROJECT_DIR, else the current directory), else that directory
+itself. With --dir or $CCC_PROJECT_ROOT the stop hook's decision runs no
+subprocess. An unknown flag is ignored with one line on stderr.`
 
 var hookExitStatus = exitStatusHelp(
 	"0  always: a hook speaks only through its JSON on stdout; problems are",
@@ -57,15 +67,27 @@ never breaks a newer plugin.` + hookExitStatus,
 It reads .ccc-state.json and .ccc-preferences.yaml at the project root and
 decides, in CCC's order, whether the agent stops, retries its task, moves to
 the next one or replans. A block prints {"decision":"block","reason":...}
-with CCC's reason text; a halt (an iteration or replan limit) prints
-{"systemMessage":...} and lets the agent stop; everything else prints
-nothing. At gate boundaries (a pending gate, a halt, a replan, a finished
-task) it first runs the automated checkpoint (persist progress, update the
-tracker) within hooks.checkpoint_timeout (10s).
+with CCC's reason text (tasks counted from 1, as in .ccc-progress.md); a
+halt (an iteration or replan limit) prints {"systemMessage":...} and lets
+the agent stop; everything else prints nothing. At gate boundaries (a
+pending gate, a halt, a replan, a finished task) it first runs the
+automated checkpoint (persist progress, update the tracker) within
+hooks.checkpoint_timeout (10s).
 
-The project root is --dir, else $CCC_PROJECT_ROOT, else the git top level,
-else the current directory. With $CCC_PROJECT_ROOT set, the decision runs no
-subprocess. CCC_DEBUG=1 reports the rule that decided on stderr.`,
+A state without totalTasks takes the task count from .ccc-progress.md.
+When the last task is done the hook deletes .ccc-state.json, as CCC does,
+and names its backup in .ccc/backups/ on stderr. The assistant's last
+output is last_assistant_message, else the transcript at transcript_path;
+a transcript that does not exist is reported and counts as no output (a
+retry). CCC_DEBUG=1 reports the rule that decided on stderr.`,
+			`  # in .claude/settings.json
+  {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "ccc hook stop", "timeout": 30}]}]}}
+
+  # by hand, in a project with .ccc-state.json
+  echo '{"session_id":"s1","last_assistant_message":"Lexer done. TASK_COMPLETE"}' | ccc hook stop
+
+  # from anywhere: the cwd on stdin names the project
+  echo '{"session_id":"s1","cwd":"'"$PWD"'","last_assistant_message":"TASK_COMPLETE"}' | (cd / && ccc hook stop)`,
 			func(ctx context.Context, env hook.Env, stdin []byte) []byte {
 				return hook.Stop(ctx, env, stdin).Stdout()
 			}),
@@ -74,6 +96,11 @@ subprocess. CCC_DEBUG=1 reports the rule that decided on stderr.`,
 progress, update the tracker) within hooks.checkpoint_timeout (10s), in a
 project that has .ccc-progress.md or .ccc-state.json. It prints nothing, so
 the compaction always goes ahead.`,
+			`  # in .claude/settings.json
+  {"hooks": {"PreCompact": [{"matcher": "manual|auto", "hooks": [{"type": "command", "command": "ccc hook pre-compact", "timeout": 30}]}]}}
+
+  # by hand
+  echo '{"session_id":"s1","trigger":"manual"}' | ccc hook pre-compact`,
 			func(ctx context.Context, env hook.Env, stdin []byte) []byte {
 				hook.PreCompact(ctx, env, stdin)
 				return nil
@@ -84,12 +111,22 @@ resume, and on startup when the last checkpoint is younger than
 hooks.session_start_max_age (24h), it adds the continuation prompt of
 .ccc-progress.md to the session, with one status line (task N of M,
 blockers, age) and a warning when the branch or HEAD moved since.`,
+			`  # in .claude/settings.json
+  {"hooks": {"SessionStart": [{"matcher": "startup|resume|compact", "hooks": [{"type": "command", "command": "ccc hook session-start", "timeout": 15}]}]}}
+
+  # by hand: what a compacted session would be told
+  echo '{"session_id":"s1","source":"compact"}' | ccc hook session-start`,
 			func(ctx context.Context, env hook.Env, stdin []byte) []byte {
 				return hook.SessionStart(ctx, env, stdin, f.hookResume)
 			}),
 		newCmdHookEvent(f, dir, "session-end", "Keep a copy of the progress file when the session ends",
 			`Claude Code's SessionEnd hook: copies .ccc-progress.md to
 .ccc/sessions/.ccc-progress-<UTC time>.md and keeps the newest 20 copies.`,
+			`  # in .claude/settings.json
+  {"hooks": {"SessionEnd": [{"hooks": [{"type": "command", "command": "ccc hook session-end", "timeout": 10}]}]}}
+
+  # by hand
+  echo '{"session_id":"s1","reason":"other"}' | ccc hook session-end && ls .ccc/sessions`,
 			func(ctx context.Context, env hook.Env, stdin []byte) []byte {
 				hook.SessionEnd(ctx, env, stdin)
 				return nil
@@ -99,22 +136,39 @@ blockers, age) and a warning when the branch or HEAD moved since.`,
 }
 
 // newCmdHookEvent builds one hook subcommand. Nothing it meets changes its
-// exit status: extra arguments and unknown flags are ignored, a panic is
-// reported, and the output is written whole or not at all.
-func newCmdHookEvent(f *Factory, dir *string, name, short, long string,
+// exit status: extra arguments are ignored, unknown flags are ignored with
+// one line on stderr (an older ccc keeps working under a newer plugin), a
+// panic is reported, and the output is written whole or not at all.
+func newCmdHookEvent(f *Factory, dir *string, name, short, long, example string,
 	run func(ctx context.Context, env hook.Env, stdin []byte) []byte) *cobra.Command {
 	return &cobra.Command{
-		Use:                name,
-		Short:              short,
-		Long:               long + hookExitStatus,
-		Args:               cobra.ArbitraryArgs,
-		FParseErrWhitelist: cobra.FParseErrWhitelist{UnknownFlags: true},
-		RunE: func(cmd *cobra.Command, _ []string) error {
+		Use:     name,
+		Short:   short,
+		Long:    long + hookRootHelp + hookExitStatus,
+		Example: example,
+		Args:    cobra.ArbitraryArgs,
+		// The flags are parsed in RunE: cobra ignores unknown flags
+		// without a trace, and the hook must name them.
+		DisableFlagParsing: true,
+		RunE: func(cmd *cobra.Command, args []string) error {
 			defer func() {
 				if p := recover(); p != nil {
 					fmt.Fprintf(f.IO.ErrOut, "ccc hook %s: internal error: %v\n", name, p)
 				}
 			}()
+			flags := cmd.Flags()
+			cmd.InheritedFlags() // merges --dir and the root's other flags into flags
+			unknown := unknownFlags(flags, args)
+			flags.ParseErrorsAllowlist.UnknownFlags = true
+			if err := flags.Parse(args); err != nil {
+				return err // main reports it in one line and exits 0
+			}
+			if help, _ := flags.GetBool("help"); help {
+				return cmd.Help()
+			}
+			if len(unknown) > 0 {
+				fmt.Fprintf(f.IO.ErrOut, "ccc hook %s: ignoring unknown flag %s\n", name, strings.Join(unknown, ", "))
+			}
 			var stdin []byte
 			if f.IO.In != nil {
 				var err error
@@ -137,6 +191,50 @@ func newCmdHookEvent(f *Factory, dir *string, name, short, long string,
 	}
 }
 
+// unknownFlags lists the flags of args that fs does not define, as written
+// (--name, -x), up to "--". It reads args the way pflag does: a known
+// flag's value is skipped, and -h/--help are cobra's.
+func unknownFlags(fs *pflag.FlagSet, args []string) []string {
+	var out []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			break
+		}
+		if len(a) < 2 || a[0] != '-' {
+			continue
+		}
+		if name, ok := strings.CutPrefix(a, "--"); ok {
+			name, _, hasValue := strings.Cut(name, "=")
+			fl := fs.Lookup(name)
+			switch {
+			case fl == nil && name != "help":
+				out = append(out, "--"+name)
+			case fl != nil && !hasValue && fl.NoOptDefVal == "":
+				i++ // --flag value
+			}
+			continue
+		}
+		for j := 1; j < len(a); j++ { // -abc: shorthands, until one takes a value
+			c := a[j : j+1]
+			fl := fs.ShorthandLookup(c)
+			if fl == nil {
+				if c != "h" {
+					out = append(out, "-"+c)
+				}
+				break
+			}
+			if fl.NoOptDefVal == "" {
+				if j == len(a)-1 {
+					i++ // -x value
+				}
+				break
+			}
+		}
+	}
+	return out
+}
+
 // hookEnv is what the hooks need, built from the factory: the root is
 // found lazily, after stdin was accepted, because it may run git.
 func (f *Factory) hookEnv(dir string) hook.Env {
@@ -145,12 +243,30 @@ func (f *Factory) hookEnv(dir string) hook.Env {
 		now = time.Now
 	}
 	return hook.Env{
-		Root:       func(ctx context.Context) (string, error) { return f.root(ctx, dir) },
+		Root:       func(ctx context.Context, cwd string) (string, error) { return f.hookRoot(ctx, dir, cwd) },
 		Now:        now,
 		Checkpoint: f.hookCheckpoint,
 		Stderr:     f.IO.ErrOut,
 		Debug:      f.Getenv("CCC_DEBUG") != "",
 	}
+}
+
+// hookRoot finds a hook's project root. A root named on purpose wins
+// (--dir, then $CCC_PROJECT_ROOT): it is the only way to name a project
+// below the git top level. Otherwise the root is the git top level of
+// Claude Code's directory, else that directory: the cwd of the hook's
+// stdin (where the session works now), else $CLAUDE_PROJECT_DIR (where it
+// started), else the process's own. A directory that does not exist is
+// skipped.
+func (f *Factory) hookRoot(ctx context.Context, dir, cwd string) (string, error) {
+	if dir == "" && f.Getenv("CCC_PROJECT_ROOT") == "" {
+		for _, d := range []string{cwd, f.Getenv("CLAUDE_PROJECT_DIR")} {
+			if fi, err := os.Stat(d); err == nil && fi.IsDir() && filepath.IsAbs(d) {
+				return config.FindRoot(ctx, "", f.Getenv, d)
+			}
+		}
+	}
+	return f.root(ctx, dir)
 }
 
 // hookCheckpoint is the automated profile run by the hooks: persist the

@@ -42,7 +42,8 @@ func hookRun(t *testing.T, root, stdin string, env map[string]string, args ...st
 	return code, out.String(), errs.String()
 }
 
-// hookState is a CCC execution in quick mode on task 1 of 3.
+// hookState is a CCC execution in quick mode on its second task of 3
+// (taskIndex counts from 0).
 func hookState(over string) string {
 	s := `{
   "phase": "execution",
@@ -84,7 +85,7 @@ func stopInput(msg string) string {
 }
 
 const retryReason = "Continue CCC execution for CIA-12. Mode: quick. Read .ccc-progress.md for completed task context. " +
-	"Task 1 did not signal TASK_COMPLETE. Retry attempt 2 of 5. Execute task 1 from the decomposed task list. " +
+	"Task 2 did not signal TASK_COMPLETE. Retry attempt 2 of 5. Execute task 2 from the decomposed task list. " +
 	"Use parallel subagents for codebase reads; single subagent for build/test. Before implementing, search the codebase for existing solutions. Don't assume functionality is missing. " +
 	"When presenting options, always highlight your recommended choice. For eval tools, run structural analysis first before expensive execution stages. " +
 	"Cost profile: budget. Checkpoint if estimated eval cost exceeds $10. Signal TASK_COMPLETE when done."
@@ -106,7 +107,7 @@ func TestHookStop(t *testing.T) {
 		writeFile(t, filepath.Join(root, state.FileName), hookState(""))
 		code, out, errs := hookRun(t, root, stopInput("done. TASK_COMPLETE"), nil, "hook", "stop")
 		assert.Equal(t, 0, code)
-		assert.Contains(t, out, `{"decision":"block","reason":"Continue CCC execution for CIA-12. Mode: quick. Read .ccc-progress.md for completed task context. Execute task 2 of 3 from the decomposed task list. Spec: docs/spec.md.`)
+		assert.Contains(t, out, `{"decision":"block","reason":"Continue CCC execution for CIA-12. Mode: quick. Read .ccc-progress.md for completed task context. Execute task 3 of 3 from the decomposed task list. Spec: docs/spec.md.`)
 		assert.Empty(t, errs)
 		progress := readFile(t, filepath.Join(root, ".ccc-progress.md"))
 		assert.Contains(t, progress, "CIA-12", "the progress document names the issue")
@@ -133,7 +134,7 @@ func TestHookStop(t *testing.T) {
 		writeFile(t, filepath.Join(root, state.FileName), orig)
 		code, out, _ := hookRun(t, root, stopInput("still failing"), nil, "hook", "stop")
 		assert.Equal(t, 0, code)
-		assert.Equal(t, `{"systemMessage":"Task 1 failed after 5 attempts. Halting — manual intervention required."}`+"\n", out)
+		assert.Equal(t, `{"systemMessage":"Task 2 failed after 5 attempts. Halting — manual intervention required."}`+"\n", out)
 		assert.Equal(t, orig, readFile(t, filepath.Join(root, state.FileName)))
 		assert.FileExists(t, filepath.Join(root, ".ccc-progress.md"))
 	})
@@ -179,7 +180,7 @@ func TestHookStopTracker(t *testing.T) {
 
 	code, out, errs := hookRun(t, root, stopInput("TASK_COMPLETE"), env, "hook", "stop")
 	require.Equal(t, 0, code)
-	assert.Contains(t, out, "Execute task 2 of 3")
+	assert.Contains(t, out, "Execute task 3 of 3")
 	assert.Empty(t, errs)
 	comments := srv.Comments("CIA-12")
 	require.Len(t, comments, 1)
@@ -218,7 +219,7 @@ func TestHookStopSlowTracker(t *testing.T) {
 	env := map[string]string{"LINEAR_API_KEY": linearfake.APIKey, "LINEAR_API_URL": srv.URL}
 	code, out, errs := hookRun(t, root, stopInput("TASK_COMPLETE"), env, "hook", "stop")
 	assert.Equal(t, 0, code)
-	assert.Contains(t, out, "Execute task 2 of 3")
+	assert.Contains(t, out, "Execute task 3 of 3")
 	assert.Contains(t, errs, "ccc hook stop: checkpoint: ")
 	assert.Equal(t, 1, strings.Count(errs, "\n"), errs)
 	// The update that did not land in time waits in the outbox for the
@@ -246,14 +247,15 @@ func TestHookStopFinalCheckpoint(t *testing.T) {
 
 	code, out, errs := hookRun(t, root, stopInput("TASK_COMPLETE"), env, "hook", "stop")
 	require.Equal(t, 0, code)
-	require.Contains(t, out, "Execute task 1 of 2")
+	require.Contains(t, out, "Execute task 2 of 2", "the reason and the progress file name the same task")
 	require.Empty(t, errs)
 	require.Contains(t, readFile(t, filepath.Join(root, ".ccc-progress.md")), "Current task: task 2 of 2")
 
 	code, out, errs = hookRun(t, root, stopInput("Second task done. TASK_COMPLETE"), env, "hook", "stop")
 	require.Equal(t, 0, code)
 	assert.Empty(t, out, "the loop is over: the stop is allowed")
-	assert.Empty(t, errs)
+	assert.Equal(t, "ccc hook stop: task loop over (2 of 2 tasks done): removed .ccc-state.json; its backup is .ccc/backups/.ccc-state.json.20261121T134500.000000000Z\n", errs,
+		"the only line: the state's removal, naming its backup")
 	assert.NoFileExists(t, filepath.Join(root, state.FileName))
 
 	doc, err := progress.Parse([]byte(readFile(t, filepath.Join(root, ".ccc-progress.md"))))
@@ -573,4 +575,79 @@ func TestPluginMarketplace(t *testing.T) {
 	require.NoError(t, err, "the source names the plugin's directory")
 	require.NoError(t, json.Unmarshal(data, &manifest))
 	assert.Equal(t, manifest.Name, p.Name, "the marketplace entry names the plugin it points to")
+}
+
+// TestHookRoot: a hook finds its project from Claude Code's directory, not
+// from its own: stdin's cwd, else $CLAUDE_PROJECT_DIR; --dir and
+// $CCC_PROJECT_ROOT, set on purpose, win over both.
+func TestHookRoot(t *testing.T) {
+	proj, other, elsewhere := t.TempDir(), t.TempDir(), t.TempDir()
+	writeFile(t, filepath.Join(proj, state.FileName), hookState(""))
+	writeFile(t, filepath.Join(other, state.FileName), hookState(`, "linearIssue": "OTH-1"`))
+	withCwd := func(cwd string) string {
+		b, _ := json.Marshal(map[string]any{"session_id": "8f3c2a1e", "cwd": cwd, "last_assistant_message": "still working"})
+		return string(b)
+	}
+	tests := []struct {
+		name  string
+		stdin string
+		env   map[string]string
+		args  []string
+		want  string // the issue of the project the hook found
+	}{
+		{"stdin cwd", withCwd(proj), nil, nil, "CIA-12"},
+		{"CLAUDE_PROJECT_DIR without cwd", stopInput("still working"), map[string]string{"CLAUDE_PROJECT_DIR": proj}, nil, "CIA-12"},
+		{"cwd before CLAUDE_PROJECT_DIR", withCwd(other), map[string]string{"CLAUDE_PROJECT_DIR": proj}, nil, "OTH-1"},
+		{"a cwd that does not exist is skipped", withCwd(filepath.Join(elsewhere, "gone")), map[string]string{"CLAUDE_PROJECT_DIR": proj}, nil, "CIA-12"},
+		{"CCC_PROJECT_ROOT over cwd", withCwd(proj), map[string]string{"CCC_PROJECT_ROOT": other}, nil, "OTH-1"},
+		{"--dir over cwd", withCwd(proj), nil, []string{"--dir", other}, "OTH-1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out, errs bytes.Buffer
+			env := map[string]string{}
+			for k, v := range tt.env {
+				env[k] = v
+			}
+			f := &Factory{
+				IO:     IOStreams{In: strings.NewReader(tt.stdin), Out: &out, ErrOut: &errs},
+				Getenv: func(k string) string { return env[k] },
+				Getwd:  func() (string, error) { return elsewhere, nil },
+				Now:    func() time.Time { return hookNow },
+			}
+			code := run(append([]string{"hook", "stop"}, tt.args...), f)
+			assert.Equal(t, 0, code)
+			assert.Contains(t, out.String(), "Continue CCC execution for "+tt.want+".")
+			assert.Empty(t, errs.String())
+		})
+	}
+}
+
+// TestHookUnknownFlag: a flag the hook does not know (a newer plugin's) is
+// ignored in exactly one stderr line, and the hook still does its work.
+func TestHookUnknownFlag(t *testing.T) {
+	tests := []struct {
+		args []string
+		line string
+	}{
+		{[]string{"hook", "stop", "--from-a-newer-plugin"}, "ccc hook stop: ignoring unknown flag --from-a-newer-plugin"},
+		{[]string{"hook", "stop", "--mode=fast", "-q", "x"}, "ccc hook stop: ignoring unknown flag --mode, -q"},
+		{[]string{"hook", "stop", "--dir", "", "--later", "--", "--not-a-flag"}, "ccc hook stop: ignoring unknown flag --later"},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			root := t.TempDir()
+			writeFile(t, filepath.Join(root, state.FileName), hookState(""))
+			code, out, errs := hookRun(t, root, stopInput("still working"), nil, tt.args...)
+			assert.Equal(t, 0, code)
+			assert.Equal(t, `{"decision":"block","reason":"`+retryReason+`"}`+"\n", out, "the hook ran")
+			assert.Equal(t, tt.line+"\n", errs)
+		})
+	}
+	t.Run("help is not unknown", func(t *testing.T) {
+		code, out, errs := hookRun(t, t.TempDir(), "", nil, "hook", "session-end", "-h")
+		assert.Equal(t, 0, code)
+		assert.Contains(t, out, "EXIT STATUS")
+		assert.Empty(t, errs)
+	})
 }
