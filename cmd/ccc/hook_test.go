@@ -651,3 +651,19 @@ func TestHookUnknownFlag(t *testing.T) {
 		assert.Empty(t, errs)
 	})
 }
+
+// TestHookHelp: every hook subcommand's --help shows examples, how the
+// project is found and the exit status.
+func TestHookHelp(t *testing.T) {
+	for _, event := range []string{"stop", "pre-compact", "session-start", "session-end"} {
+		t.Run(event, func(t *testing.T) {
+			code, out, errs := hookRun(t, t.TempDir(), "", nil, "hook", event, "--help")
+			assert.Equal(t, 0, code)
+			assert.Empty(t, errs)
+			assert.Contains(t, out, "Examples:\n  # in .claude/settings.json\n")
+			assert.Contains(t, out, "| ccc hook "+event)
+			assert.Contains(t, out, `the "cwd" of the hook's stdin`)
+			assert.Contains(t, out, "EXIT STATUS\n  0  always")
+		})
+	}
+}
