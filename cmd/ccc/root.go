@@ -20,6 +20,9 @@ func NewCmdRoot(f *Factory) *cobra.Command {
 in-scope files into git, keeps one status comment on the tracking issue up to
 date, and prints the continuation prompt the next session starts from.
 
+Every duration flag (--timeout, --interval, ...) takes seconds (5), a Go
+duration (90s, 1h30m) or days (7d), as .ccc-preferences.yaml does.
+
 ENVIRONMENT
   CCC_PROJECT_ROOT     project root when --dir is not given
   CCC_AGENT            this writer's name (default main; --agent wins)
