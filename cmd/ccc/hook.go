@@ -107,7 +107,7 @@ func newCmdHookEvent(f *Factory, dir *string, name, short, long string,
 		Use:                name,
 		Short:              short,
 		Long:               long + hookExitStatus,
-		Example:            `  echo '{"session_id":"s1","cwd":"'"$PWD"'"}' | ccc hook ` + name,
+		Example:            `  echo '{"session_id":"s1"}' | ccc hook ` + name,
 		Args:               cobra.ArbitraryArgs,
 		FParseErrWhitelist: cobra.FParseErrWhitelist{UnknownFlags: true},
 		RunE: func(cmd *cobra.Command, _ []string) error {
