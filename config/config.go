@@ -97,11 +97,38 @@ func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
 	return nil
 }
 
+// Set parses a command-line flag's value in ParseDuration's syntax, so that
+// *Duration is a pflag.Value: every duration flag takes what the file takes.
+func (d *Duration) Set(s string) error {
+	v, err := ParseDuration(s)
+	if err != nil {
+		return err
+	}
+	*d = Duration(v)
+	return nil
+}
+
+// Type names the flag's value in --help.
+func (d *Duration) Type() string { return "duration" }
+
+// String shows a flag's default in --help: whole days as days, else as Go
+// prints durations; zero is "0", which --help leaves out.
+func (d *Duration) String() string {
+	switch v := time.Duration(*d); {
+	case v == 0:
+		return "0"
+	case v%(24*time.Hour) == 0:
+		return strconv.FormatInt(int64(v/(24*time.Hour)), 10) + "d"
+	default:
+		return v.String()
+	}
+}
+
 // ParseDuration reads every duration of the file: a number of seconds
 // ("45", "0.5"), a Go duration ("90s", "1h30m"), or a whole number of days
 // that a Go duration may follow ("2d", "1d12h"). A negative one is refused.
 func ParseDuration(s string) (time.Duration, error) {
-	bad := fmt.Errorf("%q is not a duration (use e.g. 30m, 12h or 7d)", s)
+	bad := fmt.Errorf("%q is not a duration (write e.g. 45 for seconds, 90s, 30m, 12h or 7d)", s)
 	t := strings.TrimSpace(s)
 	if secs, err := strconv.ParseFloat(t, 64); err == nil && secs >= 0 && secs*1e9 < math.MaxInt64 {
 		return time.Duration(math.Round(secs * 1e9)), nil // NaN, -1 and 1e30 fall through and fail

@@ -166,3 +166,27 @@ func TestAgent(t *testing.T) {
 	assert.Equal(t, "envagent", Agent("", env("envagent")))
 	assert.Equal(t, "main", Agent("", env("")))
 }
+
+func TestDurationFlagValue(t *testing.T) {
+	for _, tt := range []struct {
+		in, shown string
+		want      time.Duration
+	}{
+		{"5", "5s", 5 * time.Second},
+		{"0.5", "500ms", 500 * time.Millisecond},
+		{"90s", "1m30s", 90 * time.Second},
+		{"7d", "7d", 7 * 24 * time.Hour},
+		{"1d12h", "36h0m0s", 36 * time.Hour},
+		{"0", "0", 0},
+	} {
+		var d Duration
+		require.NoError(t, d.Set(tt.in), tt.in)
+		assert.Equal(t, Duration(tt.want), d, tt.in)
+		assert.Equal(t, tt.shown, d.String(), tt.in)
+	}
+	d := Duration(time.Minute)
+	err := d.Set("5x")
+	assert.EqualError(t, err, `"5x" is not a duration (write e.g. 45 for seconds, 90s, 30m, 12h or 7d)`)
+	assert.Equal(t, Duration(time.Minute), d, "a bad value leaves the flag as it was")
+	assert.Equal(t, "duration", d.Type())
+}

@@ -39,17 +39,18 @@ const (
 	AgentCheckpoint Format = "agent-checkpoint"
 )
 
-// Description names the format the way its users know it.
+// Description names the format the way its users know it: its kind and the
+// files it lives in.
 func (f Format) Description() string {
 	switch f {
 	case Initiative:
-		return "seed 000 initiative checkpoint"
+		return "initiative checkpoint, .claude/initiative.json"
 	case Workflow:
-		return "seed 001 workflow checkpoint"
+		return "workflow checkpoint, {workflow}_{project}_{timestamp}.json"
 	case Sitebuilder:
-		return "seed 002 sitebuilder checkpoint"
+		return "sitebuilder checkpoint, progress/checkpoints/*.json"
 	case AgentCheckpoint:
-		return "seed 003 agent checkpoint"
+		return "agent checkpoint, agent_checkpoints/*.json"
 	}
 	return string(f)
 }

@@ -95,7 +95,7 @@ func LoadThresholds(root string) (Thresholds, error) {
 func ParseDuration(s string) (time.Duration, error) {
 	if t := strings.TrimSpace(s); t != "0" {
 		if _, err := strconv.ParseFloat(t, 64); err == nil {
-			return 0, fmt.Errorf("%q is not a duration (use e.g. 30m, 12h or 7d)", s)
+			return 0, fmt.Errorf("%q is not a duration here: a bare number could mean seconds or days, so give the unit (7d for 7 days, 12h, 30m)", s)
 		}
 	}
 	return config.ParseDuration(s)

@@ -139,7 +139,7 @@ Unblocking that blocker (--unblock FAILED) reopens the work.` + exitStatusHelp(
 	fl.BoolVar(&skipLinear, "skip-linear", false, "skip the tracker update")
 	fl.BoolVar(&skipTracker, "skip-tracker", false, "skip the tracker update (same as --skip-linear)")
 	fl.StringVar(&opts.Agent, "agent", "", "this writer's name: its record is .ccc/checkpoints/<agent>.json, and each agent owns one status comment (default $CCC_AGENT, else main)")
-	fl.DurationVar(&opts.Timeout, "timeout", 0, "deadline for the tracker update, retries included (default 30s manual, 10s automated; preferences checkpoint.timeout, checkpoint.automated_timeout)")
+	durationVar(fl, &opts.Timeout, "timeout", 0, "deadline for the tracker update, retries included (default 30s manual, 10s automated; preferences checkpoint.timeout, checkpoint.automated_timeout)")
 	fl.BoolVar(&opts.JSON, "json", false, "print the report as one JSON object on stdout")
 	addTrackerFlags(fl, &opts.Trackers)
 	return cmd

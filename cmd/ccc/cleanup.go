@@ -26,7 +26,7 @@ func NewCmdCleanup(f *Factory, dir *string, runF func(*CleanupOptions) error) *c
 	var maxAge, failedMaxAge string
 	cmd := &cobra.Command{
 		Use:   "cleanup",
-		Short: "Remove old checkpoint records (seed 001's policy)",
+		Short: "Remove completed checkpoint records and those older than 7d (failed: 30d)",
 		Long: `Remove old records from the repository's shared .ccc/checkpoints, aging each
 by its updatedAt:
   - completed archives (<agent>-<issue>-complete.json) are removed whatever
@@ -36,7 +36,8 @@ by its updatedAt:
   - every other record — current, history, crashed — is removed once older
     than --max-age (default 7d).
 A file that cannot be read as a record is never touched; it is reported.
-Ages take a number of days (7d), Go durations (12h, 90m), or both (1d12h).
+Ages take a number of days (7d), Go durations (12h, 90m), or both (1d12h);
+a bare number (7) is refused, since it could mean seconds or days.
 Each removed (or, with --dry-run, removable) record is printed on stdout.` + exitStatusHelp(
 			"0  done (or, with --dry-run, listed)",
 			"1  a record could not be removed, or one cannot be read",

@@ -63,7 +63,7 @@ limit is left. Nothing is written anywhere.` + exitStatusHelp(
 		},
 	}
 	cmd.Flags().StringVar(&opts.Issue, "issue", "", "the issue to look up (default: as checkpoint finds it)")
-	cmd.Flags().DurationVar(&opts.Timeout, "timeout", 15*time.Second, "deadline for each tracker's checks")
+	durationVar(cmd.Flags(), &opts.Timeout, "timeout", 15*time.Second, "deadline for each tracker's checks")
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the checks as JSON")
 	addTrackerFlags(cmd.Flags(), &opts.Trackers)
 	return cmd

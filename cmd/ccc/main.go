@@ -13,9 +13,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// version is set at build time with -ldflags "-X main.version=...".
-var version = "dev"
-
 func main() {
 	os.Exit(run(os.Args[1:], systemFactory()))
 }
@@ -64,12 +61,21 @@ func run(args []string, f *Factory) int {
 		}
 		return exit.code
 	case errors.As(err, &usage) || isCobraUsage(err):
-		fmt.Fprintf(f.IO.ErrOut, "ccc: %v\nRun 'ccc --help' for usage.\n", err)
+		fmt.Fprintf(f.IO.ErrOut, "ccc: %v\nRun '%s --help' for usage.\n", err, helpPath(found))
 		return 2
 	default:
 		fmt.Fprintf(f.IO.ErrOut, "ccc: %v\n", err)
 		return 1
 	}
+}
+
+// helpPath names the command whose --help a usage error points to: the
+// one cobra found, else the root.
+func helpPath(found *cobra.Command) string {
+	if found == nil {
+		return "ccc"
+	}
+	return found.CommandPath()
 }
 
 // hookCall reports whether a command line that failed was meant for `ccc

@@ -74,7 +74,7 @@ $GITHUB_STEP_SUMMARY, and skipped or failed sinks are flagged with
 	fl.StringVar(&opts.BodyFile, "body-file", "", "file whose content is the comment body (- for stdin; default: the status from .ccc-progress.md)")
 	fl.StringVar(&opts.Issue, "issue", "", "the Linear issue, KEY-123")
 	fl.StringVar(&opts.Agent, "agent", "", "this writer's name; each agent owns one status comment (default $CCC_AGENT, else main)")
-	fl.DurationVar(&opts.Timeout, "timeout", 30*time.Second, "deadline for the delivery, retries included")
+	durationVar(fl, &opts.Timeout, "timeout", 30*time.Second, "deadline for the delivery, retries included")
 	fl.BoolVar(&opts.JSON, "json", false, "print the report as one JSON object on stdout")
 	addTrackerFlags(fl, &opts.Trackers)
 	return cmd

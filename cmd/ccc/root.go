@@ -2,8 +2,12 @@ package main
 
 import (
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/ccc-checkpoint/ccc/config"
 )
 
 // NewCmdRoot builds the command tree.
@@ -15,6 +19,9 @@ func NewCmdRoot(f *Factory) *cobra.Command {
 		Long: `ccc keeps an AI coding session's progress in .ccc-progress.md, snapshots the
 in-scope files into git, keeps one status comment on the tracking issue up to
 date, and prints the continuation prompt the next session starts from.
+
+Every duration flag (--timeout, --interval, ...) takes seconds (5), a Go
+duration (90s, 1h30m) or days (7d), as .ccc-preferences.yaml does.
 
 ENVIRONMENT
   CCC_PROJECT_ROOT     project root when --dir is not given
@@ -29,16 +36,24 @@ ENVIRONMENT
   CCC_DEBUG            print step details to stderr
   NO_COLOR             no colour
 Credentials are never printed, logged, written to a file or sent to a
-tracker in a body.`,
+tracker in a body.` + exitStatusHelp(
+			"0  success (each command's --help lists its own statuses)",
+			"1  the command failed",
+			"2  usage error: an unknown command or flag, or a bad flag value",
+			"3  checkpoint, post: a step or a tracker failed, the rest ran",
+			"4  status: an agent is STALE",
+			"75 sync: updates are still queued",
+			"ccc hook ... always exits 0."),
 		Example: `  ccc checkpoint --issue CIA-1 --current "write parser" --add-task "write tests"
   ccc checkpoint --done "write parser" --next "run the parser tests"
   ccc go
   ccc validate`,
-		Version:       version,
+		Version:       versionString(version, buildInfo()),
 		SilenceErrors: true,
 		SilenceUsage:  true,
 	}
 	cmd.PersistentFlags().StringVar(&dir, "dir", "", "project root (default: $CCC_PROJECT_ROOT, else the git top level, else the current directory)")
+	cmd.SetVersionTemplate("ccc {{.Version}}\n")
 	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err} })
 	cmd.SetOut(f.IO.Out)
 	cmd.SetErr(f.IO.ErrOut)
@@ -61,7 +76,45 @@ tracker in a body.`,
 		NewCmdImport(f, &dir, nil),
 		NewCmdRestore(f, &dir, nil),
 	)
+	documentGenerated(cmd)
 	return cmd
+}
+
+// completionExamples load each shell's completion script in the current
+// session, as cobra's own help for that shell says.
+var completionExamples = map[string]string{
+	"bash":       "source <(ccc completion bash)",
+	"zsh":        "source <(ccc completion zsh)",
+	"fish":       "ccc completion fish | source",
+	"powershell": "ccc completion powershell | Out-String | Invoke-Expression",
+}
+
+// documentGenerated adds cobra's own commands (help, completion) now rather
+// than when the command line runs, and gives them what every ccc command's
+// help has: examples and EXIT STATUS.
+func documentGenerated(root *cobra.Command) {
+	root.InitDefaultHelpCmd()
+	root.InitDefaultCompletionCmd()
+	for _, c := range root.Commands() {
+		switch c.Name() {
+		case "help":
+			c.Long = `Print the help of a command: the same text as 'ccc COMMAND --help'.` + exitStatusHelp(
+				"0  help printed (also for an unknown command: the list of commands)")
+			c.Example = "  ccc help checkpoint\n  ccc help hook stop"
+		case "completion":
+			c.Long = strings.TrimSpace(c.Long) + exitStatusHelp(
+				"0  this help was printed (a shell's sub-command prints its script)",
+				"2  usage error")
+			c.Example = "  source <(ccc completion bash)\n  ccc completion zsh > \"${fpath[1]}/_ccc\""
+			for _, sh := range c.Commands() {
+				sh.Long = strings.TrimSpace(sh.Long) + exitStatusHelp(
+					"0  the script was printed on stdout",
+					"1  it could not be written",
+					"2  usage error")
+				sh.Example = "  " + completionExamples[sh.Name()]
+			}
+		}
+	}
 }
 
 // noArgs is cobra.NoArgs reporting a usage error.
@@ -77,6 +130,13 @@ func isCobraUsage(err error) bool {
 	msg := err.Error()
 	return strings.HasPrefix(msg, "unknown command") || strings.HasPrefix(msg, "unknown shorthand flag") ||
 		strings.HasPrefix(msg, "unknown flag")
+}
+
+// durationVar defines a duration flag that takes what every duration of
+// .ccc-preferences.yaml takes: seconds (5), a Go duration (90s) or days (7d).
+func durationVar(fl *pflag.FlagSet, p *time.Duration, name string, value time.Duration, usage string) {
+	*p = value
+	fl.Var((*config.Duration)(p), name, usage)
 }
 
 // exitStatusHelp ends a command's long help.

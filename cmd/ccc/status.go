@@ -101,7 +101,7 @@ CCC_NOW (RFC 3339) sets the clock: a testing aid.` + exitStatusHelp(
 	fl.BoolVar(&opts.Markdown, "markdown", false, "print the STATUS.md Markdown table")
 	fl.StringVarP(&opts.Output, "output", "o", "", "with --markdown: write the table to FILE (atomically) instead of stdout")
 	fl.BoolVarP(&opts.Watch, "watch", "w", false, "redraw the table until interrupted")
-	fl.DurationVar(&opts.Interval, "interval", 5*time.Second, "with --watch: time between refreshes")
+	durationVar(fl, &opts.Interval, "interval", 5*time.Second, "with --watch: time between refreshes")
 	return cmd
 }
 

@@ -92,10 +92,10 @@ otherwise; --json does not apply.` + exitStatusHelp(
 	}
 	fl := cmd.Flags()
 	fl.BoolVar(&opts.JSON, "json", false, "print the result as JSON")
-	fl.DurationVar(&opts.Timeout, "timeout", 30*time.Second, "deadline for all deliveries of one sync, retries included (with --watch: of each checkpoint and retry round; default the preference checkpoint.automated_timeout)")
+	durationVar(fl, &opts.Timeout, "timeout", 30*time.Second, "deadline for all deliveries of one sync, retries included (with --watch: of each checkpoint and retry round; default the preference checkpoint.automated_timeout)")
 	fl.BoolVar(&opts.Watch, "watch", false, "keep running: checkpoint when .ccc-progress.md changes and retry queued updates")
-	fl.DurationVar(&opts.Debounce, "debounce", 0, "with --watch: quiet time that ends a burst of writes (default: preference sync.debounce, 2s)")
-	fl.DurationVar(&opts.RetryEvery, "retry-every", 15*time.Second, "with --watch: how often to look for due queued updates")
+	durationVar(fl, &opts.Debounce, "debounce", 0, "with --watch: quiet time that ends a burst of writes (default: preference sync.debounce, 2s)")
+	durationVar(fl, &opts.RetryEvery, "retry-every", 15*time.Second, "with --watch: how often to look for due queued updates")
 	return cmd
 }
 

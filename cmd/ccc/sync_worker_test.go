@@ -35,14 +35,19 @@ func TestSyncFlags(t *testing.T) {
 		{[]string{"sync", "--watch", "--timeout", "3s", "--debounce", "1s", "--retry-every", "2s"},
 			&SyncOptions{Watch: true, Timeout: 3 * time.Second, Debounce: time.Second, RetryEvery: 2 * time.Second}, ""},
 		{[]string{"sync", "--watch", "--retry-every", "0"}, nil, "--retry-every must be longer than zero"},
-		{[]string{"sync", "--watch", "--retry-every", "-1s"}, nil, "--retry-every must be longer than zero"},
-		{[]string{"sync", "--watch", "--debounce", "-1s"}, nil, "--debounce must be longer than zero"},
+		{[]string{"sync", "--watch", "--retry-every", "-1s"}, nil, `"-1s" is not a duration`},
+		{[]string{"sync", "--watch", "--debounce", "-1s"}, nil, `"-1s" is not a duration`},
 		{[]string{"sync", "--watch", "--debounce", "0s"}, nil, "--debounce must be longer than zero"},
 		{[]string{"sync", "--watch", "--json"}, nil, "--json does not combine with --watch"},
-		{[]string{"sync", "--timeout", "-1s"}, nil, "--timeout must not be negative"},
-		{[]string{"sync", "--watch", "--timeout", "-1s"}, nil, "--timeout must not be negative"},
+		{[]string{"sync", "--timeout", "-1s"}, nil, `"-1s" is not a duration`},
+		{[]string{"sync", "--watch", "--timeout", "-1s"}, nil, `"-1s" is not a duration`},
 		{[]string{"sync", "--debounce", "1s"}, nil, "--debounce needs --watch"},
 		{[]string{"sync", "--retry-every", "1s"}, nil, "--retry-every needs --watch"},
+		// Every duration flag takes what .ccc-preferences.yaml takes.
+		{[]string{"sync", "--timeout", "5"}, &SyncOptions{Timeout: 5 * time.Second, RetryEvery: retry}, ""},
+		{[]string{"sync", "--watch", "--timeout", "1d", "--debounce", "0.5", "--retry-every", "1m30s"},
+			&SyncOptions{Watch: true, Timeout: 24 * time.Hour, Debounce: 500 * time.Millisecond, RetryEvery: 90 * time.Second}, ""},
+		{[]string{"sync", "--timeout", "soon"}, nil, `"soon" is not a duration (write e.g. 45 for seconds, 90s, 30m, 12h or 7d)`},
 	} {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) { checkParsed(t, NewCmdSync, tt.args, tt.want, tt.err) })
 	}

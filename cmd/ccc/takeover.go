@@ -26,7 +26,7 @@ func NewCmdTakeover(f *Factory, dir *string, runF func(*TakeoverOptions) error) 
 	cmd := &cobra.Command{
 		Use:   "takeover AGENT [--as NEW]",
 		Short: "Hand a crashed agent's work to a new session or agent",
-		Long: `Take over a crashed agent's work (seed 003's reassignment). The agent's record
+		Long: `Take over a crashed agent's work. The agent's record
 is renamed to .ccc/checkpoints/<agent>_crashed_<epoch>.json, where ccc list and
 ccc show still find it, and a fresh record is written for the new owner (NEW,
 or AGENT itself when --as is not given): a new session id, status
