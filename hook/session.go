@@ -153,13 +153,16 @@ func SessionStart(ctx context.Context, env Env, stdin []byte, load ResumeLoader)
 // line, and a warning line per drift.
 func (r Resume) Context() string {
 	var b strings.Builder
-	if r.Broken != "" {
+	switch {
+	case r.Broken != "":
 		b.WriteString("ccc: your handoff file " + ProgressFile + " is broken and no checkpoint will update it until it is fixed: " + r.Broken + "\n\n")
 		if strings.TrimSpace(r.Prompt) == "" {
 			return strings.TrimRight(b.String(), "\n")
 		}
+		b.WriteString("Continuation prompt of the last good checkpoint (the warning below says where it comes from):\n\n")
+	default:
+		b.WriteString("Resuming from the last ccc checkpoint. Continuation prompt (from " + ProgressFile + "):\n\n")
 	}
-	b.WriteString("Resuming from the last ccc checkpoint. Continuation prompt (from " + ProgressFile + "):\n\n")
 	if p := strings.TrimSpace(r.Prompt); p != "" {
 		b.WriteString(p + "\n\n")
 	}

@@ -171,7 +171,15 @@ func lineOf(src []byte, text string) int {
 	if first == "" {
 		return 1
 	}
-	for i, l := range strings.Split(string(src), "\n") {
+	lines := strings.Split(string(src), "\n")
+	for i, l := range lines {
+		// A list item: the text follows the marker and the checkbox.
+		rest, _, _ := splitBox(strings.TrimLeft(l, " \t-*+0123456789.)"))
+		if strings.HasPrefix(rest, first) {
+			return i + 1
+		}
+	}
+	for i, l := range lines {
 		if strings.Contains(l, first) {
 			return i + 1
 		}
