@@ -58,7 +58,7 @@ record on another branch is never resumed: ccc names it instead. The age is
 the checkpoint's own time (its record, its **Session:** line, the state's
 checkpoint entry), never that of a file just rebuilt.` + exitStatusHelp(
 			"0  the prompt was printed",
-			"1  no usable progress file (missing or broken), state, record or backup to resume from",
+			"1  no progress file, state, record or backup to resume from",
 			"2  usage error"),
 		Example: `  ccc go
   ccc go --json | jq -r .prompt`,
