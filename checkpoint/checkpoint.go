@@ -53,7 +53,7 @@ func (p Profile) Steps(cp *Checkpoint) []Step {
 
 // LoadProgress reads the progress document and the state without changing
 // either, for runs that only report (`ccc post`). A missing progress file
-// leaves Doc nil.
+// leaves Doc nil; a broken one (progress.Check) too, and is the error.
 func (cp *Checkpoint) LoadProgress() error {
 	loaded, err := state.Load(cp.Root, cp.Now)
 	if err != nil {
@@ -62,6 +62,9 @@ func (cp *Checkpoint) LoadProgress() error {
 	cp.State, cp.stateReadOnly = loaded.State, loaded.Corrupt != nil
 	data, err := readProgress(filepath.Join(cp.Root, progress.FileName))
 	if err != nil || data == nil {
+		return err
+	}
+	if err := progress.Check(progress.FileName, data); err != nil {
 		return err
 	}
 	if cp.Doc, err = progress.Parse(data); err != nil {
@@ -149,6 +152,9 @@ type Checkpoint struct {
 	recordPending bool
 	// usage is an edit that cannot apply: the run stops, nothing written.
 	usage *UsageError
+	// broken is a progress file too broken to touch: the run stops,
+	// nothing written.
+	broken *progress.BrokenError
 	// progressSaved: persist wrote (or had no need to write) the edits.
 	progressSaved bool
 	// promptHash identifies the prompt persist generated, to record it.

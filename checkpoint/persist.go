@@ -30,7 +30,7 @@ func (persistStep) Run(ctx context.Context, cp *Checkpoint) (err error) {
 	defer func() {
 		// The later steps must not show edits that never reached the disk:
 		// they get the document as it is there (nil when it cannot be read).
-		if err != nil && !cp.progressSaved && cp.usage == nil {
+		if err != nil && !cp.progressSaved && cp.usage == nil && cp.broken == nil {
 			cp.Doc = cp.docOnDisk()
 		}
 	}()
@@ -76,6 +76,11 @@ func (persistStep) Run(ctx context.Context, cp *Checkpoint) (err error) {
 	var usage *UsageError
 	if errors.As(err, &usage) {
 		cp.usage = usage
+		return err
+	}
+	var broken *progress.BrokenError
+	if errors.As(err, &broken) {
+		cp.broken = broken
 		return err
 	}
 	if err != nil {
@@ -154,6 +159,8 @@ func (cp *Checkpoint) updateProgress(path string) (created bool, err error) {
 	if orig == nil {
 		created = true
 		doc = progress.New(cp.issueFor(nil), cp.Now)
+	} else if err := progress.Check(rel(cp.Root, path), orig); err != nil {
+		return false, err
 	} else if doc, err = progress.Parse(orig); err != nil {
 		return false, fileError(rel(cp.Root, path), err)
 	}
@@ -190,6 +197,11 @@ func (cp *Checkpoint) updateProgress(path string) (created bool, err error) {
 	out := doc.Render()
 	if orig != nil && string(out) == string(orig) {
 		return false, nil
+	}
+	if orig != nil {
+		if err := progress.CheckRewrite(rel(cp.Root, path), orig, out); err != nil {
+			return false, err
+		}
 	}
 	if cp.beforeWrite != nil {
 		cp.beforeWrite()
@@ -229,10 +241,10 @@ func (cp *Checkpoint) keyFiles() []string {
 }
 
 // docOnDisk parses the progress file as it is now, without the run's edits;
-// nil when it is missing or cannot be read.
+// nil when it is missing, cannot be read or is broken.
 func (cp *Checkpoint) docOnDisk() *progress.Document {
 	data, err := readProgress(filepath.Join(cp.Root, progress.FileName))
-	if err != nil || data == nil {
+	if err != nil || data == nil || progress.Check(progress.FileName, data) != nil {
 		return nil
 	}
 	doc, err := progress.Parse(data)

@@ -126,6 +126,13 @@ func Run(ctx context.Context, cp *Checkpoint, steps []Step) Report {
 			r.Error = cp.usage.Error()
 			break
 		}
+		if cp.broken != nil {
+			// Whatever a later step did would report or commit a misreading
+			// of the file (a conflict, "0 of 0 tasks, complete").
+			r.Steps, r.Succeeded = []Result{}, 0
+			r.Broken = cp.broken.Error()
+			break
+		}
 		if res.Status != Failed {
 			r.Succeeded++
 		}

@@ -13,7 +13,12 @@ type Report struct {
 	Steps   []Result `json:"steps"`
 	// Error is set when the run stopped before writing anything because an
 	// edit flag cannot apply (exit status 2).
-	Error     string `json:"error,omitempty"`
+	Error string `json:"error,omitempty"`
+	// Broken is set when the run stopped before writing anything because
+	// the progress file is too broken to touch (progress.Check,
+	// progress.CheckRewrite): path:line, the problem and the fix (exit
+	// status 1).
+	Broken    string `json:"broken,omitempty"`
 	Succeeded int    `json:"succeeded"`
 	Total     int    `json:"total"`
 	// Prompt is the continuation prompt (manual profile).
@@ -42,6 +47,8 @@ func (r Report) ExitCode() int {
 	switch {
 	case r.Error != "":
 		return ExitUsage
+	case r.Broken != "":
+		return ExitNothing
 	case r.Succeeded == r.Total:
 		return ExitOK
 	case r.Succeeded > 0:
@@ -59,8 +66,8 @@ func (r Report) ExitCode() int {
 // line per skipped or failed step (and what a succeeding step did), then
 // warnings.
 func (r Report) Lines() []string {
-	if r.Error != "" {
-		lines := []string{fmt.Sprintf("Checkpoint not run: %s. Nothing was written.", strings.TrimSuffix(r.Error, "."))}
+	if r.Error != "" || r.Broken != "" {
+		lines := []string{fmt.Sprintf("Checkpoint not run: %s. Nothing was written.", strings.TrimSuffix(r.Error+r.Broken, "."))}
 		for _, w := range r.Warnings {
 			lines = append(lines, "Warning: "+w)
 		}

@@ -48,6 +48,9 @@ type Resume struct {
 	// Source names where the prompt came from: the progress file, or the
 	// state, a record or a backup standing in for it.
 	Source string `json:"source"`
+	// Broken says why the progress file was not used (progress.Check):
+	// path:line, the problem and the fix. A stand-in gave the prompt.
+	Broken string `json:"broken,omitempty"`
 }
 
 // BranchMoved reports a checkout of another branch since the checkpoint.
@@ -92,11 +95,16 @@ func LoadResumeWith(ctx context.Context, root string, now time.Time, o ResumeOpt
 	var doc *progress.Document
 	var problem string
 	data, err := readProgress(path)
+	broken := progress.Check(progress.FileName, data)
 	switch {
 	case err != nil:
 		problem = err.Error()
 	case data == nil:
 		problem = "is missing"
+	case broken != nil:
+		// Never "0 of 0 tasks, complete" or half of a conflict: a stand-in
+		// gives the prompt, and the file stays as it is.
+		problem = "is broken (" + broken.Error() + ")"
 	default:
 		if doc, err = progress.Parse(data); err != nil {
 			problem = "cannot be read: " + fileError(progress.FileName, err).Error()
@@ -134,6 +142,9 @@ func LoadResumeWith(ctx context.Context, root string, now time.Time, o ResumeOpt
 				return Resume{}, fmt.Errorf("%w in %s (nor a state with a plan, this agent's record or a backup to rebuild it from%s): run `ccc checkpoint` to start one",
 					ErrNoProgress, root, hint)
 			}
+			if broken != nil {
+				return Resume{}, fmt.Errorf("%w; nothing to resume from instead (no state with a plan, record or backup%s)", broken, hint)
+			}
 			return Resume{}, fmt.Errorf("%s %s, and no state with a plan, record or backup to resume from%s", progress.FileName, problem, hint)
 		}
 		n := fmt.Sprintf("%s %s; resumed from %s", progress.FileName, problem, source)
@@ -149,6 +160,9 @@ func LoadResumeWith(ctx context.Context, root string, now time.Time, o ResumeOpt
 	}
 	r := Resume{Prompt: doc.Prompt(), Issue: doc.Issue.Key, TaskN: doc.TaskN(), TaskM: doc.TaskM(), CommitsSince: -1,
 		Source: source, Warnings: notes, At: m.at, Branch: m.branch, Head: m.head, NowBranch: nowBranch, NowHead: nowHead}
+	if broken != nil {
+		r.Broken = broken.Error()
+	}
 	if lerr == nil && loaded.Corrupt != nil {
 		c := loaded.Corrupt
 		w := fmt.Sprintf("%s:%d:%d: not valid JSON: %s", c.Path, c.Line, c.Col, c.Msg)
@@ -346,9 +360,9 @@ func docFromRecord(rec *records.Record, stateIssue string) *progress.Document {
 	return doc
 }
 
-// docFromBackups takes the newest progress backup that parses and was made
-// after any deliberate delete, dated by its Session, else by the time it
-// was backed up.
+// docFromBackups takes the newest progress backup that parses, is not
+// broken (progress.Check) and was made after any deliberate delete, dated
+// by its Session, else by the time it was backed up.
 func docFromBackups(root string, cleared time.Time) (*progress.Document, string, mark) {
 	paths, err := state.Backups(root, progress.FileName)
 	if err != nil {
@@ -365,7 +379,7 @@ func docFromBackups(root string, cleared time.Time) (*progress.Document, string,
 			continue
 		}
 		doc, err := progress.Parse(data)
-		if err != nil {
+		if err != nil || progress.Check(progress.FileName, data) != nil {
 			continue
 		}
 		m := mark{at: stamp.UTC()}

@@ -459,13 +459,13 @@ func statusInput(cp *Checkpoint) markdown.StatusInput {
 
 // latestStatus is the status rendered from the progress file as it is now,
 // or fallback when the run delivers a body of its own (ccc post) or the file
-// cannot be read.
+// cannot be read or is broken.
 func (cp *Checkpoint) latestStatus(fallback string) string {
 	if cp.Body != "" || cp.Doc == nil {
 		return fallback
 	}
 	data, err := readProgress(filepath.Join(cp.Root, progress.FileName))
-	if err != nil || data == nil {
+	if err != nil || data == nil || progress.Check(progress.FileName, data) != nil {
 		return fallback
 	}
 	doc, err := progress.Parse(data)

@@ -87,6 +87,10 @@ type Resume struct {
 	Age      time.Duration
 	// Warnings say what moved since the checkpoint (branch, HEAD).
 	Warnings []string
+	// Broken says the progress file is too broken to use (path:line, the
+	// problem, the fix); Prompt is then a stand-in's, or empty when there
+	// was none.
+	Broken string
 }
 
 // ResumeLoader reads a project's last checkpoint; ok is false when there is
@@ -122,7 +126,11 @@ func SessionStart(ctx context.Context, env Env, stdin []byte, load ResumeLoader)
 		env.logf(event, "no checkpoint in %s", root)
 		return nil
 	}
-	if in.Source == "startup" {
+	if r.Broken != "" {
+		// The agent must learn it, however old the last checkpoint is: its
+		// handoff file cannot be trusted and no checkpoint will save it.
+		env.logf(event, "%s", r.Broken)
+	} else if in.Source == "startup" {
 		p, err := LoadPrefs(root)
 		if err != nil {
 			env.logf(event, "%v", err)
@@ -145,7 +153,16 @@ func SessionStart(ctx context.Context, env Env, stdin []byte, load ResumeLoader)
 // line, and a warning line per drift.
 func (r Resume) Context() string {
 	var b strings.Builder
-	b.WriteString("Resuming from the last ccc checkpoint. Continuation prompt (from " + ProgressFile + "):\n\n")
+	switch {
+	case r.Broken != "":
+		b.WriteString("ccc: your handoff file " + ProgressFile + " is broken and no checkpoint will update it until it is fixed: " + r.Broken + "\n\n")
+		if strings.TrimSpace(r.Prompt) == "" {
+			return strings.TrimRight(b.String(), "\n")
+		}
+		b.WriteString("Continuation prompt of the last good checkpoint (the warning below says where it comes from):\n\n")
+	default:
+		b.WriteString("Resuming from the last ccc checkpoint. Continuation prompt (from " + ProgressFile + "):\n\n")
+	}
 	if p := strings.TrimSpace(r.Prompt); p != "" {
 		b.WriteString(p + "\n\n")
 	}

@@ -97,6 +97,11 @@ func TestSessionStart(t *testing.T) {
 	drifted.Warnings = []string{"branch changed since the checkpoint: was cia-12-parser, now main"}
 	old := resume
 	old.Age = 30 * time.Hour
+	const brokenMsg = ".ccc-progress.md:6: unresolved merge conflict (3 marker lines, the first here); fix it by hand"
+	broken := Resume{Broken: brokenMsg}
+	brokenOld := old
+	brokenOld.Broken = brokenMsg
+	brokenOld.Warnings = []string{".ccc-progress.md is broken (...); resumed from .ccc/checkpoints/main.json"}
 	tests := []struct {
 		name    string
 		fixture string
@@ -116,6 +121,11 @@ func TestSessionStart(t *testing.T) {
 			stderr: "ccc hook session-start: the last checkpoint is 3h5m old (hooks.session_start_max_age 2h); not injected\n"},
 		{name: "startup under the preference", fixture: "sessionstart-startup.json", prefs: "hooks:\n  session_start_max_age: 48h\n", r: old, ok: true, golden: "startup-48h"},
 		{name: "clear", fixture: "sessionstart-clear.json", r: resume, ok: true},
+		{name: "broken, nothing to resume", fixture: "sessionstart-compact.json", r: broken, ok: true, golden: "broken",
+			stderr: "ccc hook session-start: " + brokenMsg + "\n"},
+		// However old the stand-in, the agent must learn that its file is broken.
+		{name: "broken, an old stand-in at startup", fixture: "sessionstart-startup.json", r: brokenOld, ok: true, golden: "broken-standin",
+			stderr: "ccc hook session-start: " + brokenMsg + "\n"},
 		{name: "no checkpoint", fixture: "sessionstart-compact.json", stderr: "ccc hook session-start: no checkpoint in ROOT\n"},
 		{name: "unreadable", fixture: "sessionstart-resume.json", err: errors.New(".ccc-progress.md: line 3: NUL byte"),
 			stderr: "ccc hook session-start: .ccc-progress.md: line 3: NUL byte\n"},

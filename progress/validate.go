@@ -19,8 +19,20 @@ func (p Problem) String() string { return fmt.Sprintf("%s:%d: %s", p.Path, p.Lin
 // of the protocol and the Issue header field; the legacy layout needs Completed Tasks, Current Task and
 // an issue. It also reports an issue that is not a key like CIA-123, repeated sections, lists and items
 // ccc does not read, and input that is not text. Problems are sorted by line; missing parts are
-// reported at the title's line.
+// reported at the title's line. What makes the file too broken for a checkpoint to touch (Check) comes
+// first: every merge conflict marker line, or the absence of any section ccc knows.
 func Validate(path string, src []byte) []Problem {
+	first := Conflicts(path, src)
+	if len(first) == 0 {
+		var be *BrokenError
+		if errors.As(Check(path, src), &be) {
+			first = []Problem{{Path: path, Line: be.Line, Message: be.Problem}}
+		}
+	}
+	return append(first, validate(path, src)...)
+}
+
+func validate(path string, src []byte) []Problem {
 	d, err := Parse(src)
 	if err != nil {
 		var pe *ParseError
@@ -73,16 +85,16 @@ func Validate(path string, src []byte) []Problem {
 		add(issueLine, "issue %q is not a key like CIA-123", d.Issue.Key)
 	}
 
-	first := map[string]int{}
+	firstAt := map[string]int{}
 	for _, sec := range s.secs {
 		name := normalise(sec.title)
 		k := headings[name]
 		if sec.dup {
-			add(sec.line, "duplicate section %q (first at line %d); ccc reads only the first", "## "+sec.title, first[titles[k]])
+			add(sec.line, "duplicate section %q (first at line %d); ccc reads only the first", "## "+sec.title, firstAt[titles[k]])
 			continue
 		}
 		if k != kindUnknown {
-			first[titles[k]] = sec.line
+			firstAt[titles[k]] = sec.line
 		}
 		for _, line := range sec.extra {
 			if k == kindCurrent {

@@ -312,13 +312,16 @@ func (f *Factory) hookResume(ctx context.Context, root string) (hook.Resume, boo
 	if errors.Is(err, checkpoint.ErrNoProgress) {
 		return hook.Resume{}, false, nil
 	}
+	if errors.Is(err, progress.ErrBroken) {
+		return hook.Resume{Broken: err.Error()}, true, nil
+	}
 	if err != nil {
 		return hook.Resume{}, false, err
 	}
 	path := filepath.Join(root, progress.FileName)
-	out := hook.Resume{Prompt: r.Prompt, Issue: r.Issue, TaskN: r.TaskN, TaskM: r.TaskM, Age: r.Age}
+	out := hook.Resume{Prompt: r.Prompt, Issue: r.Issue, TaskN: r.TaskN, TaskM: r.TaskM, Age: r.Age, Broken: r.Broken}
 	out.Warnings = append(append(out.Warnings, r.Warnings...), driftWarnings(r, staleAfter)...)
-	if data, err := os.ReadFile(path); err == nil {
+	if data, err := os.ReadFile(path); err == nil && r.Broken == "" {
 		if doc, err := progress.Parse(data); err == nil {
 			for _, b := range doc.Blockers {
 				if b.Checkbox && b.Checked {

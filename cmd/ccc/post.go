@@ -48,7 +48,7 @@ $GITHUB_STEP_SUMMARY, and skipped or failed sinks are flagged with
 ::warning:: and ::error:: workflow commands on stderr.` + exitStatusHelp(
 			"0  every sink delivered, or had nothing new to deliver, or skipped",
 			"3  a sink failed",
-			"1  nothing could run (no body, unreadable project)",
+			"1  nothing could run (no body, unreadable project, broken .ccc-progress.md)",
 			"2  usage error"),
 		Example: `  # in a GitHub Actions job (GITHUB_TOKEN and the event give the PR)
   ccc post --body-file report.md

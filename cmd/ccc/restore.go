@@ -190,9 +190,11 @@ func restoreValidProgress(data []byte) error {
 		return errors.New("empty file")
 	}
 	// Parse refuses NUL bytes and invalid UTF-8: what a torn or foreign
-	// write leaves.
-	_, err := progress.Parse(data)
-	return err
+	// write leaves. A broken file (a merge conflict) is no better.
+	if _, err := progress.Parse(data); err != nil {
+		return err
+	}
+	return progress.Check(progress.FileName, data)
 }
 
 // restoreValidRecord accepts a checkpoint record of the agent that states its

@@ -91,6 +91,10 @@ func TestRestoreSkipsCorruptBackups(t *testing.T) {
 		{file: "progress", path: func(root string) string { return filepath.Join(root, progress.FileName) },
 			versions: []string{rstProgress, rstProgress + "- older\n", "  \n"},
 			current:  rstProgress + "- now\n"},
+		// A backup with a merge conflict is broken (progress.Check): never put back.
+		{file: "progress", path: func(root string) string { return filepath.Join(root, progress.FileName) },
+			versions: []string{rstProgress, rstProgress + "- older\n", "<<<<<<< HEAD\n" + rstProgress + "=======\n" + rstProgress + ">>>>>>> x\n"},
+			current:  rstProgress + "- now\n"},
 		{file: "record", agent: "a", path: func(root string) string { return filepath.Join(root, ".ccc", "checkpoints", "a.json") },
 			versions: []string{rstRecord("a", "one"), rstRecord("a", "two"), `{"agent": "a", "status": "in_progress"}`},
 			current:  rstRecord("a", "three")},

@@ -27,7 +27,9 @@ func NewCmdValidate(f *Factory, dir *string, runF func(*ValidateOptions) error) 
 		Short: "Check a progress document and report problems with file:line",
 		Long: `Check .ccc-progress.md (or FILE): required sections present, an Issue line
 that names an issue key like CIA-123, no duplicated section, text input.
-Problems are printed on stdout as file:line: message.` + exitStatusHelp(
+Problems are printed on stdout as file:line: message. Merge conflict markers
+(or a file with no section ccc knows), which make a checkpoint refuse the
+file, come first.` + exitStatusHelp(
 			"0  no problems",
 			"1  problems found, or the file cannot be read",
 			"2  usage error"),

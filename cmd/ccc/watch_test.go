@@ -234,3 +234,45 @@ func waitFor(t *testing.T, cond func() bool, what string) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// TestSyncWatchRefusesBrokenFile: the agent leaves a merge conflict in the
+// progress file while the worker runs. Its checkpoint is refused with
+// path:line, the file stays byte-identical and Linear hears nothing.
+func TestSyncWatchRefusesBrokenFile(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a process and waits for debounces")
+	}
+	srv := linearfake.New()
+	defer srv.Close()
+	srv.AddIssue("CIA-31", "Watch")
+	root := t.TempDir()
+	env := append(os.Environ(), "CCC_PROJECT_ROOT="+root, "LINEAR_API_URL="+srv.URL, "LINEAR_API_KEY="+linearfake.APIKey,
+		"CCC_SINKS=", "NO_COLOR=1", "GITHUB_ACTIONS=")
+	seed := exec.Command("ccc", "checkpoint", "--issue", "CIA-31", "--current", "start", "--skip-git", "--skip-linear")
+	seed.Env = env
+	out, err := seed.CombinedOutput()
+	require.NoError(t, err, string(out))
+
+	var stderr syncBuffer
+	cmd := exec.Command("ccc", "sync", "--watch", "--debounce", "200ms", "--retry-every", "1h")
+	cmd.Env = env
+	cmd.Stderr = &stderr
+	require.NoError(t, cmd.Start())
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	waitFor(t, func() bool { return strings.Contains(stderr.String(), "watching .ccc-progress.md") }, "the worker starts")
+
+	path := filepath.Join(root, progress.FileName)
+	orig, err := os.ReadFile(path)
+	require.NoError(t, err)
+	conflicted := strings.Replace(string(orig), "- start\n", "<<<<<<< HEAD\n- start\n=======\n- begin\n>>>>>>> other\n", 1)
+	require.NotEqual(t, string(orig), conflicted)
+	require.NoError(t, os.WriteFile(path, []byte(conflicted), 0o644))
+	waitFor(t, func() bool { return strings.Contains(stderr.String(), "Checkpoint not run") }, "the checkpoint is refused")
+
+	assert.Regexp(t, `Checkpoint not run: \.ccc-progress\.md:\d+: unresolved merge conflict`, stderr.String())
+	after, err := os.ReadFile(path)
+	require.NoError(t, err)
+	assert.Equal(t, conflicted, string(after), "the file is left byte-identical")
+	assert.Zero(t, srv.RequestCount(), "nothing is delivered from a broken file")
+	assert.Empty(t, srv.Comments("CIA-31"))
+}

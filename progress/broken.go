@@ -1,0 +1,188 @@
+package progress
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// ErrBroken is what every *BrokenError matches with errors.Is: a progress file ccc must neither rewrite nor
+// report from.
+var ErrBroken = errors.New("progress file is broken")
+
+// FixHint says how to repair a file Check or CheckRewrite refused.
+const FixHint = "fix it by hand (`ccc validate` lists the lines) or put the last good copy back with `ccc restore --file progress`"
+
+// BrokenError is a progress file that is too broken to touch: whatever ccc made of it would be wrong (a
+// merge conflict read as tasks, a file with no section read as "0 of 0 tasks, complete"), so a checkpoint
+// writes nothing, reports nothing to a tracker and archives nothing.
+type BrokenError struct {
+	Path    string
+	Line    int
+	Problem string
+}
+
+func (e *BrokenError) Error() string {
+	return fmt.Sprintf("%s:%d: %s; %s", e.Path, e.Line, e.Problem, FixHint)
+}
+
+// Is makes errors.Is(err, ErrBroken) true.
+func (e *BrokenError) Is(target error) bool { return target == ErrBroken }
+
+// Check decides whether ccc may use a progress file. It returns a *BrokenError for a file that is too
+// broken to touch, nil for one that is fine or repairable (see below), and nil for input that is not
+// text, which Parse reports itself.
+//
+// Too broken to touch:
+//   - merge conflict markers (Conflicts): either side may be the truth, and only a person can tell;
+//   - text with none of the sections ccc knows (no "## Current Task", "## Completed Tasks", …): it is not
+//     a progress document, and normalising it would report 0 of 0 tasks as complete.
+//
+// Repairable (ccc adds or rewrites the part): a missing optional section, a missing header field, an
+// empty or blank file, duplicate sections (the first is read).
+func Check(path string, src []byte) error {
+	if c := Conflicts(path, src); len(c) > 0 {
+		return &BrokenError{Path: path, Line: c[0].Line, Problem: fmt.Sprintf(
+			"unresolved merge conflict (%d marker lines, the first here)", len(c))}
+	}
+	if len(strings.TrimSpace(string(src))) == 0 {
+		return nil
+	}
+	d, err := Parse(src)
+	if err != nil {
+		return nil
+	}
+	for _, present := range d.src.present {
+		if present {
+			return nil
+		}
+	}
+	return &BrokenError{Path: path, Line: 1, Problem: "none of the sections ccc knows (## Completed Tasks, ## Current Task, ## Remaining Tasks, …): not a progress document"}
+}
+
+// Conflicts lists the merge conflict marker lines of src, in order. A conflict starts with a line of
+// exactly seven '<' (alone or followed by a space: "<<<<<<< HEAD") and ends with the next line of seven
+// '>'; inside it, the "|||||||" (diff3 base) and "=======" lines are markers too. A "=======" outside such
+// a region is Markdown (a heading underline) and a "<<<<<<<" with no end after it is text: neither is
+// reported. Markers count wherever they start a line, in a code block too; an example meant to show one
+// is indented.
+func Conflicts(path string, src []byte) []Problem {
+	lines := strings.Split(string(src), "\n")
+	var ps []Problem
+	for i := 0; i < len(lines); i++ {
+		if !isMarker(lines[i], '<') {
+			continue
+		}
+		end := -1
+		for j := i + 1; j < len(lines); j++ {
+			if isMarker(lines[j], '>') {
+				end = j
+				break
+			}
+		}
+		if end < 0 {
+			break // no later conflict can end either
+		}
+		for j := i; j <= end; j++ {
+			l := strings.TrimRight(lines[j], "\r")
+			var what string
+			switch {
+			case j == i:
+				what = "start of a merge conflict"
+			case j == end:
+				what = "end of a merge conflict"
+			case isMarker(l, '|'):
+				what = "merge conflict base marker"
+			case strings.TrimRight(l, " \t") == "=======":
+				what = "merge conflict separator"
+			default:
+				continue
+			}
+			if len(l) > 40 {
+				l = l[:40] + "…"
+			}
+			ps = append(ps, Problem{Path: path, Line: j + 1, Message: fmt.Sprintf("%s %q", what, l)})
+		}
+		i = end
+	}
+	return ps
+}
+
+// isMarker reports whether line is a conflict marker made of seven c: exactly seven, then the end of the
+// line or a space and a label.
+func isMarker(line string, c byte) bool {
+	line = strings.TrimRight(line, "\r")
+	if len(line) < 7 || line[:7] != strings.Repeat(string(c), 7) {
+		return false
+	}
+	return len(line) == 7 || line[7] == ' ' || line[7] == '\t'
+}
+
+// CheckRewrite refuses a rewrite that would drop more than it keeps: it counts the tasks of orig
+// (Completed, Current and Remaining, matched by their text without checkbox or ✓, in any of the three
+// sections) that out still has, and returns a *BrokenError when fewer are kept than dropped. No edit or
+// alignment ccc makes drops a task, so this only ever stops a misreading; a file with no tasks passes.
+func CheckRewrite(path string, orig, out []byte) error {
+	before, err := Parse(orig)
+	if err != nil {
+		return nil
+	}
+	after, err := Parse(out)
+	if err != nil {
+		return &BrokenError{Path: path, Line: 1, Problem: "ccc's rewrite of the file would not be text; refused"}
+	}
+	have := map[string]int{}
+	for _, t := range after.tasks() {
+		have[taskKey(t.Text)]++
+	}
+	kept, dropped, firstDropped := 0, 0, ""
+	for _, t := range before.tasks() {
+		if k := taskKey(t.Text); have[k] > 0 {
+			have[k]--
+			kept++
+			continue
+		}
+		if dropped == 0 {
+			firstDropped = t.Text
+		}
+		dropped++
+	}
+	if dropped <= kept {
+		return nil
+	}
+	return &BrokenError{Path: path, Line: lineOf(orig, firstDropped), Problem: fmt.Sprintf(
+		"ccc's rewrite would drop %d of the file's %d tasks (this one first) and keep %d; refused", dropped, dropped+kept, kept)}
+}
+
+func (d *Document) tasks() []Task {
+	var ts []Task
+	ts = append(ts, d.Completed...)
+	if d.Current != nil {
+		ts = append(ts, *d.Current)
+	}
+	return append(ts, d.Remaining...)
+}
+
+func taskKey(text string) string { return strings.ToLower(strings.Join(strings.Fields(text), " ")) }
+
+// lineOf is the 1-based line of src that holds the first line of text (1 when none does).
+func lineOf(src []byte, text string) int {
+	first, _, _ := strings.Cut(strings.TrimSpace(text), "\n")
+	if first == "" {
+		return 1
+	}
+	lines := strings.Split(string(src), "\n")
+	for i, l := range lines {
+		// A list item: the text follows the marker and the checkbox.
+		rest, _, _ := splitBox(strings.TrimLeft(l, " \t-*+0123456789.)"))
+		if strings.HasPrefix(rest, first) {
+			return i + 1
+		}
+	}
+	for i, l := range lines {
+		if strings.Contains(l, first) {
+			return i + 1
+		}
+	}
+	return 1
+}

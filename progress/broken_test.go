@@ -1,0 +1,150 @@
+package progress
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestConflicts(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string
+		want []string // Problem.String() values
+	}{
+		{"a git conflict: every marker line", "# P\n\n## Current Task\n<<<<<<< HEAD\n- a\n=======\n- b\n>>>>>>> feature\n",
+			[]string{
+				`p.md:4: start of a merge conflict "<<<<<<< HEAD"`,
+				`p.md:6: merge conflict separator "======="`,
+				`p.md:8: end of a merge conflict ">>>>>>> feature"`,
+			}},
+		{"diff3 base and CRLF", "<<<<<<< ours\r\nx\r\n||||||| base\r\ny\r\n=======\r\nz\r\n>>>>>>> theirs\r\n",
+			[]string{
+				`p.md:1: start of a merge conflict "<<<<<<< ours"`,
+				`p.md:3: merge conflict base marker "||||||| base"`,
+				`p.md:5: merge conflict separator "======="`,
+				`p.md:7: end of a merge conflict ">>>>>>> theirs"`,
+			}},
+		{"bare markers, two conflicts", "<<<<<<<\na\n=======\nb\n>>>>>>>\ntext\n<<<<<<< HEAD\n>>>>>>> x\n",
+			[]string{
+				`p.md:1: start of a merge conflict "<<<<<<<"`,
+				`p.md:3: merge conflict separator "======="`,
+				`p.md:5: end of a merge conflict ">>>>>>>"`,
+				`p.md:7: start of a merge conflict "<<<<<<< HEAD"`,
+				`p.md:8: end of a merge conflict ">>>>>>> x"`,
+			}},
+		{"a setext heading underline is Markdown", "# P\n\nA heading\n=======\n\n## Current Task\n- a\n", nil},
+		{"a start without an end is text", "## Current Task\n<<<<<<< HEAD\n- a\n=======\n", nil},
+		{"an end before any start is text", ">>>>>>> x\n<<<<<<< HEAD\n", nil},
+		{"eight characters or an indent are not markers", "<<<<<<<< x\n- a\n >>>>>>> y\n>>>>>>>> z\n", nil},
+		{"a marker glued to its label is not one", "<<<<<<<HEAD\n>>>>>>>x\n", nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []string
+			for _, p := range Conflicts("p.md", []byte(tc.in)) {
+				got = append(got, p.String())
+			}
+			assert.Equal(t, tc.want, got)
+		})
+	}
+}
+
+func TestCheck(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string
+		line int    // 0: not broken
+		want string // part of the problem
+	}{
+		{"canonical", base, 0, ""},
+		{"empty file: nothing to lose, ccc fills it", "", 0, ""},
+		{"blank file", "\n \n", 0, ""},
+		{"one known section is enough (the rest is repairable)", "Notes\n\n## Current Task\n- a\n", 0, ""},
+		{"legacy Linear Issue section alone", "## Linear Issue\nCIA-1\n", 0, ""},
+		{"not text is Parse's to report", "## Current Task\n\x00", 0, ""},
+		{"conflict at its first marker", "# P\n\n## Current Task\n<<<<<<< HEAD\n- a\n=======\n- b\n>>>>>>> f\n", 4, "unresolved merge conflict (3 marker lines"},
+		{"conflict around the whole file", "<<<<<<< HEAD\n" + base + "=======\n" + base + ">>>>>>> f\n", 1, "merge conflict"},
+		{"no known section", "My notes\n\n- a\n- b\n", 1, "none of the sections ccc knows"},
+		{"title and fields only", "# Progress\n\n**Issue:** CIA-1\n", 1, "none of the sections ccc knows"},
+		{"unknown sections only", "## Todo\n- a\n\n## Done\n- b\n", 1, "none of the sections ccc knows"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			err := Check("p.md", []byte(tc.in))
+			if tc.line == 0 {
+				assert.NoError(t, err)
+				return
+			}
+			var be *BrokenError
+			require.ErrorAs(t, err, &be)
+			assert.True(t, errors.Is(err, ErrBroken))
+			assert.Equal(t, "p.md", be.Path)
+			assert.Equal(t, tc.line, be.Line)
+			assert.Contains(t, be.Problem, tc.want)
+			assert.Contains(t, err.Error(), "ccc validate")
+			assert.Contains(t, err.Error(), "ccc restore --file progress")
+		})
+	}
+}
+
+// The boundary of "a rewrite that would drop more than it keeps": dropping
+// as many tasks as are kept passes, one more is refused.
+func TestCheckRewrite(t *testing.T) {
+	const orig = "# P\n\n## Completed Tasks\n- a ✓\n- b ✓\n\n## Current Task\n- c\n\n## Remaining Tasks\n- d\n"
+	tests := []struct {
+		name string
+		out  string
+		line int // 0: allowed
+		want string
+	}{
+		{"unchanged", orig, 0, ""},
+		{"tasks moved between sections and re-marked are kept",
+			"# P\n\n## Completed Tasks\n- [x] A\n- b ✓\n- c ✓\n\n## Current Task\n- d — testing\n\n## Remaining Tasks\n- e\n", 0, ""},
+		{"two of four dropped, two kept: allowed", "# P\n\n## Completed Tasks\n- a ✓\n- b ✓\n", 0, ""},
+		{"three of four dropped, one kept: refused", "# P\n\n## Completed Tasks\n- a ✓\n", 5, "drop 3 of the file's 4 tasks (this one first) and keep 1"},
+		{"every task dropped: refused", "# P\n\n## Current Task\n- None\n", 4, "drop 4 of the file's 4 tasks"},
+		{"a task kept twice counts once", "## Completed Tasks\n- a ✓\n- a ✓\n- a ✓\n", 5, "keep 1"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			err := CheckRewrite("p.md", []byte(orig), []byte(tc.out))
+			if tc.line == 0 {
+				assert.NoError(t, err)
+				return
+			}
+			var be *BrokenError
+			require.ErrorAs(t, err, &be)
+			assert.Equal(t, tc.line, be.Line)
+			assert.Contains(t, be.Problem, tc.want)
+		})
+	}
+	t.Run("a file without tasks may lose none", func(t *testing.T) {
+		assert.NoError(t, CheckRewrite("p.md", []byte("## Current Task\n- None\n"), []byte("## Notes\n")))
+	})
+}
+
+func TestValidateBrokenFirst(t *testing.T) {
+	in := "# P\n\n**Issue:** CIA-1\n\n## Completed Tasks\n<<<<<<< HEAD\n- a ✓\n=======\n- b ✓\n>>>>>>> f\n\n## Current Task\n- c\n\n## Current Task\n- d\n"
+	var got []string
+	for _, p := range Validate("p.md", []byte(in)) {
+		got = append(got, p.String())
+	}
+	require.GreaterOrEqual(t, len(got), 4)
+	assert.Equal(t, []string{
+		`p.md:6: start of a merge conflict "<<<<<<< HEAD"`,
+		`p.md:8: merge conflict separator "======="`,
+		`p.md:10: end of a merge conflict ">>>>>>> f"`,
+		`p.md:1: missing section "## Remaining Tasks"`,
+	}, got[:4])
+	assert.Contains(t, got, `p.md:15: duplicate section "## Current Task" (first at line 12); ccc reads only the first`)
+
+	got = nil
+	for _, p := range Validate("p.md", []byte("Notes\n\n## Todo\n- a\n")) {
+		got = append(got, p.String())
+	}
+	require.NotEmpty(t, got)
+	assert.Contains(t, got[0], "p.md:1: none of the sections ccc knows")
+}
