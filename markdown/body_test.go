@@ -138,3 +138,13 @@ func TestStatusFieldList(t *testing.T) {
 		})
 	}
 }
+
+// A megabyte of log in a --body-file, cut to GitHub's limit: the cut drops
+// tens of thousands of lines, and must stay linear in them.
+func BenchmarkTruncateStatusLongLog(b *testing.B) {
+	body := "## Build\n\n```\n" + strings.Repeat("step 0000 passed with a long explanation\n", 25000)
+	note := TruncateNote("log.md")
+	for b.Loop() {
+		TruncateStatus(body, 65536, note)
+	}
+}

@@ -148,8 +148,10 @@ func TruncateStatus(body string, limit int, note string) string {
 	if limit <= 0 {
 		return ""
 	}
-	if closed := CloseOpen(body); utf8.RuneCountInString(closed) <= limit {
-		return closed
+	if utf8.RuneCountInString(body) <= limit {
+		if closed := CloseOpen(body); utf8.RuneCountInString(closed) <= limit {
+			return closed
+		}
 	}
 	tail := "\n" + note
 	// The closing line depends on where the cut falls, so the cut is made
@@ -188,8 +190,11 @@ func statusCut(body string, limit int, tail string) []string {
 		value := []rune(strings.TrimPrefix(lines[i], statusDecisions))
 		lines[i] = statusDecisions + statusCap(value, len(value)-over()-1)
 	}
-	for i := len(lines) - 1; i >= 0 && over() > 0; i-- {
+	// The excess is kept up to date rather than recounted: a long log has
+	// tens of thousands of lines to drop.
+	for i, excess := len(lines)-1, over(); i >= 0 && excess > 0; i-- {
 		if !statusKnown(lines[i]) {
+			excess -= utf8.RuneCountInString(lines[i]) + 1
 			lines = append(lines[:i], lines[i+1:]...)
 		}
 	}
