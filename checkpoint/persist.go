@@ -188,6 +188,11 @@ func (cp *Checkpoint) updateProgress(path string) (created bool, err error) {
 	if err := doc.Apply(edits); err != nil {
 		return created, editUsage(err)
 	}
+	// Tasks the edits named fill the plan's placeholder slots rather than
+	// adding to them, so CCC's loop and the document count the same tasks.
+	if total := cp.planTotal(); total > 0 {
+		doc.FillSlots(total)
+	}
 	if regenerate {
 		doc.RefreshPrompt(files, true)
 		cp.promptHash = progress.PromptHash(doc.ContinuationPrompt)

@@ -8,6 +8,19 @@ import (
 	"github.com/ccc-checkpoint/ccc/state"
 )
 
+// planTotal is the number of tasks CCC's loop plans, 0 for none: the stop
+// hook's new position, else the state's totalTasks.
+func (cp *Checkpoint) planTotal() int {
+	switch {
+	case cp.Loop != nil:
+		return cp.Loop.TotalTasks
+	case cp.State == nil || cp.stateReadOnly:
+		return 0
+	}
+	total, _ := cp.State.Int("totalTasks")
+	return total
+}
+
 // syncSources reconciles the progress document with CCC's loop state when
 // something other than ccc moved one of them (CCC's hooks advance taskIndex;
 // an agent edits the progress file by hand). The more recently updated

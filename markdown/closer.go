@@ -3,6 +3,7 @@ package markdown
 import (
 	"bytes"
 	"regexp"
+	"strings"
 
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/text"
@@ -50,4 +51,23 @@ func Closer(src []byte) string {
 		}
 	}
 	return ""
+}
+
+// CloseOpen returns src with the closing line of every block it leaves open appended (see Closer), so
+// that what a caller appends after a blank line (a note, a hidden marker) is a block of its own and not
+// part of a code block or an HTML comment.
+func CloseOpen(src string) string {
+	// Closing a block can leave another one open only if the first sat inside it, which Closer's probe
+	// rules out; the bound only keeps a surprise from looping.
+	for range 4 {
+		c := Closer([]byte(src))
+		if c == "" {
+			break
+		}
+		if !strings.HasSuffix(src, "\n") {
+			src += "\n"
+		}
+		src += c
+	}
+	return src
 }

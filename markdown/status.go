@@ -7,6 +7,9 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/text"
 )
 
 // StatusInput is what a "Checkpoint Status" comment says, taken from the
@@ -130,30 +133,68 @@ func TruncateNote(progressPath string) string {
 }
 
 // TruncateStatus cuts a status body to at most limit characters (runes).
-// A body within the limit is returned unchanged. Otherwise the heading and
+// A body within the limit is returned unchanged, except that a code block or
+// HTML block it leaves open is closed (CloseOpen), so that whatever a caller
+// appends after it is not swallowed. Otherwise the heading and
 // the Updated, Task, Status, Progress, Blockers and Next lines are kept, the
 // note is appended after a blank line, and text is cut in this order until
 // the body fits: the Decisions text, then lines the status format does not
 // know (last first), then the Blockers, Next and Task texts together, the
 // longest first, so that each keeps as much as the others. A cut text ends
-// in "…". Only when even the skeleton does not fit is the result hard-cut.
+// in "…". A block the cut leaves open (a long log cut inside its fence) is
+// closed before the note, and the closing line counts toward the limit. Only
+// when even the skeleton does not fit is the result hard-cut.
 func TruncateStatus(body string, limit int, note string) string {
 	if limit <= 0 {
 		return ""
 	}
 	if utf8.RuneCountInString(body) <= limit {
-		return body
+		if closed := CloseOpen(body); utf8.RuneCountInString(closed) <= limit {
+			return closed
+		}
 	}
+	tail := "\n" + note
+	// The closing line depends on where the cut falls, so the cut is made
+	// again with room for it until the room suffices; a shorter cut can only
+	// need a closer the room already holds, or none.
+	var out string
+	for reserve, try := 0, 0; try < 4; try++ {
+		lines := statusCut(body, limit-reserve, tail)
+		text := strings.Join(lines, "\n")
+		closed := CloseOpen(text)
+		out = tail
+		if len(lines) > 0 {
+			out = closed + "\n" + tail
+		}
+		extra := utf8.RuneCountInString(closed) - utf8.RuneCountInString(text)
+		if utf8.RuneCountInString(out) <= limit || extra <= reserve {
+			break
+		}
+		reserve = extra
+	}
+	if utf8.RuneCountInString(out) > limit {
+		out = string([]rune(out)[:limit])
+	}
+	return out
+}
+
+// statusCut is TruncateStatus's cut without the closing: the lines of body
+// kept so that they and tail (the blank line and the note), joined by a
+// newline, fit limit where the skeleton allows.
+func statusCut(body string, limit int, tail string) []string {
 	lines := strings.Split(strings.TrimRight(body, "\n"), "\n")
-	tail := []string{"", note}
-	over := func() int { return statusRuneLen(append(lines[:len(lines):len(lines)], tail...)) - limit }
+	tailLen := utf8.RuneCountInString(tail)
+	over := func() int { return statusRuneLen(lines) + 1 + tailLen - limit }
 
 	if i := statusLineWith(lines, statusDecisions); i >= 0 {
 		value := []rune(strings.TrimPrefix(lines[i], statusDecisions))
 		lines[i] = statusDecisions + statusCap(value, len(value)-over()-1)
 	}
-	for i := len(lines) - 1; i >= 0 && over() > 0; i-- {
+	// The excess is kept up to date rather than recounted: a long log has
+	// tens of thousands of lines to drop.
+	for i, excess := len(lines)-1, over(); i >= 0 && excess > 0; i-- {
 		if !statusKnown(lines[i]) {
+			excess -= utf8.RuneCountInString(lines[i]) + 1
 			lines = append(lines[:i], lines[i+1:]...)
 		}
 	}
@@ -174,12 +215,7 @@ func TruncateStatus(body string, limit int, note string) string {
 			lines[i] = label + statusCap(values[k], c)
 		}
 	}
-
-	out := strings.Join(append(lines, tail...), "\n")
-	if utf8.RuneCountInString(out) > limit {
-		out = string([]rune(out)[:limit])
-	}
-	return out
+	return lines
 }
 
 // statusCap keeps at most n runes of value, marking a cut with "…".
@@ -263,4 +299,65 @@ func statusRuneLen(lines []string) int {
 		n += utf8.RuneCountInString(l)
 	}
 	return n
+}
+
+// StatusFieldList rewrites the field lines of a status body (**Task:**,
+// **Status:** and the others, at the start of a line of a top-level
+// paragraph) as the items of one list. A comment on GitHub or Linear breaks
+// lines where the body does, but a Markdown file rendered in a repository
+// joins the lines of a paragraph: there the fields would read as one line.
+// The blank line between two groups of fields goes, so the list stays one
+// tight list; a label anywhere else (in a code block, in a list already) and
+// every other line are left as they are.
+func StatusFieldList(body string) string {
+	src := []byte(body)
+	l := NewLines(src)
+	field := map[int]bool{}
+	root := blockParser.Parse(text.NewReader(src))
+	for n := root.FirstChild(); n != nil; n = n.NextSibling() {
+		if _, ok := n.(*ast.Paragraph); !ok {
+			continue
+		}
+		segs := n.Lines()
+		for i := range segs.Len() {
+			line := l.Of(segs.At(i).Start)
+			if statusField(strings.TrimLeft(string(l.Text(line)), " ")) {
+				field[line] = true
+			}
+		}
+	}
+	if len(field) == 0 {
+		return body
+	}
+	lines := strings.SplitAfter(body, "\n")
+	var b strings.Builder
+	for i, s := range lines {
+		n := i + 1
+		switch {
+		case field[n]:
+			b.WriteString("- " + strings.TrimLeft(s, " "))
+		case strings.TrimSpace(s) == "" && statusBetweenFields(lines, field, n):
+		default:
+			b.WriteString(s)
+		}
+	}
+	return b.String()
+}
+
+// statusBetweenFields says whether blank line n has a field line before it
+// and one after it, with only blank lines between.
+func statusBetweenFields(lines []string, field map[int]bool, n int) bool {
+	before, after := n-1, n+1
+	for before > 0 && strings.TrimSpace(lines[before-1]) == "" {
+		before--
+	}
+	for after <= len(lines) && strings.TrimSpace(lines[after-1]) == "" {
+		after++
+	}
+	return field[before] && field[after]
+}
+
+// statusField says whether a line starts with a field label.
+func statusField(line string) bool {
+	return line != StatusHeading && statusKnown(line) && line != ""
 }

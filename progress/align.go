@@ -2,6 +2,7 @@ package progress
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 )
 
@@ -57,3 +58,50 @@ func (d *Document) AlignTo(done, total int) bool {
 }
 
 func placeholder(k int) string { return fmt.Sprintf("Task %d (from .ccc-state.json)", k) }
+
+var placeholderText = regexp.MustCompile(`^Task [0-9]+ \(from \.ccc-state\.json\)$`)
+
+// FillSlots makes named tasks take the slots of placeholders: while the
+// document lists more than total tasks, a placeholder that is not done is
+// dropped, the last queued one first, then a placeholder current task (the
+// next queued task takes its place); the placeholders left are renumbered
+// to where they now stand, since "Task k" stands for the plan's k-th task.
+// A checkpoint that names tasks (--current, --add-task) on a plan AlignTo
+// filled with placeholders so keeps CCC's count and the document's the
+// same. Named tasks and finished placeholders are never dropped. It reports
+// whether anything changed.
+func (d *Document) FillSlots(total int) bool {
+	changed := false
+	for i := len(d.Remaining) - 1; i >= 0 && d.TaskM() > total; i-- {
+		if t := d.Remaining[i]; !t.Done && placeholderText.MatchString(t.Text) {
+			d.Remaining = slices.Delete(d.Remaining, i, i+1)
+			changed = true
+		}
+	}
+	if c := d.Current; d.TaskM() > total && c != nil && !c.Done && placeholderText.MatchString(c.Text) {
+		d.Current = nil
+		if i := slices.IndexFunc(d.Remaining, func(t Task) bool { return !t.Done && !isNone(t.Text) }); i >= 0 {
+			t := withStatus(d.Remaining[i])
+			d.Remaining = slices.Delete(d.Remaining, i, i+1)
+			d.Current = &t
+		}
+		changed = true
+	}
+	if !changed {
+		return false
+	}
+	k := len(d.Completed)
+	renumber := func(t *Task) {
+		k++
+		if !t.Done && placeholderText.MatchString(t.Text) {
+			t.Text = placeholder(k)
+		}
+	}
+	if d.Current != nil {
+		renumber(d.Current)
+	}
+	for i := range d.Remaining {
+		renumber(&d.Remaining[i])
+	}
+	return true
+}

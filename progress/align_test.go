@@ -65,3 +65,52 @@ func TestAlignTo(t *testing.T) {
 		})
 	}
 }
+
+func TestFillSlots(t *testing.T) {
+	ph := placeholder
+	task := func(s string) Task { return Task{Text: s} }
+	done := func(s string) Task { return Task{Text: s, Done: true} }
+	tests := []struct {
+		name      string
+		completed []Task
+		current   *Task
+		remaining []Task
+		total     int
+		changed   bool
+		// want lists the tasks after: "x" done, ">" current, "-" queued.
+		want []string
+	}{
+		{"named current pushed its placeholder back", nil, &Task{Text: "A"}, []Task{task(ph(1)), task(ph(2)), task(ph(3))}, 3, true,
+			[]string{"> A", "- " + ph(2), "- " + ph(3)}},
+		{"added tasks take the last slots", nil, &Task{Text: ph(1)}, []Task{task(ph(2)), task(ph(3)), task("B")}, 3, true,
+			[]string{"> " + ph(1), "- " + ph(2), "- B"}},
+		{"a placeholder current gives way to a named task", nil, &Task{Text: ph(1)}, []Task{task("B"), task("C"), task("D")}, 3, true,
+			[]string{"> B", "- C", "- D"}},
+		{"done placeholders stay", []Task{done(ph(1))}, &Task{Text: "A"}, []Task{task(ph(2)), task(ph(3)), task("B")}, 3, true,
+			[]string{"x " + ph(1), "> A", "- B"}},
+		{"within the plan: nothing changes", nil, &Task{Text: "A"}, []Task{task(ph(3)), task(ph(2))}, 3, false,
+			[]string{"> A", "- " + ph(3), "- " + ph(2)}},
+		{"no placeholder to drop", nil, &Task{Text: "A"}, []Task{task("B"), task("C"), task("D")}, 3, false,
+			[]string{"> A", "- B", "- C", "- D"}},
+		{"text like a placeholder but named differently", nil, &Task{Text: "A"}, []Task{task("Task 2 (from the plan)")}, 1, false,
+			[]string{"> A", "- Task 2 (from the plan)"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := New("", time.Date(2026, 11, 21, 13, 45, 0, 0, time.UTC))
+			d.Completed, d.Current, d.Remaining = tt.completed, tt.current, tt.remaining
+			assert.Equal(t, tt.changed, d.FillSlots(tt.total))
+			var got []string
+			for _, c := range d.Completed {
+				got = append(got, "x "+c.Text)
+			}
+			if d.Current != nil {
+				got = append(got, "> "+d.Current.Text)
+			}
+			for _, r := range d.Remaining {
+				got = append(got, "- "+r.Text)
+			}
+			assert.Equal(t, tt.want, got)
+		})
+	}
+}

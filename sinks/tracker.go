@@ -90,7 +90,10 @@ func (t Tuning) Policy() RetryPolicy {
 // CommentBody is what a tracker sink sends for a status: the status cut to
 // MaxBody, less the marker, with a note naming fullText (where the full
 // text is; "" names ProgressPath), then the marker as the last line, so
-// that the marker always survives.
+// that the marker always survives. A code block or HTML block the status
+// leaves open (a --body-file that ends inside a fence, a log cut inside
+// one) is closed first, within the limit, so that the note and the marker
+// render as blocks of their own and the marker stays hidden.
 func (t Tuning) CommentBody(status, marker, fullText string) string {
 	// One line, whatever the name holds: the note must not push lines of
 	// its own into the comment.

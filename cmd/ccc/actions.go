@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/ccc-checkpoint/ccc/checkpoint"
+	"github.com/ccc-checkpoint/ccc/markdown"
 	"github.com/ccc-checkpoint/ccc/sinks"
 )
 
@@ -76,7 +77,9 @@ func appendSummary(path, title string, r checkpoint.Report) error {
 		}
 	}
 	if r.StatusBody != "" {
-		fmt.Fprintf(&b, "\n\n<details><summary>Status body</summary>\n\n%s\n\n</details>\n", r.StatusBody)
+		// A body that ends inside a fence would take </details> and every
+		// later step's summary into its code block.
+		fmt.Fprintf(&b, "\n\n<details><summary>Status body</summary>\n\n%s\n\n</details>\n", markdown.CloseOpen(r.StatusBody))
 	}
 	b.WriteString("\n")
 	fh, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)

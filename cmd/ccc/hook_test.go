@@ -551,6 +551,10 @@ func TestPluginMarketplace(t *testing.T) {
 		Owner struct {
 			Name string `json:"name"`
 		} `json:"owner"`
+		// Claude Code's strict validator warns without a description.
+		Metadata struct {
+			Description string `json:"description"`
+		} `json:"metadata"`
 		Plugins []struct {
 			Name        string `json:"name"`
 			Source      string `json:"source"`
@@ -564,6 +568,7 @@ func TestPluginMarketplace(t *testing.T) {
 	require.NoError(t, dec.Decode(&market))
 	assert.NotEmpty(t, market.Name)
 	assert.NotEmpty(t, market.Owner.Name)
+	assert.NotEmpty(t, market.Metadata.Description)
 	require.Len(t, market.Plugins, 1)
 	p := market.Plugins[0]
 	assert.NotEmpty(t, p.Description)

@@ -14,6 +14,7 @@ import (
 	"github.com/ccc-checkpoint/ccc/checkpoint"
 	"github.com/ccc-checkpoint/ccc/config"
 	"github.com/ccc-checkpoint/ccc/sinks"
+	"github.com/ccc-checkpoint/ccc/sinks/sinktest"
 )
 
 func TestTrackerSelection(t *testing.T) {
@@ -124,6 +125,28 @@ func TestStepSummaryAppends(t *testing.T) {
 		"\n- File: STATUS.md (updated)" +
 		"\n\n<details><summary>Status body</summary>\n\n## Checkpoint Status\n\nbody\n\n</details>\n\n"
 	assert.Equal(t, "before\n"+want+want, string(got), "earlier content kept, each run appended")
+}
+
+// A body that ends inside a fence is closed inside its <details>: the
+// details end, and the next step's summary is a heading again, not code.
+func TestStepSummaryClosesTheBody(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "summary.md")
+	r := checkpoint.Report{Total: 1, Succeeded: 1, StatusBody: "## Build\n\n```\nstep 1 ok"}
+	require.NoError(t, appendSummary(path, "ccc post", r))
+	require.NoError(t, appendSummary(path, "ccc post", r))
+	got, err := os.ReadFile(path)
+	require.NoError(t, err)
+	var headings, closings int
+	for _, b := range sinktest.Blocks(string(got)) {
+		switch {
+		case b == "Heading: ccc post":
+			headings++
+		case strings.HasPrefix(b, "HTMLBlock: </details>"):
+			closings++
+		}
+	}
+	assert.Equal(t, 2, headings, "%s", got)
+	assert.Equal(t, 2, closings, "%s", got)
 }
 
 // sinks.<name>.max_body reaches the sink: a long status is cut to it.

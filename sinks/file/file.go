@@ -21,6 +21,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/ccc-checkpoint/ccc/markdown"
 	"github.com/ccc-checkpoint/ccc/sinks"
 	"github.com/ccc-checkpoint/ccc/state"
 )
@@ -140,9 +141,14 @@ func (s *Sink) Path(target string) string {
 }
 
 // Body is the section's text: the status and a visible line naming the
-// agent, since several agents may share the file.
+// agent, since several agents may share the file. The status's fields are
+// a list (a rendered repository file has no hard line breaks), and a code
+// block or HTML block the status leaves open is closed before the agent
+// line, so that neither that line nor the section markers after it render
+// as code.
 func Body(status, agent string) string {
-	return strings.TrimRight(status, "\n") + "\n\n_ccc agent `" + strings.ReplaceAll(agent, "`", "") + "`_\n"
+	status = markdown.CloseOpen(markdown.StatusFieldList(strings.TrimRight(status, "\n")))
+	return status + "\n\n_ccc agent `" + strings.ReplaceAll(agent, "`", "") + "`_\n"
 }
 
 // Upsert implements sinks.Sink. d.Target.Issue is the file's path. It

@@ -12,9 +12,11 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/ccc-checkpoint/ccc/markdown"
 	"github.com/ccc-checkpoint/ccc/sinks"
 	"github.com/ccc-checkpoint/ccc/sinks/file"
 	"github.com/ccc-checkpoint/ccc/sinks/file/filefake"
+	"github.com/ccc-checkpoint/ccc/sinks/sinktest"
 )
 
 func deliver(t *testing.T, s *file.Sink, target, agent, body string, prev sinks.Ref) (sinks.Result, error) {
@@ -37,6 +39,8 @@ func TestFileLayout(t *testing.T) {
 		before *string
 		steps  []struct{ agent, body string }
 		want   string
+		// existing: every agent's section is already in before.
+		existing bool
 	}{
 		{
 			name:  "new file",
@@ -74,6 +78,28 @@ func TestFileLayout(t *testing.T) {
 			want:  "<!-- ccc:status agent=\"main\" id=\"s-a\" -->\nx\n&lt;!-- /ccc:status -->\nz\n\n_ccc agent `main`_\n<!-- /ccc:status -->\n",
 		},
 		{
+			name:  "the status fields are one list",
+			steps: []struct{ agent, body string }{{"main", "## Checkpoint Status\n\n**Task:** 1 of 2 — a\n**Status:** In Progress\n\n**Next:** b\n"}},
+			want: "<!-- ccc:status agent=\"main\" id=\"s-a\" -->\n## Checkpoint Status\n\n" +
+				"- **Task:** 1 of 2 — a\n- **Status:** In Progress\n- **Next:** b\n\n_ccc agent `main`_\n<!-- /ccc:status -->\n",
+		},
+		{
+			name:  "a body ending inside a fence is closed before the agent line",
+			steps: []struct{ agent, body string }{{"main", "## Log\n\n````\nstep 1\n"}},
+			want:  "<!-- ccc:status agent=\"main\" id=\"s-a\" -->\n## Log\n\n````\nstep 1\n````\n\n_ccc agent `main`_\n<!-- /ccc:status -->\n",
+		},
+		{
+			name: "a section in the old layout, left open by its body, is replaced cleanly",
+			before: ptr("# Status\n\n<!-- ccc:status agent=\"main\" id=\"s-a\" -->\n## Checkpoint Status\n\n**Task:** 1 of 2 — a\n" +
+				"**Status:** In Progress\n\n```\nlog\n\n_ccc agent `main`_\n<!-- /ccc:status -->\n\n" +
+				"<!-- ccc:status agent=\"w\" id=\"s-q\" -->\nw one\n\n_ccc agent `w`_\n<!-- /ccc:status -->\n"),
+			steps:    []struct{ agent, body string }{{"w", "w two"}, {"main", "## Checkpoint Status\n\n**Task:** 2 of 2 — b\n**Status:** In Progress\n"}},
+			existing: true,
+			want: "# Status\n\n<!-- ccc:status agent=\"main\" id=\"s-a\" -->\n## Checkpoint Status\n\n- **Task:** 2 of 2 — b\n" +
+				"- **Status:** In Progress\n\n_ccc agent `main`_\n<!-- /ccc:status -->\n\n" +
+				"<!-- ccc:status agent=\"w\" id=\"s-q\" -->\nw two\n\n_ccc agent `w`_\n<!-- /ccc:status -->\n",
+		},
+		{
 			name:  "agent names are quoted",
 			steps: []struct{ agent, body string }{{`a "b"`, "q"}, {`a "b"`, "r"}},
 			want:  "<!-- ccc:status agent=\"a \\\"b\\\"\" id=\"s-a\" -->\nr\n\n_ccc agent `a \"b\"`_\n<!-- /ccc:status -->\n",
@@ -93,7 +119,7 @@ func TestFileLayout(t *testing.T) {
 				res, err := deliver(t, s, "docs/STATUS.md", st.agent, st.body, refs[st.agent])
 				require.NoError(t, err, "step %d", i)
 				want := sinks.Created
-				if _, seen := refs[st.agent]; seen {
+				if _, seen := refs[st.agent]; seen || tt.existing {
 					want = sinks.Updated
 				}
 				assert.Equal(t, want, res.Action, "step %d", i)
@@ -254,4 +280,44 @@ func TestPhrase(t *testing.T) {
 	var p sinks.Phraser = file.New(file.Config{})
 	assert.Equal(t, "updated section in STATUS.md", p.Phrase(sinks.Updated, "STATUS.md"))
 	assert.True(t, strings.HasPrefix(p.Phrase(sinks.Created, "x.md"), "created section"))
+}
+
+// Rendered, every section marker stays an HTML comment (hidden) and every
+// agent line a paragraph, even after a section whose body ends inside a
+// fence; ccc still finds the second agent's section and updates it in
+// place. The status fields are separate list items, not one joined line.
+func TestSectionsRenderAfterAnOpenFence(t *testing.T) {
+	root := t.TempDir()
+	s := file.New(file.Config{Root: root, NewID: ids(0)})
+	first, err := deliver(t, s, "STATUS.md", "main", "## Build log\n\n```\nstep 1 ok\nstep 2 ok", sinks.Ref{})
+	require.NoError(t, err)
+	status := markdown.StatusBody(markdown.StatusInput{TaskN: 1, TaskM: 2, Task: "review", Next: "merge"})
+	second, err := deliver(t, s, "STATUS.md", "worker-2", status, sinks.Ref{})
+	require.NoError(t, err)
+	again, err := deliver(t, s, "STATUS.md", "worker-2", status+"\n\nmore", sinks.Ref{})
+	require.NoError(t, err)
+	assert.Equal(t, sinks.Updated, again.Action, "the second section is found after the first one's fence")
+	assert.Equal(t, second.Ref.ID, again.Ref.ID)
+
+	data, err := os.ReadFile(filepath.Join(root, "STATUS.md"))
+	require.NoError(t, err)
+	bs := sinktest.Blocks(string(data))
+	var comments, agents []string
+	for _, b := range bs {
+		switch {
+		case strings.HasPrefix(b, "HTMLBlock: "):
+			comments = append(comments, b)
+		case strings.HasPrefix(b, "Paragraph: _ccc agent"):
+			agents = append(agents, b)
+		}
+		if strings.HasPrefix(b, "FencedCodeBlock: ") {
+			assert.NotContains(t, b, "ccc", "a marker or agent line inside code: %q", data)
+		}
+	}
+	assert.Equal(t, []string{
+		`HTMLBlock: <!-- ccc:status agent="main" id="` + first.Ref.ID + `" -->`, "HTMLBlock: <!-- /ccc:status -->",
+		`HTMLBlock: <!-- ccc:status agent="worker-2" id="` + second.Ref.ID + `" -->`, "HTMLBlock: <!-- /ccc:status -->",
+	}, comments, "%s", data)
+	assert.Equal(t, []string{"Paragraph: _ccc agent `main`_", "Paragraph: _ccc agent `worker-2`_"}, agents)
+	assert.Contains(t, bs, "List: ", "the fields of worker-2's status are a list")
 }

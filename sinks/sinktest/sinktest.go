@@ -17,6 +17,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/text"
 
 	"github.com/ccc-checkpoint/ccc/markdown"
 	"github.com/ccc-checkpoint/ccc/sinks"
@@ -101,6 +104,7 @@ func Run(t *testing.T, h Harness) {
 	}
 	if h.Truncating != nil {
 		t.Run("truncation note names the full text", func(t *testing.T) { testFullText(t, h) })
+		t.Run("open blocks are closed before the note and the marker", func(t *testing.T) { testClosedBlocks(t, h) })
 	}
 }
 
@@ -383,6 +387,78 @@ func testFullText(t *testing.T, h Harness) {
 			}
 		})
 	}
+}
+
+// A body that ends inside a fenced code block, or is cut inside one, has
+// the block closed before the note and the marker: rendered, the note is a
+// paragraph and the marker a block of its own (an HTML comment, hidden,
+// when the marker is one), never code.
+func testClosedBlocks(t *testing.T, h Harness) {
+	const maxBody = 600
+	var log strings.Builder
+	for i := range 100 {
+		fmt.Fprintf(&log, "step %03d ok\n", i)
+	}
+	marker := h.Marker("main")
+	markerKind := "Paragraph"
+	if strings.HasPrefix(marker, "<!--") {
+		markerKind = "HTMLBlock"
+	}
+	note := markdown.TruncateNote("report.md")
+	tests := []struct {
+		name, body string
+		// last are the blocks before the marker: kind and start of text.
+		last []string
+	}{
+		{"body file ending inside a fence", "## Report\n\n```\nstep 1 ok\nstep 2 ok\n",
+			[]string{"Heading: Report", "FencedCodeBlock: step 1 ok"}},
+		{"long log cut inside its fence", "## Build log\n\n```text\n" + log.String() + "```\n\nAll green.",
+			[]string{"Heading: Build log", "FencedCodeBlock: step 000 ok", "Paragraph: " + note}},
+		{"body file ending inside an HTML comment", "## Report\n\n<!-- draft\nnot for now\n",
+			[]string{"Heading: Report", "HTMLBlock: <!-- draft"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			in := h.Truncating(t, maxBody)
+			_, err := sinks.Deliver(context.Background(), in.Sink, sinks.Delivery{
+				Target: sinks.Target{Issue: in.Issue, Agent: "main"}, Body: tt.body, FullText: "report.md",
+			})
+			require.NoError(t, err)
+			got := only(t, in).Body
+			assert.LessOrEqual(t, utf8.RuneCountInString(got), maxBody)
+			bs := Blocks(got)
+			require.Greater(t, len(bs), len(tt.last), got)
+			assert.Equal(t, markerKind+": "+marker, bs[len(bs)-1], "the marker is a block of its own: %q", got)
+			bs = bs[:len(bs)-1]
+			for i, want := range tt.last {
+				b := bs[len(bs)-len(tt.last)+i]
+				assert.True(t, strings.HasPrefix(b, want), "block %q, want it to start %q", b, want)
+			}
+		})
+	}
+}
+
+// Blocks lists the top-level blocks a CommonMark renderer (goldmark) finds
+// in md, each as its kind and its source lines: "Paragraph: text",
+// "HTMLBlock: <!-- x -->", "FencedCodeBlock: the code".
+func Blocks(md string) []string {
+	src := []byte(md)
+	root := goldmark.DefaultParser().Parse(text.NewReader(src))
+	var out []string
+	for n := root.FirstChild(); n != nil; n = n.NextSibling() {
+		var lines []string
+		segs := n.Lines()
+		for i := range segs.Len() {
+			seg := segs.At(i)
+			lines = append(lines, strings.TrimRight(string(seg.Value(src)), "\r\n"))
+		}
+		if h, ok := n.(*ast.HTMLBlock); ok && h.HasClosure() {
+			cl := h.ClosureLine
+			lines = append(lines, strings.TrimRight(string(cl.Value(src)), "\r\n"))
+		}
+		out = append(out, n.Kind().String()+": "+strings.Join(lines, "\n"))
+	}
+	return out
 }
 
 // Waits records a sink's retry waits instead of spending them: Sleep goes

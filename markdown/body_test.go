@@ -1,0 +1,150 @@
+package markdown
+
+import (
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/text"
+)
+
+// blocks lists the top-level blocks a CommonMark renderer sees in md, each
+// as its kind and its source lines: "Paragraph: text", "HTMLBlock: <!-- x -->".
+func blocks(md string) []string {
+	src := []byte(md)
+	root := goldmark.DefaultParser().Parse(text.NewReader(src))
+	var out []string
+	for n := root.FirstChild(); n != nil; n = n.NextSibling() {
+		var lines []string
+		segs := n.Lines()
+		for i := range segs.Len() {
+			seg := segs.At(i)
+			lines = append(lines, strings.TrimRight(string(seg.Value(src)), "\n"))
+		}
+		if h, ok := n.(*ast.HTMLBlock); ok && h.HasClosure() {
+			cl := h.ClosureLine
+			lines = append(lines, strings.TrimRight(string(cl.Value(src)), "\n"))
+		}
+		out = append(out, n.Kind().String()+": "+strings.Join(lines, "\n"))
+	}
+	return out
+}
+
+func TestCloseOpen(t *testing.T) {
+	tests := []struct{ name, src, want string }{
+		{"closed", "text\n\n```\ncode\n```", "text\n\n```\ncode\n```"},
+		{"open fence", "```sh\nmake", "```sh\nmake\n```"},
+		{"open fence, final newline", "~~~~\nlog\n", "~~~~\nlog\n~~~~"},
+		{"open comment", "note <!-- x\n\n<!-- draft\nmore", "note <!-- x\n\n<!-- draft\nmore\n-->"},
+		{"fence holding a comment opener", "```\n<!--", "```\n<!--\n```"},
+		{"empty", "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := CloseOpen(tt.src)
+			assert.Equal(t, tt.want, got)
+			marked := blocks(got + "\n\n<!-- marker -->")
+			assert.Equal(t, "HTMLBlock: <!-- marker -->", marked[len(marked)-1], "what follows is a block of its own")
+		})
+	}
+}
+
+// A body cut inside a fenced block, or one that ends inside it, has the
+// fence closed before the note, within the limit: the note is a paragraph
+// and what a sink appends after it is not code.
+func TestTruncateStatusClosesBlocks(t *testing.T) {
+	note := TruncateNote("report.md")
+	var log strings.Builder
+	for i := range 200 {
+		log.WriteString("build step " + strings.Repeat("x", i%7) + " ok\n")
+	}
+	tests := []struct {
+		name  string
+		body  string
+		limit int
+		// last are the last top-level blocks of the result, each its kind
+		// and the start of its text.
+		last []string
+	}{
+		{"log cut inside its fence", "## Build\n\n````\n" + log.String() + "````\n\ndone", 300,
+			[]string{"FencedCodeBlock: build step  ok", "Paragraph: " + note}},
+		{"body ending inside a fence, within the limit", "## Build\n\n```\nstep 1", 300,
+			[]string{"Heading: Build", "FencedCodeBlock: step 1"}},
+		{"status with a log appended, cut", StatusBody(longStatus(10, 10, 10, 10)) + "\n\n```\n" + log.String(), 400,
+			[]string{"Paragraph: **Decisions:** ", "FencedCodeBlock: build step  ok\n", "Paragraph: " + note}},
+		{"body ending in an open HTML comment", "## Notes\n\n<!-- draft\n" + log.String(), 300,
+			[]string{"Heading: Notes", "HTMLBlock: <!-- draft\n", "Paragraph: " + note}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := TruncateStatus(tt.body, tt.limit, note)
+			assert.LessOrEqual(t, utf8.RuneCountInString(got), tt.limit)
+			bs := blocks(got + "\n\n<!-- marker -->")
+			assert.Equal(t, "HTMLBlock: <!-- marker -->", bs[len(bs)-1], got)
+			bs = bs[:len(bs)-1]
+			for i, want := range tt.last {
+				b := bs[len(bs)-len(tt.last)+i]
+				assert.True(t, strings.HasPrefix(b, want), "block %q, want it to start %q", b, want)
+			}
+			if strings.Contains(got, note) {
+				assert.Equal(t, "Paragraph: "+note, bs[len(bs)-1], "the note is a paragraph of its own")
+			}
+		})
+	}
+}
+
+// The closing line counts toward the limit at every limit: the result fits,
+// and once the note fits it is a paragraph of its own, after the closed
+// fence.
+func TestTruncateStatusClosesAtAnyLimit(t *testing.T) {
+	note := TruncateNote("report.md")
+	body := "## Build\n\n`````\n" + strings.Repeat("step ok\n", 40)
+	for limit := 1; limit < utf8.RuneCountInString(body)+6; limit++ {
+		got := TruncateStatus(body, limit, note)
+		assert.LessOrEqual(t, utf8.RuneCountInString(got), limit)
+		if limit < 60 {
+			continue
+		}
+		bs := blocks(got + "\n\n<!-- marker -->")
+		assert.Equal(t, "HTMLBlock: <!-- marker -->", bs[len(bs)-1], "limit %d: %q", limit, got)
+		if strings.HasSuffix(got, note) {
+			assert.Equal(t, "Paragraph: "+note, bs[len(bs)-2], "limit %d: %q", limit, got)
+		}
+	}
+}
+
+func TestStatusFieldList(t *testing.T) {
+	body := StatusBody(StatusInput{Updated: statusSampleTime, TaskN: 1, TaskM: 3, Task: "a", Next: "b"})
+	got := StatusFieldList(body)
+	goldenStatus(t, "field-list", got)
+	html := renderStatusHTML(t, got)
+	assert.Equal(t, 1, strings.Count(html, "<ul>"), "one list: %s", html)
+	assert.Equal(t, 7, strings.Count(html, "<li>"), html)
+	assert.NotContains(t, html, "<p>", "a tight list, no paragraph joins two fields")
+
+	tests := []struct{ name, in, want string }{
+		{"not a status", "# Report\n\nall green\n", "# Report\n\nall green\n"},
+		{"a label inside code stays", "```\n**Task:** x\n```\n**Next:** y\n", "```\n**Task:** x\n```\n- **Next:** y\n"},
+		{"already a list", "- **Task:** x\n", "- **Task:** x\n"},
+		{"CRLF", "**Task:** x\r\n\r\n**Next:** y\r\n", "- **Task:** x\r\n- **Next:** y\r\n"},
+		{"a blank line before other text stays", "**Task:** x\n\nprose\n", "- **Task:** x\n\nprose\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, StatusFieldList(tt.in))
+		})
+	}
+}
+
+// A megabyte of log in a --body-file, cut to GitHub's limit: the cut drops
+// tens of thousands of lines, and must stay linear in them.
+func BenchmarkTruncateStatusLongLog(b *testing.B) {
+	body := "## Build\n\n```\n" + strings.Repeat("step 0000 passed with a long explanation\n", 25000)
+	note := TruncateNote("log.md")
+	for b.Loop() {
+		TruncateStatus(body, 65536, note)
+	}
+}
