@@ -288,7 +288,7 @@ func (cp *Checkpoint) issueFor(doc *progress.Document) string {
 		return doc.Issue.Key
 	}
 	if cp.State != nil {
-		if k := strings.TrimSpace(cp.State.Issue()); progress.ValidIssue(k) {
+		if k, ok := progress.NormalIssue(cp.State.Issue()); ok {
 			return k
 		}
 	}

@@ -422,6 +422,9 @@ func (cp *Checkpoint) trackerIssue() (issue, from string) {
 	}
 	if cp.State != nil {
 		if k := strings.TrimSpace(cp.State.Issue()); k != "" {
+			if n, ok := progress.NormalIssue(k); ok {
+				k = n
+			}
 			return k, state.FileName
 		}
 	}
@@ -429,7 +432,9 @@ func (cp *Checkpoint) trackerIssue() (issue, from string) {
 		return cp.Doc.Issue.Key, progress.FileName
 	}
 	if m := branchIssue.FindStringSubmatch(cp.branch); m != nil {
-		return strings.ToUpper(m[1]), "branch " + cp.branch
+		if k, ok := progress.NormalIssue(m[1]); ok {
+			return k, "branch " + cp.branch
+		}
 	}
 	return "", ""
 }

@@ -72,7 +72,7 @@ a job id: give each leg its own --agent.` + exitStatusHelp(
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts.Dir = *dir
-			if err := validateTargets(opts.Issue, opts.Trackers); err != nil {
+			if err := validateTargets(&opts.Issue, opts.Trackers); err != nil {
 				return err
 			}
 			if runF != nil {
@@ -83,7 +83,7 @@ a job id: give each leg its own --agent.` + exitStatusHelp(
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&opts.BodyFile, "body-file", "", "file whose content is the comment body (- for stdin; default: the status from .ccc-progress.md)")
-	fl.StringVar(&opts.Issue, "issue", "", "the Linear issue, KEY-123")
+	fl.StringVar(&opts.Issue, "issue", "", "the Linear issue, KEY-123 (any case: cia-12 is CIA-12)")
 	fl.StringVar(&opts.Agent, "agent", "", "this writer's name; each agent owns one status comment (default $CCC_AGENT, else the GitHub Actions job id, else ci)")
 	fl.DurationVar(&opts.Timeout, "timeout", 30*time.Second, "deadline for the delivery, retries included")
 	fl.BoolVar(&opts.JSON, "json", false, "print the report as one JSON object on stdout")
