@@ -57,7 +57,9 @@ heartbeat (ccc heartbeat), whichever is later:
            agent's branch changed, or the branch is no longer checked out
   UNKNOWN  its record cannot be read (corrupt, or a newer schemaVersion):
            the row gives the reason; fix or restore the file (ccc restore)
-A complete or failed agent has no health ("—"). The thresholds are the
+A complete or failed agent has no health ("—"); a failed agent keeps its
+row, with status failed, until ccc cleanup removes its record from
+.ccc/checkpoints/failed/ (after --failed-max-age). The thresholds are the
 preferences of the main worktree, where the records live, whichever
 worktree the command runs in.
 
@@ -283,6 +285,25 @@ func collectStatus(ctx context.Context, f *Factory, root string) (StatusReport, 
 	}
 	if len(records.Problems(topErr)) == 0 && topErr != nil {
 		unreadable = append(unreadable, topErr)
+	}
+	// A failed agent has no current record: its newest failed one is its
+	// row until ccc cleanup removes it, unless the agent has a live record
+	// or a newer finished one. A failed record that cannot be read names
+	// no agent for sure (its file is named by its id): a warning.
+	failed, failedErr := records.Failed(dir)
+	for _, s := range failed {
+		cur := byAgent[s.Agent]
+		if cur != nil && (cur.Health != "" || cur.UpdatedAt != nil && !cur.UpdatedAt.Before(s.UpdatedAt)) {
+			continue
+		}
+		row := agentRow(s.Record, now, th, wts)
+		if cur == nil {
+			order = append(order, s.Agent)
+		}
+		byAgent[s.Agent] = &row
+	}
+	if failedErr != nil {
+		unreadable = append(unreadable, failedErr)
 	}
 	for _, e := range unreadable {
 		warn(e)
