@@ -827,3 +827,32 @@ func TestTrackerReportSaysEachReasonOnce(t *testing.T) {
 		"  Linear CIA-21, CIA-22 (3 updates): skipped — LINEAR_API_KEY not set.",
 	}, r.Lines())
 }
+
+// TestIssueKeysInAnyCase: an issue key in lower case, from an edit, the
+// state or the branch, reaches the state and the tracker in upper case.
+func TestIssueKeysInAnyCase(t *testing.T) {
+	root := t.TempDir()
+	cp := newCP(root, Automated, progress.Edits{Issue: "cia-30", Current: "a"})
+	cp.Trackers = []Tracker{{Sink: &fakeSink{}}}
+	r := runCP(cp)
+	require.Equal(t, ExitOK, r.ExitCode(), r.Lines())
+	assert.Equal(t, "CIA-30", step(t, r, "Fake update").Sinks[0].Target)
+	st, err := state.Parse([]byte(read(t, root, state.FileName)))
+	require.NoError(t, err)
+	assert.Equal(t, "CIA-30", st.String("linearIssue"))
+
+	other := t.TempDir()
+	write(t, other, state.FileName, `{"linearIssue": "cia-31"}`)
+	cp = newCP(other, Automated, progress.Edits{Current: "a"})
+	cp.Trackers = []Tracker{{Sink: &fakeSink{}}}
+	r = runCP(cp)
+	assert.Equal(t, "CIA-31", step(t, r, "Fake update").Sinks[0].Target)
+	assert.Contains(t, read(t, other, progress.FileName), "**Issue:** CIA-31")
+
+	for branch, want := range map[string]string{"cia-32-parser": "CIA-32", "claude/Eng2-7": "ENG2-7"} {
+		cp = &Checkpoint{Root: t.TempDir(), branch: branch}
+		got, from := cp.trackerIssue()
+		assert.Equal(t, want, got)
+		assert.Equal(t, "branch "+branch, from)
+	}
+}

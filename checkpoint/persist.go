@@ -282,6 +282,9 @@ func fileError(name string, err error) error {
 // issueFor finds the tracker issue for a document that names none.
 func (cp *Checkpoint) issueFor(doc *progress.Document) string {
 	if cp.Issue != "" {
+		if k, ok := progress.NormalIssue(cp.Issue); ok {
+			return k
+		}
 		return cp.Issue
 	}
 	if doc != nil && doc.Issue.Key != "" {
@@ -302,8 +305,8 @@ func (cp *Checkpoint) saveState() error {
 	if cp.stateReadOnly || cp.KeepState {
 		return nil
 	}
-	if cp.Edits.Issue != "" {
-		if err := cp.State.SetIssue(cp.Edits.Issue); err != nil {
+	if k, ok := progress.NormalIssue(cp.Edits.Issue); ok {
+		if err := cp.State.SetIssue(k); err != nil {
 			return err
 		}
 	} else if cp.State.Issue() == "" && cp.Doc.Issue.Key != "" {

@@ -427,6 +427,9 @@ func FindIssue(ctx context.Context, root, flag string, now time.Time) (issue, fr
 // KEY-123 in the branch name. It says where it found it.
 func (cp *Checkpoint) trackerIssue() (issue, from string) {
 	if cp.Issue != "" {
+		if k, ok := progress.NormalIssue(cp.Issue); ok {
+			return k, "--issue"
+		}
 		return cp.Issue, "--issue"
 	}
 	if cp.State != nil {
