@@ -506,7 +506,7 @@ func TestTrackerFanOut(t *testing.T) {
 	assert.Equal(t, []string{
 		"Checkpoint complete: 1/2 steps succeeded.",
 		"Persist progress: created .ccc-progress.md (task 1 of 1, In Progress).",
-		"Failed: Tracker update (Bad: HTTP 502) — queued for retry (ccc sync).",
+		"Failed: Tracker update (1 of 3 failed) — queued for retry (ccc sync).",
 		"  Good: created comment on CIA-15 https://tracker.example/c-1.",
 		"  Bad: failed (HTTP 502) — queued for retry (ccc sync).",
 		"  Untargeted: skipped — no GitHub issue or pull request (pass --github owner/repo#N).",
@@ -781,4 +781,78 @@ func TestRecordWrittenWithSessionAndSnapshotHead(t *testing.T) {
 	assert.Equal(t, "main", rec.Branch)
 	assert.Equal(t, git(t, root, "rev-parse", "HEAD"), rec.Head, "the HEAD of the snapshot commit, so status shows no drift")
 	assert.Equal(t, r.Prompt, rec.ResumeInstructions)
+}
+
+// TestTrackerReportSaysEachReasonOnce: with several sinks the step's line
+// counts them and each sink's line gives its reason; queued updates that
+// end alike share one line.
+func TestTrackerReportSaysEachReasonOnce(t *testing.T) {
+	root := t.TempDir()
+	noKey := &fakeSink{name: "linear", errs: []error{sinks.Skip("LINEAR_API_KEY not set")}}
+	cp := newCP(root, Automated, progress.Edits{Issue: "CIA-21", Current: "a"})
+	cp.Trackers = []Tracker{
+		{Sink: noKey},
+		{Sink: &fakeSink{name: "github"}, Skip: "no GitHub issue or pull request (pass --github owner/repo#N)"},
+	}
+	r := runCP(cp)
+	assert.Equal(t, ExitOK, r.ExitCode())
+	assert.Equal(t, []string{
+		"Checkpoint complete: 2/2 steps succeeded.",
+		"Persist progress: created .ccc-progress.md (task 1 of 1, In Progress).",
+		"Tracker update skipped — none of 2 delivered.",
+		"  Linear: skipped — LINEAR_API_KEY not set.",
+		"  Github: skipped — no GitHub issue or pull request (pass --github owner/repo#N).",
+	}, r.Lines())
+
+	// Three updates queued for two issues, then a run without the key:
+	// every redelivery skips for the same reason, said once.
+	lin := &fakeSink{name: "linear", errs: []error{&sinks.Error{Cause: "HTTP 503"}, &sinks.Error{Cause: "HTTP 503"}, &sinks.Error{Cause: "HTTP 503"}}}
+	for i, q := range []struct{ issue, agent string }{{"CIA-21", "main"}, {"CIA-22", "main"}, {"CIA-22", "b"}} {
+		cp = newCP(root, Automated, progress.Edits{Issue: q.issue, Current: fmt.Sprintf("task %d", i)})
+		cp.Agent = q.agent
+		cp.Trackers = []Tracker{{Sink: lin}}
+		require.Equal(t, ExitPartial, runCP(cp).ExitCode())
+	}
+	skip := sinks.Skip("LINEAR_API_KEY not set")
+	noKey = &fakeSink{name: "linear", errs: []error{skip, skip, skip, skip}}
+	cp = newCP(root, Automated, progress.Edits{Issue: "CIA-23"})
+	cp.Now = t0.Add(time.Hour)
+	cp.Trackers = []Tracker{{Sink: noKey}}
+	r = runCP(cp)
+	assert.Equal(t, []string{
+		"Checkpoint complete: 2/2 steps succeeded.",
+		"Persist progress: updated .ccc-progress.md (task 1 of 4, In Progress).",
+		"Linear update skipped — LINEAR_API_KEY not set.",
+		"Outbox: 0 of 3 queued update(s) delivered.",
+		"  Linear CIA-21, CIA-22 (3 updates): skipped — LINEAR_API_KEY not set.",
+	}, r.Lines())
+}
+
+// TestIssueKeysInAnyCase: an issue key in lower case, from an edit, the
+// state or the branch, reaches the state and the tracker in upper case.
+func TestIssueKeysInAnyCase(t *testing.T) {
+	root := t.TempDir()
+	cp := newCP(root, Automated, progress.Edits{Issue: "cia-30", Current: "a"})
+	cp.Trackers = []Tracker{{Sink: &fakeSink{}}}
+	r := runCP(cp)
+	require.Equal(t, ExitOK, r.ExitCode(), r.Lines())
+	assert.Equal(t, "CIA-30", step(t, r, "Fake update").Sinks[0].Target)
+	st, err := state.Parse([]byte(read(t, root, state.FileName)))
+	require.NoError(t, err)
+	assert.Equal(t, "CIA-30", st.String("linearIssue"))
+
+	other := t.TempDir()
+	write(t, other, state.FileName, `{"linearIssue": "cia-31"}`)
+	cp = newCP(other, Automated, progress.Edits{Current: "a"})
+	cp.Trackers = []Tracker{{Sink: &fakeSink{}}}
+	r = runCP(cp)
+	assert.Equal(t, "CIA-31", step(t, r, "Fake update").Sinks[0].Target)
+	assert.Contains(t, read(t, other, progress.FileName), "**Issue:** CIA-31")
+
+	for branch, want := range map[string]string{"cia-32-parser": "CIA-32", "claude/Eng2-7": "ENG2-7"} {
+		cp = &Checkpoint{Root: t.TempDir(), branch: branch}
+		got, from := cp.trackerIssue()
+		assert.Equal(t, want, got)
+		assert.Equal(t, "branch "+branch, from)
+	}
 }

@@ -299,13 +299,16 @@ func fileError(name string, err error) error {
 // issueFor finds the tracker issue for a document that names none.
 func (cp *Checkpoint) issueFor(doc *progress.Document) string {
 	if cp.Issue != "" {
+		if k, ok := progress.NormalIssue(cp.Issue); ok {
+			return k
+		}
 		return cp.Issue
 	}
 	if doc != nil && doc.Issue.Key != "" {
 		return doc.Issue.Key
 	}
 	if cp.State != nil {
-		if k := strings.TrimSpace(cp.State.Issue()); progress.ValidIssue(k) {
+		if k, ok := progress.NormalIssue(cp.State.Issue()); ok {
 			return k
 		}
 	}
@@ -319,8 +322,8 @@ func (cp *Checkpoint) saveState() error {
 	if cp.stateReadOnly || cp.KeepState {
 		return nil
 	}
-	if cp.Edits.Issue != "" {
-		if err := cp.State.SetIssue(cp.Edits.Issue); err != nil {
+	if k, ok := progress.NormalIssue(cp.Edits.Issue); ok {
+		if err := cp.State.SetIssue(k); err != nil {
 			return err
 		}
 	} else if cp.State.Issue() == "" && cp.Doc.Issue.Key != "" {

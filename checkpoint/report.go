@@ -2,6 +2,7 @@ package checkpoint
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/ccc-checkpoint/ccc/sinks"
@@ -104,9 +105,7 @@ func (r Report) Lines() []string {
 			}
 		}
 		lines = append(lines, fmt.Sprintf("Outbox: %d of %d queued update(s) delivered.", sent, n))
-		for _, o := range r.Outbox {
-			lines = append(lines, fmt.Sprintf("  %s %s: %s.", o.Title, o.Target, o.line()))
-		}
+		lines = append(lines, outboxLines(r.Outbox)...)
 	}
 	for _, w := range r.Warnings {
 		lines = append(lines, "Warning: "+w)
@@ -116,3 +115,37 @@ func (r Report) Lines() []string {
 
 // String is Lines joined, one per line.
 func (r Report) String() string { return strings.Join(r.Lines(), "\n") + "\n" }
+
+// outboxLines says what became of each queued update, once per outcome: the
+// updates of one sink that ended alike (all skipped for one missing key, say)
+// share a line that names their targets.
+func outboxLines(out []SinkResult) []string {
+	type group struct {
+		title, line string
+		targets     []string
+		n           int
+	}
+	var groups []*group
+	for _, o := range out {
+		l := o.line()
+		i := slices.IndexFunc(groups, func(g *group) bool { return g.title == o.Title && g.line == l })
+		if i < 0 {
+			groups = append(groups, &group{title: o.Title, line: l})
+			i = len(groups) - 1
+		}
+		g := groups[i]
+		g.n++
+		if !slices.Contains(g.targets, o.Target) {
+			g.targets = append(g.targets, o.Target)
+		}
+	}
+	lines := make([]string, 0, len(groups))
+	for _, g := range groups {
+		what := g.title + " " + strings.Join(g.targets, ", ")
+		if g.n > 1 {
+			what += fmt.Sprintf(" (%d updates)", g.n)
+		}
+		lines = append(lines, fmt.Sprintf("  %s: %s.", what, g.line))
+	}
+	return lines
+}

@@ -263,7 +263,7 @@ func standIn(root, recDir string, st *state.State, agent, branch string, cleared
 	doc *progress.Document, source string, m mark, note string, others []string) {
 	issue := ""
 	if st != nil {
-		if k := strings.TrimSpace(st.Issue()); progress.ValidIssue(k) {
+		if k, ok := progress.NormalIssue(st.Issue()); ok {
 			issue = k
 		}
 		if doc, m = docFromState(st, issue); doc != nil {
@@ -341,8 +341,8 @@ func pickRecord(dir, agent, branch string, cleared time.Time) (rec *records.Reco
 
 // docFromRecord rebuilds a progress document from an agent record.
 func docFromRecord(rec *records.Record, stateIssue string) *progress.Document {
-	issue := rec.Issue
-	if !progress.ValidIssue(issue) {
+	issue, ok := progress.NormalIssue(rec.Issue)
+	if !ok {
 		issue = stateIssue
 	}
 	doc := progress.New(issue, rec.UpdatedAt)

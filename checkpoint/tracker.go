@@ -137,36 +137,45 @@ func (t trackerStep) Run(ctx context.Context, cp *Checkpoint) error {
 	}
 	cp.sinkResults = results
 
+	// One sink's outcome is the step's line; several each get a line of
+	// their own under it (Report.Lines), so the step's line only counts
+	// them rather than repeat their reasons.
 	var fails, skips, done []string
 	queued := true
 	for _, r := range results {
-		prefix := ""
-		if len(results) > 1 {
-			prefix = r.Title + ": "
-		}
 		switch r.Action {
 		case sinks.Failed:
-			fails = append(fails, prefix+r.Error)
+			fails = append(fails, r.Error)
 			queued = queued && r.Queued
 		case sinks.Skipped:
-			skips = append(skips, prefix+r.Error)
+			skips = append(skips, r.Error)
 		case sinks.Unchanged:
-			skips = append(skips, prefix+"status unchanged")
+			skips = append(skips, "status unchanged")
 		default:
-			done = append(done, prefix+r.line())
+			done = append(done, r.line())
 		}
 	}
+	n := len(results)
+	var f *Failure
 	switch {
-	case len(fails) > 0 && queued:
-		return &Failure{Cause: strings.Join(fails, "; "), Consequence: queuedConsequence}
+	case len(fails) > 0 && n == 1:
+		f = &Failure{Cause: fails[0]}
 	case len(fails) > 0:
-		return &Failure{Cause: strings.Join(fails, "; ")}
+		f = &Failure{Cause: fmt.Sprintf("%d of %d failed", len(fails), n)}
+	case len(done) == 0 && n == 1:
+		return Skip("%s", skips[0])
 	case len(done) == 0:
-		return Skip("%s", strings.Join(skips, "; "))
-	case len(results) == 1:
+		return Skip("none of %d delivered", n)
+	case n == 1:
 		cp.notef("%s", done[0])
 	default:
-		cp.notef("%d of %d delivered", len(done), len(results))
+		cp.notef("%d of %d delivered", len(done), n)
+	}
+	if f != nil && queued {
+		f.Consequence = queuedConsequence
+	}
+	if f != nil {
+		return f
 	}
 	return nil
 }
@@ -418,10 +427,16 @@ func FindIssue(ctx context.Context, root, flag string, now time.Time) (issue, fr
 // KEY-123 in the branch name. It says where it found it.
 func (cp *Checkpoint) trackerIssue() (issue, from string) {
 	if cp.Issue != "" {
+		if k, ok := progress.NormalIssue(cp.Issue); ok {
+			return k, "--issue"
+		}
 		return cp.Issue, "--issue"
 	}
 	if cp.State != nil {
 		if k := strings.TrimSpace(cp.State.Issue()); k != "" {
+			if n, ok := progress.NormalIssue(k); ok {
+				k = n
+			}
 			return k, state.FileName
 		}
 	}
@@ -429,7 +444,9 @@ func (cp *Checkpoint) trackerIssue() (issue, from string) {
 		return cp.Doc.Issue.Key, progress.FileName
 	}
 	if m := branchIssue.FindStringSubmatch(cp.branch); m != nil {
-		return strings.ToUpper(m[1]), "branch " + cp.branch
+		if k, ok := progress.NormalIssue(m[1]); ok {
+			return k, "branch " + cp.branch
+		}
 	}
 	return "", ""
 }

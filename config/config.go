@@ -25,6 +25,10 @@ const PrefsFile = ".ccc-preferences.yaml"
 // DefaultAgent names the writer when neither --agent nor CCC_AGENT does.
 const DefaultAgent = "main"
 
+// DefaultCIAgent names the writer of `ccc post` when neither --agent nor
+// CCC_AGENT does and no GitHub Actions job does either.
+const DefaultCIAgent = "ci"
+
 // DefaultCommitMessage is CCC's `type(ISSUE):` Conventional Commits form.
 const DefaultCommitMessage = "chore({issue}): checkpoint — task {n}/{m}: {task}"
 
@@ -273,4 +277,50 @@ func Agent(flag string, getenv func(string) string) string {
 		return v
 	}
 	return DefaultAgent
+}
+
+// CIAgent names the writer of a CI post (`ccc post`): flag, else CCC_AGENT,
+// else inside GitHub Actions the job's id (GITHUB_JOB, reduced to letters,
+// digits and "-._"), else "ci". Unless named explicitly it is never "main":
+// a CI report must get its own comment, not replace the session's.
+func CIAgent(flag string, getenv func(string) string) string {
+	if flag != "" {
+		return flag
+	}
+	if v := getenv("CCC_AGENT"); v != "" {
+		return v
+	}
+	if getenv("GITHUB_ACTIONS") != "true" {
+		return DefaultCIAgent
+	}
+	job := jobName(getenv("GITHUB_JOB"))
+	switch job {
+	case "":
+		return DefaultCIAgent
+	case DefaultAgent:
+		return DefaultCIAgent + "-" + job
+	}
+	return job
+}
+
+// jobName makes a job id a safe agent name: runs of other characters become
+// one "-", leading and trailing "-" and "." go, and it is at most 64 bytes.
+func jobName(s string) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range s {
+		switch {
+		case r < 0x80 && (r == '-' || r == '.' || r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z'):
+			b.WriteRune(r)
+			dash = false
+		case !dash:
+			b.WriteByte('-')
+			dash = true
+		}
+	}
+	out := strings.Trim(b.String(), "-.")
+	if len(out) > 64 {
+		out = strings.TrimRight(out[:64], "-.")
+	}
+	return out
 }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -189,4 +190,27 @@ func TestDurationFlagValue(t *testing.T) {
 	assert.EqualError(t, err, `"5x" is not a duration (write e.g. 45 for seconds, 90s, 30m, 12h or 7d)`)
 	assert.Equal(t, Duration(time.Minute), d, "a bad value leaves the flag as it was")
 	assert.Equal(t, "duration", d.Type())
+}
+
+func TestCIAgent(t *testing.T) {
+	tests := []struct {
+		name, flag string
+		env        map[string]string
+		want       string
+	}{
+		{"outside CI", "", nil, "ci"},
+		{"any CI but GitHub Actions", "", map[string]string{"CI": "true", "GITHUB_JOB": "build"}, "ci"},
+		{"GitHub Actions job", "", map[string]string{"GITHUB_ACTIONS": "true", "GITHUB_JOB": "build"}, "build"},
+		{"job id made a safe name", "", map[string]string{"GITHUB_ACTIONS": "true", "GITHUB_JOB": " test/linux amd64!"}, "test-linux-amd64"},
+		{"a job named main is not the session", "", map[string]string{"GITHUB_ACTIONS": "true", "GITHUB_JOB": "main"}, "ci-main"},
+		{"no job id", "", map[string]string{"GITHUB_ACTIONS": "true", "GITHUB_JOB": "//"}, "ci"},
+		{"long job id", "", map[string]string{"GITHUB_ACTIONS": "true", "GITHUB_JOB": strings.Repeat("j", 70)}, strings.Repeat("j", 64)},
+		{"CCC_AGENT wins", "", map[string]string{"GITHUB_ACTIONS": "true", "GITHUB_JOB": "build", "CCC_AGENT": "nightly"}, "nightly"},
+		{"--agent wins", "main", map[string]string{"GITHUB_ACTIONS": "true", "GITHUB_JOB": "build", "CCC_AGENT": "nightly"}, "main"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, CIAgent(tt.flag, func(k string) string { return tt.env[k] }))
+		})
+	}
 }

@@ -201,6 +201,9 @@ func (d *draft) finish(root *object) (*Imported, error) {
 
 	for _, k := range issueFields {
 		if v := root.peekStr(k); v != "" {
+			if n, ok := progress.NormalIssue(v); ok {
+				v = n // cia-12 is CIA-12
+			}
 			d.issueKeys = append([]string{v}, d.issueKeys...)
 			if progress.ValidIssue(v) {
 				root.use(k)

@@ -88,9 +88,9 @@ func (d *Document) Apply(e Edits) error {
 	var errs []error
 
 	if e.Issue != "" {
-		key := strings.TrimSpace(e.Issue)
+		key, ok := NormalIssue(e.Issue)
 		switch {
-		case !keyRe.MatchString(key):
+		case !ok:
 			errs = append(errs, &EditError{Edit: "issue", Text: e.Issue, Reason: "not an issue key like CIA-123"})
 		case key != d.Issue.Key:
 			d.Issue = Issue{Key: key} // the title belonged to the old issue

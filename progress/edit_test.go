@@ -247,3 +247,38 @@ func TestApplyEdgeTexts(t *testing.T) {
 		})
 	}
 }
+
+func TestNormalIssue(t *testing.T) {
+	tests := []struct {
+		in, want string
+		ok       bool
+	}{
+		{"CIA-12", "CIA-12", true},
+		{"cia-12", "CIA-12", true},
+		{" Cia-12\n", "CIA-12", true},
+		{"eng2-7", "ENG2-7", true},
+		{"cia 12", "", false},
+		{"12-cia", "", false},
+		{"cia-", "", false},
+		{"\u212aey-1", "", false}, // the Kelvin sign is no K
+		{"", "", false},
+	}
+	for _, tt := range tests {
+		got, ok := NormalIssue(tt.in)
+		assert.Equal(t, tt.want, got, tt.in)
+		assert.Equal(t, tt.ok, ok, tt.in)
+	}
+}
+
+func TestIssueKeysAreNormalised(t *testing.T) {
+	d := New("CIA-1", time.Date(2026, 11, 21, 13, 0, 0, 0, time.UTC))
+	require.NoError(t, d.Apply(Edits{Issue: "cia-12"}))
+	assert.Equal(t, "CIA-12", d.Issue.Key)
+	assert.Contains(t, string(d.Render()), "**Issue:** CIA-12")
+
+	src := "# T\n\n**Issue:** cia-7 — lower case\n\n## Current Task\n- a\n"
+	parsed, err := Parse([]byte(src))
+	require.NoError(t, err)
+	assert.Equal(t, Issue{Key: "CIA-7", Title: "lower case"}, parsed.Issue)
+	assert.Equal(t, src, string(parsed.Render()), "a file read and not edited keeps its bytes")
+}

@@ -285,6 +285,9 @@ func splitIssue(v string) (key, title string) {
 // When no key can be found, the text before the separator is kept as the key, so Validate can show it.
 func parseIssue(v string) Issue {
 	key, title := splitIssue(strings.TrimSpace(v))
+	if k, ok := NormalIssue(key); ok {
+		key = k
+	}
 	if !keyRe.MatchString(key) {
 		if k := keyFindRe.FindString(key); k != "" {
 			key = k

@@ -57,6 +57,14 @@ func Top(dir string) ([]Stored, error) {
 	return out, err
 }
 
+// Failed reads the records in dir's failed/ (kept there until ccc cleanup
+// removes them), ordered as Top orders its records.
+func Failed(dir string) ([]Stored, error) {
+	out, err := readDir(filepath.Join(dir, FailedDir), func(string, *Record) Kind { return KindFailed })
+	sortStored(out, true)
+	return out, err
+}
+
 // List returns the current records, one per agent, ordered by agent.
 func List(dir string) ([]*Record, error) {
 	top, err := Top(dir)

@@ -134,7 +134,7 @@ func TestActionRunsPost(t *testing.T) {
 		env := []string{
 			"PATH=" + os.Getenv("PATH"), "HOME=" + home, "GIT_CONFIG_GLOBAL=" + os.DevNull, "GIT_CONFIG_NOSYSTEM=1",
 			"NO_COLOR=1", "CCC_NOW=2026-11-21T13:45:00Z",
-			"GITHUB_ACTIONS=true", "GITHUB_REPOSITORY=acme/app", "GITHUB_EVENT_NAME=pull_request",
+			"GITHUB_ACTIONS=true", "GITHUB_JOB=status", "GITHUB_REPOSITORY=acme/app", "GITHUB_EVENT_NAME=pull_request",
 			"GITHUB_EVENT_PATH=" + filepath.Join(work, "event.json"), "GITHUB_REF=refs/pull/34/merge",
 			"GITHUB_STEP_SUMMARY=" + filepath.Join(work, "summary.md"), "RUNNER_TEMP=" + runnerTemp,
 			"GITHUB_API_URL=" + gh.URL, "LINEAR_API_URL=" + lin.URL,
@@ -185,8 +185,8 @@ func TestActionRunsPost(t *testing.T) {
 		_, stderr, code = run(t, inputs)
 		require.Equal(t, 0, code, stderr)
 		assert.Regexp(t, `(?m)^  GitHub: updated comment on acme/app#34 `, stderr)
-		cs := ours("ci")
-		require.Len(t, cs, 1)
+		cs := ours("status")
+		require.Len(t, cs, 1, "the agent input's default: the job's id")
 		assert.Contains(t, cs[0].Body, "Build 42 passed.")
 		assert.Equal(t, githubfake.BotLogin, cs[0].Login)
 		lcs := lin.Comments("CIA-7")

@@ -97,7 +97,7 @@ Unblocking that blocker (--unblock FAILED) reopens the work.` + exitStatusHelp(
 				return &usageError{err}
 			}
 			opts.Profile = p
-			if err := validateTargets(opts.Edits.Issue, opts.Trackers); err != nil {
+			if err := validateTargets(&opts.Edits.Issue, opts.Trackers); err != nil {
 				return err
 			}
 			if cmd.Flags().Changed("fail") {
@@ -132,7 +132,7 @@ Unblocking that blocker (--unblock FAILED) reopens the work.` + exitStatusHelp(
 	fl.StringArrayVar(&opts.Edits.Unblock, "unblock", nil, "remove the blocker matching TEXT; repeatable")
 	fl.StringVar(&opts.Edits.Next, "next", "", "the next action, for the prompt and the tracker")
 	fl.StringVar(&opts.Fail, "fail", "", "end the work as failed, for REASON: a FAILED blocker, and the record moves to failed/")
-	fl.StringVar(&opts.Edits.Issue, "issue", "", "the tracked issue, KEY-123")
+	fl.StringVar(&opts.Edits.Issue, "issue", "", "the tracked issue, KEY-123 (any case: cia-12 is CIA-12)")
 	fl.BoolVar(&opts.RefreshPrompt, "refresh-prompt", false, "regenerate the continuation prompt even if the agent wrote it")
 	fl.StringVar(&profile, "profile", string(checkpoint.Manual), "manual (all four steps) or automated (persist and tracker update)")
 	fl.BoolVar(&opts.SkipGit, "skip-git", false, "skip the git snapshot")

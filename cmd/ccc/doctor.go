@@ -53,7 +53,7 @@ limit is left. Nothing is written anywhere.` + exitStatusHelp(
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts.Dir = *dir
-			if err := validateTargets(opts.Issue, opts.Trackers); err != nil {
+			if err := validateTargets(&opts.Issue, opts.Trackers); err != nil {
 				return err
 			}
 			if runF != nil {

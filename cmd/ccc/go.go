@@ -46,8 +46,9 @@ deleting both set the checkpoint aside, losing nothing: the progress file
 goes to .ccc/backups, this agent's record to its history (ccc list), and the
 plan (taskIndex, totalTasks) and ccc's checkpoint entry leave .ccc-state.json
 (its other keys stay); the next ccc go finds nothing to resume until the
-next checkpoint. --yes, --json, or a stdin that is not a terminal resume
-without asking.
+next checkpoint. End of input at the question (Ctrl-D) cancels: nothing is
+printed on stdout or set aside, and the exit status is 1. --yes, --json, or
+a stdin that is not a terminal resume without asking.
 
 If .ccc-progress.md is missing or unreadable, the prompt comes from the next
 source that has one: .ccc-state.json when it holds a plan (totalTasks); this
@@ -58,7 +59,8 @@ record on another branch is never resumed: ccc names it instead. The age is
 the checkpoint's own time (its record, its **Session:** line, the state's
 checkpoint entry), never that of a file just rebuilt.` + exitStatusHelp(
 			"0  the prompt was printed",
-			"1  no progress file, state, record or backup to resume from",
+			"1  no progress file, state, record or backup to resume from, or the",
+			"   question was cancelled (end of input, Ctrl-D): nothing changed",
 			"2  usage error"),
 		Example: `  ccc go
   ccc go --json | jq -r .prompt`,
@@ -126,8 +128,14 @@ func askResume(ctx context.Context, f *Factory, root, agent string, r checkpoint
 Choice [r/s/v/d]: `, r.TaskN, r.TaskM, progress.FileName)
 		answer, err := in.ReadString('\n')
 		choice := strings.ToLower(strings.TrimSpace(answer))
-		if err != nil && choice == "" || asked == 5 {
-			choice = "r" // nobody is answering: resume, the safe choice
+		if err != nil && choice == "" {
+			// End of input (Ctrl-D) is "never mind", not an answer:
+			// nothing is printed for the session and nothing is set aside.
+			fmt.Fprintln(f.IO.ErrOut)
+			return &exitError{code: 1, err: errors.New("go: cancelled (end of input): nothing was printed or changed; run ccc go again to choose")}
+		}
+		if asked == 5 {
+			choice = "r" // no usable answer after six tries: resume, the safe choice
 		}
 		switch choice {
 		case "", "r", "resume":

@@ -48,7 +48,6 @@ func TestGoAsksOnATerminal(t *testing.T) {
 		{"enter resumes", "\n", true, nil, wantPrompt, nil, true},
 		{"view, then resume", "v\nr\n", true, nil, wantPrompt, []string{"## Current Task\n- write the prompt"}, true},
 		{"nonsense, then resume", "x\nr\n", true, nil, wantPrompt, []string{"Please answer r, s, v or d."}, true},
-		{"no answer at all resumes", "", true, nil, wantPrompt, nil, true},
 		{"start fresh", "s\n", true, nil, "Start CIA-40 from the beginning: there is no earlier checkpoint to resume.\n",
 			[]string{"Checkpoint set aside as .ccc/backups/.ccc-progress.md."}, false},
 		{"delete", "d\n", true, nil, "", []string{"Checkpoint deleted; a copy is in .ccc/backups/"}, false},
@@ -73,6 +72,27 @@ func TestGoAsksOnATerminal(t *testing.T) {
 				copies, _ := filepath.Glob(filepath.Join(root, ".ccc", "backups", progress.FileName+".*"))
 				assert.Len(t, copies, 1, "a deliberate delete still keeps a copy")
 			}
+		})
+	}
+}
+
+// TestGoEndOfInputCancels: Ctrl-D at the question, at once or after a
+// "view", prints no prompt, sets nothing aside and exits 1 with a message.
+func TestGoEndOfInputCancels(t *testing.T) {
+	for name, answers := range map[string]string{"at once": "", "after a view": "v\n"} {
+		t.Run(name, func(t *testing.T) {
+			f, out, errOut, root := goFactory(t, answers, true)
+			before, err := os.ReadFile(filepath.Join(root, progress.FileName))
+			require.NoError(t, err)
+			code := run([]string{"go"}, f)
+			assert.Equal(t, 1, code)
+			assert.Empty(t, out.String(), "no prompt: the session does not resume")
+			assert.Contains(t, errOut.String(), "Choice [r/s/v/d]: \nccc: go: cancelled (end of input): nothing was printed or changed")
+			after, err := os.ReadFile(filepath.Join(root, progress.FileName))
+			require.NoError(t, err)
+			assert.Equal(t, string(before), string(after))
+			assert.NoDirExists(t, filepath.Join(root, ".ccc", "backups"), "nothing set aside")
+			assert.NoFileExists(t, filepath.Join(root, ".ccc", "resume-cleared"))
 		})
 	}
 }

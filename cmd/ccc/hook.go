@@ -283,7 +283,7 @@ func (f *Factory) hookCheckpoint(ctx context.Context, c hook.Checkpoint) error {
 	}
 	// The stop hook may have deleted the state (the last task is done):
 	// the issue it read there still names the tracker's target.
-	if k := strings.TrimSpace(c.Issue); progress.ValidIssue(k) {
+	if k, ok := progress.NormalIssue(c.Issue); ok {
 		cp.Issue = k
 	}
 	report := checkpoint.Run(ctx, cp, checkpoint.Automated.Steps(cp))

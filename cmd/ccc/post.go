@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ccc-checkpoint/ccc/checkpoint"
+	"github.com/ccc-checkpoint/ccc/config"
 	"github.com/ccc-checkpoint/ccc/progress"
 )
 
@@ -45,7 +46,14 @@ Sinks: --sinks, else $CCC_SINKS, else the sinks: section of
 LINEAR_API_KEY is set and GitHub inside GitHub Actions or with --github.
 Inside GitHub Actions the report and the body are appended to
 $GITHUB_STEP_SUMMARY, and skipped or failed sinks are flagged with
-::warning:: and ::error:: workflow commands on stderr.` + exitStatusHelp(
+::warning:: and ::error:: workflow commands on stderr.
+
+The writer (each owns one comment per issue or pull request) is --agent,
+else $CCC_AGENT, else inside GitHub Actions the job's id ($GITHUB_JOB, made
+a safe name; a job called main posts as ci-main), else ci. It is never the
+session's own agent, main, unless named: a CI report gets its own comment
+and leaves the session's checkpoint comment alone. Jobs of one matrix share
+a job id: give each leg its own --agent.` + exitStatusHelp(
 			"0  every sink delivered, or had nothing new to deliver, or skipped",
 			"3  a sink failed",
 			"1  nothing could run (no body, unreadable project, broken .ccc-progress.md)",
@@ -57,11 +65,14 @@ $GITHUB_STEP_SUMMARY, and skipped or failed sinks are flagged with
   ccc post --issue CIA-12 --github acme/app#34 --sinks linear,github
 
   # the project's progress, as JSON
-  ccc post --json`,
+  ccc post --json
+
+  # update the session's own comment instead of a CI one
+  ccc post --agent main`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts.Dir = *dir
-			if err := validateTargets(opts.Issue, opts.Trackers); err != nil {
+			if err := validateTargets(&opts.Issue, opts.Trackers); err != nil {
 				return err
 			}
 			if runF != nil {
@@ -72,8 +83,8 @@ $GITHUB_STEP_SUMMARY, and skipped or failed sinks are flagged with
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&opts.BodyFile, "body-file", "", "file whose content is the comment body (- for stdin; default: the status from .ccc-progress.md)")
-	fl.StringVar(&opts.Issue, "issue", "", "the Linear issue, KEY-123")
-	fl.StringVar(&opts.Agent, "agent", "", "this writer's name; each agent owns one status comment (default $CCC_AGENT, else main)")
+	fl.StringVar(&opts.Issue, "issue", "", "the Linear issue, KEY-123 (any case: cia-12 is CIA-12)")
+	fl.StringVar(&opts.Agent, "agent", "", "this writer's name; each agent owns one status comment (default $CCC_AGENT, else the GitHub Actions job id, else ci)")
 	durationVar(fl, &opts.Timeout, "timeout", 30*time.Second, "deadline for the delivery, retries included")
 	fl.BoolVar(&opts.JSON, "json", false, "print the report as one JSON object on stdout")
 	addTrackerFlags(fl, &opts.Trackers)
@@ -85,7 +96,10 @@ func postRun(ctx context.Context, f *Factory, opts *PostOptions) error {
 	if err != nil {
 		return err
 	}
-	cp, err := f.newCheckpoint(root, checkpoint.Automated, opts.Agent, opts.Timeout, opts.Trackers)
+	// A CI report gets its own comment: never the session's "main" unless
+	// asked for.
+	agent := config.CIAgent(opts.Agent, f.Getenv)
+	cp, err := f.newCheckpoint(root, checkpoint.Automated, agent, opts.Timeout, opts.Trackers)
 	if err != nil {
 		return err
 	}

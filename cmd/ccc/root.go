@@ -25,7 +25,8 @@ duration (90s, 1h30m) or days (7d), as .ccc-preferences.yaml does.
 
 ENVIRONMENT
   CCC_PROJECT_ROOT     project root when --dir is not given
-  CCC_AGENT            this writer's name (default main; --agent wins)
+  CCC_AGENT            this writer's name (default main, for ccc post the GitHub
+                       Actions job id, else ci; --agent wins)
   CCC_SINKS            sinks to update, e.g. linear,github,file (--sinks wins)
   LINEAR_API_KEY       Linear personal key (sent as Authorization: <key>)
   LINEAR_OAUTH_TOKEN   Linear OAuth token (sent as Authorization: Bearer <token>)

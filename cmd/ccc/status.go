@@ -57,13 +57,16 @@ heartbeat (ccc heartbeat), whichever is later:
            agent's branch changed, or the branch is no longer checked out
   UNKNOWN  its record cannot be read (corrupt, or a newer schemaVersion):
            the row gives the reason; fix or restore the file (ccc restore)
-A complete or failed agent has no health ("—"). The thresholds are the
+A complete or failed agent has no health ("—"); a failed agent keeps its
+row, with status failed, until ccc cleanup removes its record from
+.ccc/checkpoints/failed/ (after --failed-max-age). The thresholds are the
 preferences of the main worktree, where the records live, whichever
 worktree the command runs in.
 
 The table has colour and icons on a terminal. --json prints the same as one
 object; --markdown prints the STATUS.md table (Agent | Task | Progress |
-Last Update | Status | Health), or writes it atomically to --output FILE.
+Last Update | Status | Health), its columns padded to line up in the raw
+text too, or writes it atomically to --output FILE.
 --watch redraws the table in place every --interval on a terminal, and
 prints it again each time otherwise, until interrupted.
 
@@ -284,6 +287,25 @@ func collectStatus(ctx context.Context, f *Factory, root string) (StatusReport, 
 	if len(records.Problems(topErr)) == 0 && topErr != nil {
 		unreadable = append(unreadable, topErr)
 	}
+	// A failed agent has no current record: its newest failed one is its
+	// row until ccc cleanup removes it, unless the agent has a live record
+	// or a newer finished one. A failed record that cannot be read names
+	// no agent for sure (its file is named by its id): a warning.
+	failed, failedErr := records.Failed(dir)
+	for _, s := range failed {
+		cur := byAgent[s.Agent]
+		if cur != nil && (cur.Health != "" || cur.UpdatedAt != nil && !cur.UpdatedAt.Before(s.UpdatedAt)) {
+			continue
+		}
+		row := agentRow(s.Record, now, th, wts)
+		if cur == nil {
+			order = append(order, s.Agent)
+		}
+		byAgent[s.Agent] = &row
+	}
+	if failedErr != nil {
+		unreadable = append(unreadable, failedErr)
+	}
 	for _, e := range unreadable {
 		warn(e)
 	}
@@ -494,12 +516,11 @@ func queuedCell(q QueuedStatus, now time.Time) string {
 	return s
 }
 
-// statusMarkdown is seed 002's STATUS.md table, with a health column.
+// statusMarkdown is seed 002's STATUS.md table, with a health column. Its
+// columns line up in the raw text too: each cell is padded to its column's
+// width, which a Markdown renderer ignores.
 func statusMarkdown(rep StatusReport) string {
-	var b strings.Builder
-	b.WriteString("## Active Checkpoints\n\n")
-	b.WriteString("| Agent | Task | Progress | Last Update | Status | Health |\n")
-	b.WriteString("|-------|------|----------|-------------|--------|--------|\n")
+	rows := [][]string{{"Agent", "Task", "Progress", "Last Update", "Status", "Health"}}
 	for _, a := range rep.Agents {
 		progress := "—"
 		if a.Total > 0 {
@@ -513,8 +534,29 @@ func statusMarkdown(rep StatusReport) string {
 		if a.Drifted {
 			health += " DRIFTED"
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", mdCell(a.Agent), mdCell(dash(a.Issue)), progress, updated,
-			mdCell(dash(a.Status)), health)
+		rows = append(rows, []string{mdCell(a.Agent), mdCell(dash(a.Issue)), progress, updated, mdCell(dash(a.Status)), health})
+	}
+	widths := make([]int, len(rows[0]))
+	for _, r := range rows {
+		for i, c := range r {
+			widths[i] = max(widths[i], visibleLen(c))
+		}
+	}
+	var b strings.Builder
+	b.WriteString("## Active Checkpoints\n\n")
+	line := func(r []string) {
+		for i, c := range r {
+			b.WriteString("| " + c + strings.Repeat(" ", widths[i]-visibleLen(c)+1))
+		}
+		b.WriteString("|\n")
+	}
+	line(rows[0])
+	for _, w := range widths {
+		b.WriteString("|" + strings.Repeat("-", w+2))
+	}
+	b.WriteString("|\n")
+	for _, r := range rows[1:] {
+		line(r)
 	}
 	return b.String()
 }

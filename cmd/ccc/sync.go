@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -19,6 +20,7 @@ import (
 	"github.com/fsnotify/fsnotify"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+	"golang.org/x/term"
 
 	"github.com/ccc-checkpoint/ccc/checkpoint"
 	"github.com/ccc-checkpoint/ccc/config"
@@ -66,8 +68,8 @@ and each retry round (default: preference checkpoint.automated_timeout,
 10s). SIGINT or SIGTERM stop it: the delivery in flight finishes, writes
 still inside their quiet time get one last checkpoint, then it exits 0 (a
 second signal stops it at once). It shows what it does on stderr: a live
-line on a terminal (clipped to $COLUMNS, else 80 columns), plain lines
-otherwise; --json does not apply.` + exitStatusHelp(
+line on a terminal (clipped to the terminal's width, else $COLUMNS, else
+80 columns), plain lines otherwise; --json does not apply.` + exitStatusHelp(
 			"0  the outbox is empty (--watch: stopped by a signal)",
 			"75 deliveries remain queued",
 			"1  the project cannot be read",
@@ -262,7 +264,7 @@ func watchRun(ctx context.Context, f *Factory, opts *SyncOptions) error {
 	if err := w.Add(root); err != nil {
 		return fmt.Errorf("watch %s: %w", root, err)
 	}
-	line := newLiveLine(f.IO, termWidth(f.Getenv))
+	line := newLiveLine(f.IO, func() int { return termWidth(f.IO.ErrOut, f.Getenv) })
 	defer line.end()
 	line.show("watching %s (debounce %s)", progress.FileName, opts.Debounce)
 
@@ -360,19 +362,26 @@ func fileHash(path string) string {
 type liveLine struct {
 	io  IOStreams
 	tty bool
-	// width is the terminal's: a line longer than that would wrap, and
+	// width is the terminal's, asked at every draw so that a resized
+	// window is followed: a line longer than that would wrap, and
 	// "\r\x1b[K" clears only the last row of it.
-	width int
+	width func() int
 	now   func() time.Time
 }
 
-func newLiveLine(io IOStreams, width int) *liveLine {
+func newLiveLine(io IOStreams, width func() int) *liveLine {
 	return &liveLine{io: io, tty: io.ErrTTY, width: width, now: time.Now}
 }
 
-// termWidth is $COLUMNS, else 80: shells set COLUMNS for the programs they
-// run when asked to, and a guess that is too wide is what leaves debris.
-func termWidth(getenv func(string) string) int {
+// termWidth is the width of the terminal w writes to (the live line's
+// stderr), else $COLUMNS (shells set it for the programs they run when
+// asked to), else 80: a guess that is too wide is what leaves debris.
+func termWidth(w io.Writer, getenv func(string) string) int {
+	if f, ok := w.(interface{ Fd() uintptr }); ok {
+		if cols, _, err := term.GetSize(int(f.Fd())); err == nil && cols > 0 {
+			return cols
+		}
+	}
 	if n, err := strconv.Atoi(strings.TrimSpace(getenv("COLUMNS"))); err == nil && n > 0 {
 		return n
 	}
@@ -401,7 +410,7 @@ func (l *liveLine) draw(msg string) {
 	stamp := l.now().Format("15:04:05") + " "
 	// The last column stays free: a line that fills it leaves the cursor
 	// on the next row on some terminals.
-	fmt.Fprintf(l.io.ErrOut, "\r\x1b[K%s%s", stamp, clipLine(msg, l.width-1-len(stamp)))
+	fmt.Fprintf(l.io.ErrOut, "\r\x1b[K%s%s", stamp, clipLine(msg, l.width()-1-len(stamp)))
 }
 
 // clipLine makes msg one row of at most width characters: line breaks and

@@ -81,7 +81,7 @@ func TestLiveLine(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			var out bytes.Buffer
-			l := newLiveLine(IOStreams{ErrOut: &out, ErrTTY: tt.tty}, tt.width)
+			l := newLiveLine(IOStreams{ErrOut: &out, ErrTTY: tt.tty}, func() int { return tt.width })
 			l.now = func() time.Time { return at }
 			tt.draw(l)
 			assert.Equal(t, tt.want, out.String())
@@ -96,7 +96,7 @@ func TestLiveLine(t *testing.T) {
 
 func TestTermWidth(t *testing.T) {
 	for cols, want := range map[string]int{"": 80, "132": 132, " 60 ": 60, "0": 80, "-3": 80, "wide": 80} {
-		assert.Equal(t, want, termWidth(func(k string) string {
+		assert.Equal(t, want, termWidth(&bytes.Buffer{}, func(k string) string {
 			if k == "COLUMNS" {
 				return cols
 			}

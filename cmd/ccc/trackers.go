@@ -29,10 +29,15 @@ type TrackerFlags struct {
 }
 
 // validateTargets checks the flags that name where a status goes: --issue
-// (a KEY-123) and the tracker flags.
-func validateTargets(issue string, t TrackerFlags) error {
-	if issue != "" && !progress.ValidIssue(issue) {
-		return &usageError{fmt.Errorf("--issue %q is not an issue key like CIA-123", issue)}
+// (a KEY-123 in any case, made upper-case in place: cia-12 is CIA-12) and
+// the tracker flags.
+func validateTargets(issue *string, t TrackerFlags) error {
+	if *issue != "" {
+		k, ok := progress.NormalIssue(*issue)
+		if !ok {
+			return &usageError{fmt.Errorf("--issue %q is not an issue key like CIA-123", *issue)}
+		}
+		*issue = k
 	}
 	return t.validate()
 }
