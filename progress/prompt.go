@@ -249,7 +249,7 @@ func (d *Document) PromptConflicts() []string {
 	if i := strings.LastIndex(lower, "next action:"); i >= 0 && d.NextAction != "" {
 		said := sentence(text[i+len("next action:"):])
 		if !sameWords(said, d.NextAction) {
-			out = append(out, fmt.Sprintf("the continuation prompt gives %q as the next action, but the Next Action field says %q", clip(said), clip(sentence(d.NextAction))))
+			out = append(out, fmt.Sprintf("the continuation prompt gives %q as the next action, but the Next Action field says %q", clip(said), clip(oneLine(d.NextAction))))
 		}
 	}
 	return out

@@ -239,3 +239,23 @@ func TestNext(t *testing.T) {
 	d.NextAction = "ship"
 	assert.Equal(t, "ship", d.Next())
 }
+
+func TestFailureReplacesThePlannedNextAction(t *testing.T) {
+	src := "**Issue:** CIA-3\n**Next Action:** write the docs\n\n## Current Task\n- port parser\n"
+	d, err := Parse([]byte(src))
+	require.NoError(t, err)
+	require.NoError(t, d.Apply(Edits{Blockers: []string{FailurePrefix + "no API"}}))
+	assert.Empty(t, d.NextAction)
+	assert.Equal(t, "investigate the failure (no API); to retry, reopen the work with ccc checkpoint --unblock FAILED", d.Next())
+	assert.NotContains(t, string(d.Render()), "**Next Action:**")
+
+	d, err = Parse([]byte(src))
+	require.NoError(t, err)
+	require.NoError(t, d.Apply(Edits{Blockers: []string{FailurePrefix + "no API"}, Next: "ask the team about v2"}))
+	assert.Equal(t, "ask the team about v2", d.Next(), "a next action given with the failure wins")
+
+	d, err = Parse([]byte(src))
+	require.NoError(t, err)
+	require.NoError(t, d.Apply(Edits{Blockers: []string{"waiting for review"}}))
+	assert.Equal(t, "write the docs", d.Next(), "another blocker leaves the plan alone")
+}
