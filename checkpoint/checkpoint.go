@@ -91,7 +91,7 @@ type Checkpoint struct {
 	Prefs   config.Prefs
 	Edits   progress.Edits
 	// RefreshPrompt regenerates the continuation prompt even when the
-	// agent wrote it.
+	// agent wrote it (so do the edits Next, Current and Done).
 	RefreshPrompt bool
 	SkipGit       bool
 	// KeepState leaves .ccc-state.json as it is apart from the tracker's
@@ -157,8 +157,6 @@ type Checkpoint struct {
 	broken *progress.BrokenError
 	// progressSaved: persist wrote (or had no need to write) the edits.
 	progressSaved bool
-	// promptHash identifies the prompt persist generated, to record it.
-	promptHash string
 	// commitTask is the task current before the edits, for the commit.
 	commitTask *committedTask
 	// beforeWrite runs between reading and replacing the progress file

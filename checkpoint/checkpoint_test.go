@@ -106,7 +106,7 @@ func TestManualCreatesProgressOutsideGit(t *testing.T) {
 	assert.Equal(t, "write parser", doc.Current.Text)
 	assert.Equal(t, 1, doc.TaskN())
 	assert.Equal(t, 2, doc.TaskM())
-	assert.Equal(t, "Resume CIA-1. Current task: task 1 of 2 — write parser. Key files: none. Next action: continue write parser.", r.Prompt)
+	assert.Equal(t, "Resume CIA-1. Current task: task 1 of 2 — write parser. Key files: none. Next action: continue the current task.", r.Prompt)
 
 	st, err := state.Parse([]byte(read(t, root, state.FileName)))
 	require.NoError(t, err)
@@ -150,10 +150,10 @@ func TestAgentWrittenPromptIsKept(t *testing.T) {
 	mine := "Pick up the flaky test in parser_test.go first; the fix is half done."
 	require.NoError(t, os.WriteFile(p, []byte(content[:i]+"## Continuation Prompt\n"+mine+"\n"), 0o644))
 
-	r := runCP(newCP(root, Manual, progress.Edits{Current: "b"}))
+	r := runCP(newCP(root, Manual, progress.Edits{AddTasks: []string{"b"}}))
 	assert.Equal(t, mine, r.Prompt)
 	r = runCP(func() *Checkpoint { cp := newCP(root, Manual, progress.Edits{}); cp.RefreshPrompt = true; return cp }())
-	assert.True(t, strings.HasPrefix(r.Prompt, "Resume CIA-2. Current task: task 1 of 2 — b."), r.Prompt)
+	assert.True(t, strings.HasPrefix(r.Prompt, "Resume CIA-2. Current task: task 1 of 2 — a."), r.Prompt)
 }
 
 func TestUnknownContentSurvivesCheckpoint(t *testing.T) {
@@ -692,7 +692,7 @@ func TestResumeSources(t *testing.T) {
 		r, err := LoadResume(context.Background(), root, t0, time.Hour)
 		require.NoError(t, err)
 		assert.Equal(t, state.FileName, r.Source)
-		assert.Equal(t, "Resume CIA-21. Current task: task 2 of 3 — Task 2 (from .ccc-state.json). Key files: a.go. Next action: continue Task 2 (from .ccc-state.json).", r.Prompt)
+		assert.Equal(t, "Resume CIA-21. Current task: task 2 of 3 — Task 2 (from .ccc-state.json). Key files: a.go. Next action: continue the current task.", r.Prompt)
 		assert.Contains(t, r.Warnings, ".ccc-progress.md is missing; resumed from .ccc-state.json and rebuilt it")
 		assert.FileExists(t, filepath.Join(root, progress.FileName))
 	})
@@ -724,7 +724,7 @@ func TestResumeSources(t *testing.T) {
 		assert.Equal(t, ".ccc/checkpoints/worker-1.json", r.Source)
 		assert.Equal(t, t0, r.At, "dated by the record, not by the file just rebuilt")
 		assert.Equal(t, time.Hour, r.Age)
-		assert.Equal(t, "Resume CIA-23. Current task: task 2 of 2 — b. Key files: none. Next action: continue b.", r.Prompt)
+		assert.Equal(t, "Resume CIA-23. Current task: task 2 of 2 — b. Key files: none. Next action: continue the current task.", r.Prompt)
 	})
 	t.Run("no source at all", func(t *testing.T) {
 		_, err := LoadResume(context.Background(), t.TempDir(), t0, time.Hour)
@@ -750,9 +750,9 @@ func TestSecretsAreRedactedBeforeLeaving(t *testing.T) {
 	assert.NotContains(t, scrubbed.bodies[0], "lin_api_0123")
 	assert.Contains(t, scrubbed.bodies[0], "rotate [REDACTED:github-token]")
 	assert.Contains(t, scrubbed.bodies[0], "[REDACTED:linear-key]")
-	assert.Contains(t, r.Lines(), "  Scrubbed: created comment on CIA-24 https://tracker.example/c-1 (3 secret(s) redacted).")
+	assert.Contains(t, r.Lines(), "  Scrubbed: created comment on CIA-24 https://tracker.example/c-1 (2 secret(s) redacted).")
 	assert.Contains(t, raw.bodies[0], token, "redaction is off only where the preferences say so")
-	assert.Equal(t, 3, step(t, r, "Tracker update").Sinks[0].Redacted, "the token is in the Task and Next lines, the key in Decisions")
+	assert.Equal(t, 2, step(t, r, "Tracker update").Sinks[0].Redacted, "the token is in the Task line (Next does not repeat it), the key in Decisions")
 
 	msg := git(t, root, "log", "-1", "--format=%s")
 	assert.Equal(t, "chore(CIA-24): checkpoint — task 1/1: rotate [REDACTED:github-token]", msg)

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -30,6 +31,16 @@ func setPrompt(t *testing.T, root, prompt string) {
 	write(t, root, progress.FileName, content[:i]+"## Continuation Prompt\n"+prompt+"\n")
 }
 
+// dropMark takes ccc's mark out of root's progress file, leaving it as ccc
+// wrote it before it marked its prompts.
+func dropMark(t *testing.T, root string) {
+	t.Helper()
+	content := read(t, root, progress.FileName)
+	out := regexp.MustCompile(`(?m)^<!-- ccc:generated sha256:[0-9a-f]+ -->\n`).ReplaceAllString(content, "")
+	require.NotEqual(t, content, out, "the file had a mark")
+	write(t, root, progress.FileName, out)
+}
+
 func promptOnDisk(t *testing.T, root string) string {
 	t.Helper()
 	doc, err := progress.Parse([]byte(read(t, root, progress.FileName)))
@@ -42,6 +53,10 @@ func TestPromptProvenance(t *testing.T) {
 	agent := "Resume CIA-12. Current task: task 2 of 3 — port parser. Key files: parse.go, render.go.\n" +
 		"Next action: fix the CRLF bug in render.go line 120 then rerun the corpus."
 	start := progress.Edits{Issue: "CIA-12", Done: []string{"sketch"}, Current: "port parser", AddTasks: []string{"ship"}}
+	const (
+		atParser = "Resume CIA-12. Current task: task 2 of 3 — port parser. Key files: none. Next action: continue the current task."
+		atShip   = "Resume CIA-12. Current task: task 3 of 3 — ship. Key files: none. Next action: continue the current task."
+	)
 
 	t.Run("the agent's prompt in the seed's form survives a checkpoint", func(t *testing.T) {
 		root := t.TempDir()
@@ -51,16 +66,28 @@ func TestPromptProvenance(t *testing.T) {
 		assert.Equal(t, ExitOK, r.ExitCode(), r.Lines())
 		assert.Equal(t, agent, promptOnDisk(t, root))
 		assert.Equal(t, agent, r.Prompt)
+		assert.Empty(t, r.Warnings)
 		// And again, after an edit that changes the task numbers.
 		runCP(newCP(root, Manual, progress.Edits{AddTasks: []string{"docs"}}))
 		assert.Equal(t, agent, promptOnDisk(t, root))
 	})
 
-	t.Run("the agent's prompt survives in a file with no recorded hash", func(t *testing.T) {
+	t.Run("ccc's prompt edited by hand, its mark kept, is the agent's", func(t *testing.T) {
+		root := t.TempDir()
+		runCP(newCP(root, Automated, start))
+		content := read(t, root, progress.FileName)
+		edited := strings.Replace(atParser, "continue the current task", "fix the CRLF bug first", 1)
+		write(t, root, progress.FileName, strings.Replace(content, atParser, edited, 1))
+		r := runCP(newCP(root, Manual, progress.Edits{AddTasks: []string{"docs"}}))
+		assert.Equal(t, edited, promptOnDisk(t, root))
+		assert.Equal(t, edited, r.Prompt, "the mark never reaches the prompt printed")
+		assert.Empty(t, r.Warnings)
+	})
+
+	t.Run("an agent's prompt without a mark survives", func(t *testing.T) {
 		root := t.TempDir()
 		runCP(newCP(root, Automated, start))
 		setPrompt(t, root, agent)
-		require.NoError(t, os.Remove(filepath.Join(root, state.Dir, state.PromptFile)))
 		runCP(newCP(root, Manual, progress.Edits{Decisions: []string{"x: y"}}))
 		assert.Equal(t, agent, promptOnDisk(t, root))
 	})
@@ -68,19 +95,20 @@ func TestPromptProvenance(t *testing.T) {
 	t.Run("ccc's own prompt follows --done", func(t *testing.T) {
 		root := t.TempDir()
 		runCP(newCP(root, Automated, start))
-		assert.Equal(t, "Resume CIA-12. Current task: task 2 of 3 — port parser. Key files: none. Next action: continue port parser.", promptOnDisk(t, root))
+		assert.Equal(t, atParser, promptOnDisk(t, root))
+		assert.Contains(t, read(t, root, progress.FileName), atParser+"\n<!-- ccc:generated "+progress.PromptHash(atParser)+" -->\n")
 		r := runCP(newCP(root, Manual, progress.Edits{Done: []string{"port parser"}}))
-		want := "Resume CIA-12. Current task: task 3 of 3 — ship. Key files: none. Next action: continue ship."
-		assert.Equal(t, want, promptOnDisk(t, root))
-		assert.Equal(t, want, r.Prompt)
+		assert.Equal(t, atShip, promptOnDisk(t, root))
+		assert.Equal(t, atShip, r.Prompt)
+		assert.Empty(t, r.Warnings, "ccc's own prompt is replaced without a word")
 	})
 
 	t.Run("ccc's own prompt reflowed onto two lines is still ccc's", func(t *testing.T) {
 		root := t.TempDir()
 		runCP(newCP(root, Automated, start))
-		setPrompt(t, root, strings.Replace(promptOnDisk(t, root), " Next action:", "\nNext action:", 1))
-		runCP(newCP(root, Manual, progress.Edits{Done: []string{""}}))
-		assert.Equal(t, "Resume CIA-12. Current task: task 3 of 3 — ship. Key files: none. Next action: continue ship.", promptOnDisk(t, root))
+		write(t, root, progress.FileName, strings.Replace(read(t, root, progress.FileName), " Next action:", "\nNext action:", 1))
+		runCP(newCP(root, Manual, progress.Edits{AddTasks: []string{"docs"}}))
+		assert.Contains(t, promptOnDisk(t, root), "task 2 of 4 — port parser")
 	})
 
 	t.Run("ccc's prompt follows the agent's hand edit of the tasks", func(t *testing.T) {
@@ -89,16 +117,52 @@ func TestPromptProvenance(t *testing.T) {
 		// The agent adds a task in the file itself; the prompt stays ccc's.
 		write(t, root, progress.FileName, strings.Replace(read(t, root, progress.FileName), "- ship\n", "- ship\n- write docs\n", 1))
 		runCP(newCP(root, Manual, progress.Edits{}))
-		assert.Equal(t, "Resume CIA-12. Current task: task 2 of 4 — port parser. Key files: none. Next action: continue port parser.", promptOnDisk(t, root))
+		assert.Equal(t, "Resume CIA-12. Current task: task 2 of 4 — port parser. Key files: none. Next action: continue the current task.", promptOnDisk(t, root))
 	})
 
-	t.Run("a pre-hash file: ccc's exact prompt is refreshed", func(t *testing.T) {
+	t.Run("a file from before the mark: ccc's exact prompt is refreshed", func(t *testing.T) {
 		root := t.TempDir()
 		runCP(newCP(root, Automated, start))
-		require.NoError(t, os.Remove(filepath.Join(root, state.Dir, state.PromptFile)))
-		runCP(newCP(root, Manual, progress.Edits{Done: []string{""}}))
-		assert.Equal(t, "Resume CIA-12. Current task: task 3 of 3 — ship. Key files: none. Next action: continue ship.", promptOnDisk(t, root))
+		dropMark(t, root)
+		runCP(newCP(root, Manual, progress.Edits{AddTasks: []string{"docs"}}))
+		assert.Contains(t, promptOnDisk(t, root), "task 2 of 4 — port parser")
 	})
+
+	t.Run("a file from before the mark: ccc's older wording is refreshed", func(t *testing.T) {
+		root := t.TempDir()
+		runCP(newCP(root, Automated, start))
+		dropMark(t, root)
+		write(t, root, progress.FileName, strings.Replace(read(t, root, progress.FileName), "continue the current task", "continue port parser", 1))
+		runCP(newCP(root, Manual, progress.Edits{AddTasks: []string{"docs"}}))
+		assert.Contains(t, promptOnDisk(t, root), "task 2 of 4 — port parser")
+	})
+
+	for _, flag := range []struct {
+		name  string
+		edits progress.Edits
+		want  string
+	}{
+		{"--next", progress.Edits{Next: "rerun the corpus"}, "Resume CIA-12. Current task: task 2 of 3 — port parser. Key files: none. Next action: rerun the corpus."},
+		{"--current", progress.Edits{Current: "ship"}, "Resume CIA-12. Current task: task 2 of 3 — ship. Key files: none. Next action: continue the current task."},
+		{"--done", progress.Edits{Done: []string{""}}, atShip},
+	} {
+		t.Run(flag.name+" replaces the agent's prompt, says so and keeps it in the backup", func(t *testing.T) {
+			root := t.TempDir()
+			runCP(newCP(root, Automated, start))
+			setPrompt(t, root, agent)
+			before := read(t, root, progress.FileName)
+			r := runCP(newCP(root, Manual, flag.edits))
+			assert.Equal(t, flag.want, promptOnDisk(t, root))
+			assert.Equal(t, flag.want, r.Prompt)
+			require.Len(t, r.Warnings, 1, r.Lines())
+			m := regexp.MustCompile(`^the continuation prompt the agent wrote was replaced by one generated for ` + flag.name + `; the old text is in (\S+)$`).
+				FindStringSubmatch(r.Warnings[0])
+			require.NotNil(t, m, r.Warnings[0])
+			assert.Equal(t, filepath.Join(state.Dir, state.BackupDir), filepath.Dir(m[1]))
+			assert.Equal(t, before, read(t, root, m[1]), "the backup holds the agent's prompt")
+			assert.Contains(t, r.Lines(), "Warning: "+r.Warnings[0], "the report prints it")
+		})
+	}
 
 	t.Run("--refresh-prompt replaces the agent's prompt", func(t *testing.T) {
 		root := t.TempDir()
@@ -107,12 +171,13 @@ func TestPromptProvenance(t *testing.T) {
 		cp := newCP(root, Manual, progress.Edits{})
 		cp.RefreshPrompt = true
 		r := runCP(cp)
-		want := "Resume CIA-12. Current task: task 2 of 3 — port parser. Key files: none. Next action: continue port parser."
-		assert.Equal(t, want, promptOnDisk(t, root))
-		assert.Equal(t, want, r.Prompt)
+		assert.Equal(t, atParser, promptOnDisk(t, root))
+		assert.Equal(t, atParser, r.Prompt)
+		require.Len(t, r.Warnings, 1)
+		assert.Contains(t, r.Warnings[0], "replaced by one generated for --refresh-prompt")
 		// Now ccc's again: it follows the next edit.
-		runCP(newCP(root, Manual, progress.Edits{Done: []string{""}}))
-		assert.Contains(t, promptOnDisk(t, root), "task 3 of 3 — ship")
+		runCP(newCP(root, Manual, progress.Edits{AddTasks: []string{"docs"}}))
+		assert.Contains(t, promptOnDisk(t, root), "task 2 of 4 — port parser")
 	})
 
 	t.Run("the stop hook's checkpoints keep refreshing ccc's prompt", func(t *testing.T) {
@@ -123,15 +188,65 @@ func TestPromptProvenance(t *testing.T) {
 			cp.KeepState = true
 			runCP(cp)
 		}
-		assert.Equal(t, "Resume CIA-12. Current task: task 3 of 4 — ship. Key files: none. Next action: continue ship.", promptOnDisk(t, root))
+		assert.Equal(t, "Resume CIA-12. Current task: task 3 of 4 — ship. Key files: none. Next action: continue the current task.", promptOnDisk(t, root))
 	})
+
+	t.Run("a restored older file: its prompt is still ccc's", func(t *testing.T) {
+		root := t.TempDir()
+		runCP(newCP(root, Automated, start))
+		old := read(t, root, progress.FileName)
+		runCP(newCP(root, Manual, progress.Edits{Done: []string{""}}))
+		write(t, root, progress.FileName, old) // ccc restore, git checkout, a teammate's copy
+		runCP(newCP(root, Manual, progress.Edits{AddTasks: []string{"docs"}}))
+		assert.Equal(t, "Resume CIA-12. Current task: task 2 of 4 — port parser. Key files: none. Next action: continue the current task.", promptOnDisk(t, root))
+	})
+}
+
+// TestPromptProvenanceNeedsOnlyTheProgressFile covers the crash window of
+// the side file ccc once kept: .ccc-progress.md was renamed into place
+// before .ccc/prompt recorded the new prompt's hash, so a kill between the
+// two left a hash that made every later checkpoint keep ccc's own prompt
+// as the agent's. The mark is written in the same rename as the prompt.
+func TestPromptProvenanceNeedsOnlyTheProgressFile(t *testing.T) {
+	start := progress.Edits{Issue: "CIA-12", Current: "port parser", AddTasks: []string{"ship"}}
+	want := "Resume CIA-12. Current task: task 1 of 3 — port parser. Key files: none. Next action: continue the current task."
+
+	t.Run("a hash left by a kill is not read", func(t *testing.T) {
+		root := t.TempDir()
+		runCP(newCP(root, Automated, start))
+		// What .ccc/prompt held when a kill landed after the rename: the
+		// hash of the prompt before this one.
+		stale := "sha256:" + strings.Repeat("0", 64) + "\n"
+		write(t, root, filepath.Join(state.Dir, "prompt"), stale)
+		runCP(newCP(root, Automated, progress.Edits{AddTasks: []string{"docs"}}))
+		assert.Equal(t, want, promptOnDisk(t, root))
+	})
+
+	t.Run("without .ccc at all", func(t *testing.T) {
+		root := t.TempDir()
+		runCP(newCP(root, Automated, start))
+		require.NoError(t, os.RemoveAll(filepath.Join(root, state.Dir)))
+		runCP(newCP(root, Automated, progress.Edits{AddTasks: []string{"docs"}}))
+		assert.Equal(t, want, promptOnDisk(t, root))
+	})
+}
+
+func TestFailedCheckpointPrompt(t *testing.T) {
+	root := t.TempDir()
+	runCP(newCP(root, Automated, progress.Edits{Issue: "CIA-12", Current: "port parser"}))
+	r := runCP(newCP(root, Manual, progress.Edits{Done: []string{""}, Blockers: []string{FailurePrefix + "the upstream API was removed"}}))
+	want := "Resume CIA-12. Current task: none (1 of 1 tasks done). Key files: none. " +
+		"Next action: investigate the failure (the upstream API was removed); to retry, reopen the work with ccc checkpoint --unblock FAILED."
+	assert.Equal(t, want, r.Prompt)
+	assert.NotContains(t, r.Prompt, "review the finished work")
+	assert.Equal(t, want, promptOnDisk(t, root))
 }
 
 func TestPromptKeyFilesLeaveOutRefusedPaths(t *testing.T) {
 	root := t.TempDir()
 	write(t, root, state.FileName, `{"activeTaskFiles": ["parse.go", "-rf", ".ccc/lock", "../elsewhere.go", ".ccc-state.json", "pkg/render.go"]}`)
 	r := runCP(newCP(root, Manual, progress.Edits{Issue: "CIA-4", Current: "a"}))
-	assert.Equal(t, "Resume CIA-4. Current task: task 1 of 1 — a. Key files: parse.go, pkg/render.go. Next action: continue a.", r.Prompt)
+	assert.Equal(t, "Resume CIA-4. Current task: task 1 of 1 — a. Key files: parse.go, pkg/render.go. Next action: continue the current task.", r.Prompt)
 }
 
 func TestUnappliableEditsAreUsageErrors(t *testing.T) {
@@ -302,7 +417,7 @@ func TestFailedPersistShowsTheDocumentAsSaved(t *testing.T) {
 		r := runCP(cp)
 		require.Equal(t, Failed, step(t, r, "Persist progress").Status, r.Lines())
 		assert.NotContains(t, read(t, root, progress.FileName), "- b")
-		assert.Equal(t, "Resume CIA-3. Current task: task 1 of 1 — a. Key files: none. Next action: continue a.", r.Prompt,
+		assert.Equal(t, "Resume CIA-3. Current task: task 1 of 1 — a. Key files: none. Next action: continue the current task.", r.Prompt,
 			"the prompt describes the file as it is, not the unsaved --add-task")
 	})
 

@@ -87,11 +87,6 @@ func (persistStep) Run(ctx context.Context, cp *Checkpoint) (err error) {
 		return err
 	}
 	cp.progressSaved = true
-	if h := cp.promptHash; h != "" && h != state.PromptHash(cp.Root) {
-		if err := state.SavePromptHash(cp.Root, h); err != nil {
-			cp.warnf("%v; the next checkpoint may keep this prompt as if the agent wrote it", err)
-		}
-	}
 
 	stateErr := cp.saveState()
 	if cp.Profile == Manual {
@@ -149,7 +144,7 @@ type committedTask struct {
 // updateProgress reads, edits and replaces the progress file, failing with
 // state.ErrChanged when someone else wrote it in between.
 func (cp *Checkpoint) updateProgress(path string) (created bool, err error) {
-	cp.promptHash, cp.commitTask = "", nil
+	cp.commitTask = nil
 	orig, err := readProgress(path)
 	if err != nil {
 		return false, err
@@ -168,9 +163,13 @@ func (cp *Checkpoint) updateProgress(path string) (created bool, err error) {
 		modTime = fi.ModTime()
 	}
 	files, listed := cp.keyFiles(), cp.State.ActiveTaskFiles()
-	// Whose prompt it is is decided on the document as read: the sync and
-	// the edits change what ccc would generate for it.
-	regenerate := cp.RefreshPrompt || cp.promptIsOurs(doc, files, listed)
+	// Whose prompt it is is decided on the document as read (the sync and
+	// the edits change what ccc would generate for it), and by the document
+	// alone: its mark travels with it through restores and checkouts.
+	ours := doc.PromptByCCC(files, listed)
+	forcedBy := cp.promptForcedBy()
+	regenerate := ours || len(forcedBy) > 0
+	written := doc.ContinuationPrompt
 	if n := cp.syncSources(doc, created, modTime); n != "" {
 		cp.notice = n
 	}
@@ -195,7 +194,6 @@ func (cp *Checkpoint) updateProgress(path string) (created bool, err error) {
 	}
 	if regenerate {
 		doc.RefreshPrompt(files, true)
-		cp.promptHash = progress.PromptHash(doc.ContinuationPrompt)
 	}
 	cp.Doc = doc
 
@@ -211,26 +209,38 @@ func (cp *Checkpoint) updateProgress(path string) (created bool, err error) {
 	if cp.beforeWrite != nil {
 		cp.beforeWrite()
 	}
-	if _, err := state.Backup(cp.Root, path, cp.Now); err != nil {
+	backup, err := state.Backup(cp.Root, path, cp.Now)
+	if err != nil {
 		return created, err
 	}
-	return created, state.ReplaceFile(path, orig, out, 0o644)
+	if err := state.ReplaceFile(path, orig, out, 0o644); err != nil {
+		return created, err
+	}
+	if !ours && progress.PromptHash(written) != progress.PromptHash(doc.ContinuationPrompt) {
+		cp.warnf("the continuation prompt the agent wrote was replaced by one generated for %s; the old text is in %s",
+			strings.Join(forcedBy, " and "), rel(cp.Root, backup))
+	}
+	return created, nil
 }
 
-// promptIsOurs reports whether the document's Continuation Prompt is one ccc
-// may regenerate: empty, or what ccc generated last (by the hash recorded in
-// .ccc/prompt). With no hash on record (a file from before ccc recorded one),
-// only a prompt that is word for word what ccc generates for the document as
-// it was read counts as ccc's; anything else was written by the agent.
-func (cp *Checkpoint) promptIsOurs(doc *progress.Document, files, listed []string) bool {
-	cur := strings.TrimSpace(doc.ContinuationPrompt)
-	if cur == "" {
-		return true
+// promptForcedBy names the flags that make persist regenerate the
+// continuation prompt even when the agent wrote it: --refresh-prompt, and
+// the edits a prompt must reflect (--next, --current, --done).
+func (cp *Checkpoint) promptForcedBy() []string {
+	var flags []string
+	if cp.Edits.Next != "" {
+		flags = append(flags, "--next")
 	}
-	if h := state.PromptHash(cp.Root); h != "" {
-		return h == progress.PromptHash(cur)
+	if cp.Edits.Current != "" {
+		flags = append(flags, "--current")
 	}
-	return doc.LooksGenerated(files, listed)
+	if len(cp.Edits.Done) > 0 {
+		flags = append(flags, "--done")
+	}
+	if cp.RefreshPrompt {
+		flags = append(flags, "--refresh-prompt")
+	}
+	return flags
 }
 
 // keyFiles are the activeTaskFiles the prompt names: those the git snapshot

@@ -13,8 +13,9 @@ import (
 // checkpoint --fail REASON` adds the blocker "FAILED: REASON", and an agent
 // editing the progress file can write one too. While it is open the
 // agent's record has status failed (an errors[] entry {type: "failure"})
-// and moves to failed/; unblocking it reopens the work.
-const FailurePrefix = "FAILED: "
+// and moves to failed/; unblocking it reopens the work. The prompt's next
+// action reads it too (progress.Document.Failure).
+const FailurePrefix = progress.FailurePrefix
 
 // recordStatus maps the document's status to a record's.
 func recordStatus(d *progress.Document) string {

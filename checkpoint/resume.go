@@ -163,6 +163,7 @@ func LoadResumeWith(ctx context.Context, root string, now time.Time, o ResumeOpt
 	if broken != nil {
 		r.Broken = broken.Error()
 	}
+	r.Warnings = append(r.Warnings, promptWarnings(doc, st)...)
 	if lerr == nil && loaded.Corrupt != nil {
 		c := loaded.Corrupt
 		w := fmt.Sprintf("%s:%d:%d: not valid JSON: %s", c.Path, c.Line, c.Col, c.Msg)
@@ -185,6 +186,29 @@ func LoadResumeWith(ctx context.Context, root string, now time.Time, o ResumeOpt
 		}
 	}
 	return r, nil
+}
+
+// promptWarnings say where the continuation prompt contradicts the
+// document it sits in (an agent edited the tasks by hand, or wrote a prompt
+// and moved on), and what will bring it in line.
+func promptWarnings(doc *progress.Document, st *state.State) []string {
+	conflicts := doc.PromptConflicts()
+	if len(conflicts) == 0 {
+		return nil
+	}
+	var files []string
+	if st != nil {
+		files = st.ActiveTaskFiles()
+	}
+	fix := "edit the prompt, or regenerate it with ccc checkpoint --refresh-prompt"
+	if doc.PromptByCCC(files) {
+		fix = "the next ccc checkpoint regenerates it"
+	}
+	out := make([]string, len(conflicts))
+	for i, c := range conflicts {
+		out[i] = c + "; " + fix
+	}
+	return out
 }
 
 // mark is when a checkpoint was taken and where the repository stood: the

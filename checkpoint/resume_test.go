@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -222,4 +223,39 @@ func TestResumeNamesTheCorruptState(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, r.Warnings, 1)
 	assert.Regexp(t, `^`+filepath.Join(root, state.FileName)+`:3:3: not valid JSON: .*; a copy is kept at .*\.ccc/backups/\.ccc-state\.json\.[0-9T.]+Z\.corrupt; checkpoint details unknown$`, r.Warnings[0])
+}
+
+func TestResumeWarnsWhenThePromptContradictsTheDocument(t *testing.T) {
+	start := progress.Edits{Issue: "CIA-1", Current: "write parser", AddTasks: []string{"write tests"}}
+	tests := []struct {
+		name string
+		// edit changes the progress file as an agent would, by hand.
+		edit func(content string) string
+		want []string
+	}{
+		{"ccc's prompt for the document as it is", func(c string) string { return c }, nil},
+		{"the Current Task edited by hand under ccc's prompt",
+			func(c string) string {
+				return strings.Replace(c, "## Current Task\n- write parser\n", "## Current Task\n- write tests\n", 1)
+			},
+			[]string{`the continuation prompt names "write parser" as the current task, but the Current Task section has "write tests"; the next ccc checkpoint regenerates it`}},
+		{"the agent's own prompt, behind the Next Action field",
+			func(c string) string {
+				c = strings.Replace(c, "**Execution Mode:**", "**Next Action:** run go test ./...\n**Execution Mode:**", 1)
+				i := strings.Index(c, "## Continuation Prompt")
+				return c[:i] + "## Continuation Prompt\nResume CIA-1. Current task: task 1 of 2 — write parser. Key files: parse.go.\nNext action: read the spec.\n"
+			},
+			[]string{`the continuation prompt gives "read the spec" as the next action, but the Next Action field says "run go test ./..."; edit the prompt, or regenerate it with ccc checkpoint --refresh-prompt`}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			root := t.TempDir()
+			runCP(newCP(root, Automated, start))
+			write(t, root, progress.FileName, tc.edit(read(t, root, progress.FileName)))
+			r, err := LoadResume(context.Background(), root, t0.Add(time.Minute), time.Hour)
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, r.Warnings)
+			assert.NotContains(t, r.Prompt, "ccc:generated", "the mark is never printed")
+		})
+	}
 }

@@ -82,7 +82,8 @@ func New(issue string, now time.Time) *Document {
 }
 
 // Apply makes the edits in a fixed order: Issue, Session, Mode, Done, Current, AddTasks, Decisions,
-// Blockers, Unblock, Next. It applies every edit it can and returns the errors of the others, joined.
+// Blockers, Unblock, Next (a FAILED: blocker without Next empties it). It applies every edit it can
+// and returns the errors of the others, joined.
 // Adding something that is already there changes nothing, so repeating a checkpoint is harmless.
 func (d *Document) Apply(e Edits) error {
 	var errs []error
@@ -161,6 +162,9 @@ func (d *Document) Apply(e Edits) error {
 	}
 	if v := oneLine(e.Next); v != "" {
 		d.NextAction = v
+	} else if slices.ContainsFunc(e.Blockers, func(b string) bool { return strings.HasPrefix(normaliseText(b), FailurePrefix) }) {
+		// A failure ends the work: the next action planned before it no longer holds.
+		d.NextAction = ""
 	}
 	d.dropLoneNone()
 	return errors.Join(errs...)

@@ -320,7 +320,7 @@ func parseSection(d *Document, md *markdown.Doc, ms *markdown.Section) {
 			if k == kindGoal {
 				d.Goal = text
 			} else {
-				d.ContinuationPrompt = text
+				d.ContinuationPrompt, d.PromptMark = splitMark(text)
 			}
 		case kindIssue:
 			// The header's Issue field wins; the section is still rewritten when the issue changes.

@@ -39,8 +39,12 @@ type Document struct {
 	// Learnings is the legacy "Learnings" section.
 	Learnings []Learning
 	// ContinuationPrompt is the "Continuation Prompt" section, exactly as written, without the blank
-	// lines around it.
+	// lines around it and without ccc's mark.
 	ContinuationPrompt string
+	// PromptMark is the hash in the hidden comment ccc writes right after a prompt it generated,
+	// `<!-- ccc:generated sha256:1a2b3c4d5e6f -->` (the section's last line); "" when the section has
+	// none. PromptByCCC compares it with the prompt's text.
+	PromptMark string
 
 	src *source
 }
@@ -146,7 +150,7 @@ func (e *ParseError) Error() string { return fmt.Sprintf("progress: line %d: %s"
 // canonical.
 func (d *Document) Layout() Layout {
 	legacy := d.Goal != "" || len(d.Learnings) > 0
-	prompt := d.ContinuationPrompt != ""
+	prompt := d.ContinuationPrompt != "" || d.PromptMark != ""
 	if s := d.src; s != nil {
 		legacy = legacy || s.present[kindGoal] || s.present[kindIssue] || s.present[kindLearnings] || s.flagged
 		prompt = prompt || s.present[kindPrompt] || s.template

@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"unicode/utf8"
+
+	"github.com/ccc-checkpoint/ccc/markdown"
 )
 
 // generatedRe matches a prompt of the shape GeneratePrompt writes (also with the line break before
@@ -13,10 +16,16 @@ import (
 // prompt, since the protocol teaches agents this very form: it only narrows LooksGenerated.
 var generatedRe = regexp.MustCompile(`^Resume (?:\S+|the session)\. Current task: (?:task \d+ of \d+ — .*|none \(\d+ of \d+ tasks done\))\. Key files: .*\.[ \t]*\n?[ \t]*Next action: .*\.$`)
 
+// FailurePrefix starts a blocker that ends the work as failed: `ccc checkpoint --fail REASON` adds the
+// blocker "FAILED: REASON", and an agent editing the progress file can write one too.
+const FailurePrefix = "FAILED: "
+
 // GeneratePrompt builds the continuation prompt from the model:
 //
 //	Resume CIA-123. Current task: task 3 of 5 — <task>. Key files: a.go, b.go. Next action: <action>.
-func (d *Document) GeneratePrompt(files []string) string {
+func (d *Document) GeneratePrompt(files []string) string { return d.generate(files, d.Next()) }
+
+func (d *Document) generate(files []string, next string) string {
 	var b strings.Builder
 	if d.Issue.Key != "" {
 		fmt.Fprintf(&b, "Resume %s.", d.Issue.Key)
@@ -32,25 +41,70 @@ func (d *Document) GeneratePrompt(files []string) string {
 	if len(files) > 0 {
 		keyFiles = strings.Join(files, ", ")
 	}
-	fmt.Fprintf(&b, " Key files: %s. Next action: %s.", sentence(keyFiles), sentence(d.Next()))
+	fmt.Fprintf(&b, " Key files: %s. Next action: %s.", sentence(keyFiles), sentence(next))
 	return b.String()
 }
 
-// Next returns the next action: the Next Action field, else continuing the current task, else starting
-// the first remaining one, else reviewing the work.
+// Next returns the next action: the Next Action field; else, while the work has failed (an open
+// FAILED: blocker), looking into the failure; else continuing the current task (which the prompt and
+// the status name just before, so the action does not repeat its text); else starting the first
+// remaining task; else resolving an open blocker; else reviewing the finished work.
 func (d *Document) Next() string {
+	if d.NextAction != "" {
+		return d.NextAction
+	}
+	if reason, failed := d.Failure(); failed {
+		what := "investigate the failure"
+		if reason != "" {
+			what += " (" + reason + ")"
+		}
+		return what + "; to retry, reopen the work with ccc checkpoint --unblock FAILED"
+	}
+	if d.active() {
+		return "continue the current task"
+	}
+	if t, ok := d.firstOpen(); ok {
+		return "start " + sentence(t.Text)
+	}
+	if open := d.OpenBlockers(); len(open) > 0 {
+		return "resolve the blocker: " + sentence(open[0].String())
+	}
+	return "review the finished work"
+}
+
+// legacyNext is what Next said before it stopped repeating the current task and learned about
+// failures and blockers: prompts ccc wrote then, in files without a mark, are still its own.
+func (d *Document) legacyNext() string {
 	switch {
 	case d.NextAction != "":
 		return d.NextAction
 	case d.active():
 		return "continue " + sentence(d.Current.Text)
 	}
-	for _, t := range d.Remaining {
-		if !t.Done {
-			return "start " + sentence(t.Text)
-		}
+	if t, ok := d.firstOpen(); ok {
+		return "start " + sentence(t.Text)
 	}
 	return "review the finished work"
+}
+
+func (d *Document) firstOpen() (Task, bool) {
+	for _, t := range d.Remaining {
+		if !t.Done {
+			return t, true
+		}
+	}
+	return Task{}, false
+}
+
+// Failure reports whether the work ended as failed, an open blocker starting with FailurePrefix, and
+// the reason that blocker gives.
+func (d *Document) Failure() (reason string, failed bool) {
+	for _, b := range d.OpenBlockers() {
+		if r, ok := strings.CutPrefix(b.String(), FailurePrefix); ok {
+			return sentence(r), true
+		}
+	}
+	return "", false
 }
 
 // sentence folds text onto one line without a final period, to sit inside a sentence of the prompt.
@@ -58,23 +112,25 @@ func sentence(s string) string {
 	return strings.TrimRight(strings.Join(strings.Fields(s), " "), ".")
 }
 
-// RefreshPrompt regenerates the Continuation Prompt when force is set or the section is empty; any
-// other prompt is kept, because only the caller knows whether ccc wrote it (see PromptHash and
-// LooksGenerated). A legacy-layout document gets the section, which makes it canonical. It reports
-// whether the prompt changed.
+// RefreshPrompt regenerates the Continuation Prompt, and marks it as ccc's (PromptMark), when force is
+// set or the section is empty; any other prompt is kept, because only the caller knows whether it may
+// replace it (see PromptByCCC). A legacy-layout document gets the section, which makes it canonical.
+// It reports whether the prompt or its mark changed.
 func (d *Document) RefreshPrompt(files []string, force bool) bool {
 	if !force && strings.TrimSpace(d.ContinuationPrompt) != "" {
 		return false
 	}
 	p := d.GeneratePrompt(files)
-	if p == d.ContinuationPrompt {
+	mark := PromptHash(p)
+	if p == d.ContinuationPrompt && mark == d.PromptMark {
 		return false
 	}
-	d.ContinuationPrompt = p
+	d.ContinuationPrompt, d.PromptMark = p, mark
 	return true
 }
 
 // Prompt returns the Continuation Prompt section, or a generated prompt when the section is empty.
+// It never holds ccc's mark.
 func (d *Document) Prompt() string {
 	if strings.TrimSpace(d.ContinuationPrompt) != "" {
 		return d.ContinuationPrompt
@@ -82,17 +138,67 @@ func (d *Document) Prompt() string {
 	return d.GeneratePrompt(nil)
 }
 
-// PromptHash identifies a prompt's text, ignoring how it is spaced and broken into lines, so a caller
-// can remember which prompt it wrote and later tell it from one somebody else wrote.
+// PromptHash identifies a prompt's text, ignoring how it is spaced and broken into lines: the value of
+// the mark ccc writes after a prompt it generated ("sha256:" and 12 hex digits).
 func PromptHash(prompt string) string {
 	sum := sha256.Sum256([]byte(strings.Join(strings.Fields(prompt), " ")))
-	return "sha256:" + hex.EncodeToString(sum[:])
+	return "sha256:" + hex.EncodeToString(sum[:6])
+}
+
+// markRe is the line ccc writes right after a prompt it generated: an HTML comment, hidden wherever
+// the file is rendered (GitHub, an editor's preview), that a person rewriting the section drops with
+// the text.
+var markRe = regexp.MustCompile(`^[ \t]*<!-- ccc:generated (sha256:[0-9a-f]{12}) -->[ \t]*$`)
+
+func markLine(mark string) string { return "<!-- ccc:generated " + mark + " -->" }
+
+// splitMark takes ccc's mark out of the section's text. A mark line anywhere (a person may have added
+// text below it) is never part of the prompt, so it cannot leak into what ccc prints; the last one
+// counts.
+func splitMark(text string) (prompt, mark string) {
+	if !strings.Contains(text, "ccc:generated") {
+		return text, ""
+	}
+	var keep []string
+	for _, l := range strings.Split(text, "\n") {
+		if m := markRe.FindStringSubmatch(l); m != nil {
+			mark = m[1]
+			continue
+		}
+		keep = append(keep, l)
+	}
+	blank := func(l string) bool { return markdown.IsBlank([]byte(l)) }
+	for len(keep) > 0 && blank(keep[0]) {
+		keep = keep[1:]
+	}
+	for len(keep) > 0 && blank(keep[len(keep)-1]) {
+		keep = keep[:len(keep)-1]
+	}
+	return strings.Join(keep, "\n"), mark
+}
+
+// PromptByCCC reports whether the Continuation Prompt is ccc's to regenerate: empty; or followed by
+// ccc's mark whose hash matches the text as it stands (spacing aside), so a person who edits the text,
+// even keeping the mark, makes it theirs; or, in a file without a mark (written before ccc marked its
+// prompts), word for word what ccc generates for the document with one of the file lists
+// (LooksGenerated). The answer comes from the document alone: a restored backup, a `git checkout` or a
+// teammate's copy of the file carries its own provenance.
+func (d *Document) PromptByCCC(fileLists ...[]string) bool {
+	cur := strings.TrimSpace(d.ContinuationPrompt)
+	switch {
+	case cur == "":
+		return true
+	case d.PromptMark != "":
+		return d.PromptMark == PromptHash(cur)
+	}
+	return d.LooksGenerated(fileLists...)
 }
 
 // LooksGenerated reports whether the Continuation Prompt is, word for word (spacing and line breaks
-// aside), what GeneratePrompt gives for the document as it stands with one of the file lists. It is the
-// fallback for a prompt whose provenance was never recorded: a prompt the agent wrote in the protocol's
-// form names its own key files and next action, so it almost never passes.
+// aside), what GeneratePrompt gives (or gave, before its wording changed) for the document as it
+// stands with one of the file lists. It is the fallback for a prompt without ccc's mark: a prompt the
+// agent wrote in the protocol's form names its own key files and next action, so it almost never
+// passes.
 func (d *Document) LooksGenerated(fileLists ...[]string) bool {
 	cur := strings.TrimSpace(d.ContinuationPrompt)
 	if cur == "" || !generatedRe.MatchString(cur) {
@@ -103,9 +209,63 @@ func (d *Document) LooksGenerated(fileLists ...[]string) bool {
 		fileLists = [][]string{nil}
 	}
 	for _, files := range fileLists {
-		if PromptHash(d.GeneratePrompt(files)) == h {
-			return true
+		for _, next := range []string{d.Next(), d.legacyNext()} {
+			if PromptHash(d.generate(files, next)) == h {
+				return true
+			}
 		}
 	}
 	return false
+}
+
+// PromptConflicts says where the Continuation Prompt contradicts the document: the current task it
+// names is not the Current Task section's, or its next action is not the Next Action field's (only
+// when the document has that field; the action ccc derives may be put in other words). Only what a
+// prompt states in the protocol's form ("Current task: …", "Next action: …") is compared; free prose
+// contradicts nothing.
+func (d *Document) PromptConflicts() []string {
+	text := strings.Join(strings.Fields(d.ContinuationPrompt), " ")
+	lower := strings.ToLower(text)
+	var out []string
+	if i := strings.Index(lower, "current task:"); i >= 0 {
+		said := text[i+len("current task:"):]
+		for _, end := range []string{". key files:", ". next action:"} {
+			if j := strings.Index(strings.ToLower(said), end); j >= 0 {
+				said = said[:j]
+			}
+		}
+		said = strings.TrimSpace(strings.TrimRight(said, ". "))
+		said = taskPosRe.ReplaceAllString(said, "")
+		none := said == "" || strings.HasPrefix(strings.ToLower(said), "none")
+		switch {
+		case d.active() && none:
+			out = append(out, fmt.Sprintf("the continuation prompt says there is no current task, but the Current Task section has %q", clip(sentence(d.Current.Text))))
+		case !d.active() && !none:
+			out = append(out, fmt.Sprintf("the continuation prompt names %q as the current task, but the Current Task section has none", clip(said)))
+		case d.active() && !sameWords(said, d.Current.Text) && !sameWords(said, d.Current.Text+" — "+d.Current.Status):
+			out = append(out, fmt.Sprintf("the continuation prompt names %q as the current task, but the Current Task section has %q", clip(said), clip(sentence(d.Current.Text))))
+		}
+	}
+	if i := strings.LastIndex(lower, "next action:"); i >= 0 && d.NextAction != "" {
+		said := sentence(text[i+len("next action:"):])
+		if !sameWords(said, d.NextAction) {
+			out = append(out, fmt.Sprintf("the continuation prompt gives %q as the next action, but the Next Action field says %q", clip(said), clip(oneLine(d.NextAction))))
+		}
+	}
+	return out
+}
+
+// taskPosRe is the "task 3 of 5 — " before the current task's text in the protocol's prompt.
+var taskPosRe = regexp.MustCompile(`^(?i:task)\s+\d+\s+(?i:of)\s+\d+\s*[—–-]\s*`)
+
+func sameWords(a, b string) bool { return strings.EqualFold(sentence(a), sentence(b)) }
+
+// clip shortens text quoted in a warning.
+func clip(s string) string {
+	const limit = 80
+	if utf8.RuneCountInString(s) <= limit {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:limit-1]) + "…"
 }

@@ -40,7 +40,7 @@ func (d *Document) Render() []byte {
 	}
 	// An edited document with a Continuation Prompt (which every checkpoint writes) gets the canonical
 	// sections it lacks, so that what ccc writes passes Validate; an unchanged one keeps its bytes.
-	hasPrompt := s.present[kindPrompt] || d.ContinuationPrompt != ""
+	hasPrompt := s.present[kindPrompt] || d.ContinuationPrompt != "" || d.PromptMark != ""
 	fill := s.template || hasPrompt && !reflect.DeepEqual(d.clone(), s.snap)
 	for k := kindGoal; k < numKinds; k++ {
 		if s.present[k] || !d.wants(k, fill) {
@@ -137,7 +137,7 @@ func (d *Document) emptyKind(k kind) bool {
 	case kindBlockers:
 		return len(d.Blockers) == 0
 	case kindPrompt:
-		return d.ContinuationPrompt == ""
+		return d.ContinuationPrompt == "" && d.PromptMark == ""
 	}
 	return true
 }
@@ -188,7 +188,7 @@ func (d *Document) changed(k kind, snap *Document) bool {
 	case kindBlockers:
 		return !slices.Equal(d.Blockers, snap.Blockers)
 	case kindPrompt:
-		return d.ContinuationPrompt != snap.ContinuationPrompt
+		return d.ContinuationPrompt != snap.ContinuationPrompt || d.PromptMark != snap.PromptMark
 	}
 	return false
 }
@@ -310,7 +310,10 @@ func (d *Document) renderKind(k kind, marker string) []string {
 	case kindGoal:
 		return textLines(d.Goal)
 	case kindPrompt:
-		return textLines(d.ContinuationPrompt)
+		if d.PromptMark == "" {
+			return textLines(d.ContinuationPrompt)
+		}
+		return append(textLines(d.ContinuationPrompt), markLine(d.PromptMark))
 	case kindIssue:
 		if d.Issue == (Issue{}) {
 			return []string{"None"} // removing the paragraph would promote the next one

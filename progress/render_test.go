@@ -57,10 +57,12 @@ var goldenCases = []struct {
 	{"header-fields", "18-header-fields.md", Edits{Next: "page through PR comments", Mode: "plan"}, nil},
 	{"unclosed-fence", "19-unclosed-fence.md", Edits{AddTasks: []string{"Task 3: add a fuzz test"}}, []string{"progress/parse.go"}},
 	{"agent-prompt", "21-agent-prompt.md", Edits{Done: []string{""}}, []string{"hook/stop.go"}},
+	{"marked-prompt", "22-marked-prompt.md", Edits{Done: []string{""}}, []string{"parse.go"}},
+	{"marked-prompt-edited", "23-marked-prompt-edited.md", Edits{Done: []string{""}}, []string{"parse.go"}},
 }
 
-// cccWrotePrompt names the cases whose corpus prompt ccc wrote (a checkpoint knows that by the hash it
-// recorded): their prompt follows the edits.
+// cccWrotePrompt names the cases whose corpus prompt ccc wrote before it marked its prompts, in words
+// it no longer generates: their prompt follows the edits, as one ccc marked would.
 var cccWrotePrompt = map[string]bool{"canonical-checkpoint": true, "crlf-checkpoint": true}
 
 func TestRenderGolden(t *testing.T) {
@@ -70,7 +72,7 @@ func TestRenderGolden(t *testing.T) {
 			require.NoError(t, err)
 			d, err := Parse(src)
 			require.NoError(t, err)
-			own := cccWrotePrompt[tc.name] || d.LooksGenerated(tc.files)
+			own := cccWrotePrompt[tc.name] || d.PromptByCCC(tc.files)
 			require.NoError(t, d.Apply(tc.edits))
 			if tc.files != nil {
 				d.RefreshPrompt(tc.files, own)

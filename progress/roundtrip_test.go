@@ -119,6 +119,11 @@ func FuzzRoundTrip(f *testing.F) {
 	}
 	f.Add([]byte(""))
 	f.Add([]byte("## Current Task\n- a\n  - b\n- c\n"))
+	// ccc's mark in the places a person's edit may leave it.
+	f.Add([]byte("## Continuation Prompt\n<!-- ccc:generated sha256:0123456789ab -->\n"))
+	f.Add([]byte("## Continuation Prompt\na\n<!-- ccc:generated sha256:0123456789ab -->\n    indented\n\n## Notes\n"))
+	f.Add([]byte("## Continuation Prompt\n```\n<!-- ccc:generated sha256:0123456789ab -->\n"))
+	f.Add([]byte("## Continuation Prompt\r\n- a\r\n<!-- open\r\n\r\n <!-- ccc:generated sha256:0123456789ab --> \r\n"))
 	f.Fuzz(checkRoundTrip)
 }
 

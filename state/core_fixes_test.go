@@ -53,17 +53,6 @@ func TestTouch(t *testing.T) {
 	assert.Equal(t, "2026-11-21T13:45:06Z", fresh.String("lastUpdatedAt"))
 }
 
-func TestPromptHashFile(t *testing.T) {
-	root := t.TempDir()
-	assert.Equal(t, "", PromptHash(root), "none recorded")
-	require.NoError(t, SavePromptHash(root, "sha256:abc"))
-	assert.Equal(t, "sha256:abc", PromptHash(root))
-	require.NoError(t, SavePromptHash(root, "sha256:def"))
-	assert.Equal(t, "sha256:def", PromptHash(root))
-	_, err := os.Stat(Path(root))
-	assert.True(t, os.IsNotExist(err), "the shared state file is not touched")
-}
-
 func TestCorruptStateIsSetAsideOnceWhileItStaysTheSame(t *testing.T) {
 	root := t.TempDir()
 	bad := []byte("{\n  \"phase\": oops\n}\n")

@@ -59,10 +59,15 @@ TEXT matches it (or is empty) and promotes the next remaining task; a TEXT
 that matches a remaining task moves that one; any other TEXT is added to
 Completed. An edit that cannot apply (--unblock matching no blocker, --done ""
 with no current task, an empty --add-task) stops the checkpoint before
-anything is written, with exit status 2. The continuation prompt is
-regenerated when it is empty, when it is still the one ccc wrote last
-(remembered in .ccc/prompt), or with --refresh-prompt; a prompt the agent
-wrote is kept.
+anything is written, with exit status 2.
+
+The continuation prompt is regenerated when it is empty, when it is still
+the one ccc generated (ccc marks it with a hidden line after it,
+<!-- ccc:generated sha256:... -->, which an edit of the text voids), and
+whenever --next, --current, --done or --refresh-prompt is given. A prompt
+the agent wrote is otherwise kept; when one of those flags replaces it, a
+warning names the backup in .ccc/backups that holds the old text. A failed
+checkpoint's prompt tells the next session to investigate the failure.
 
 Every checkpoint, in both profiles, also writes the agent's record,
 .ccc/checkpoints/<agent>.json at the root of the repository's main worktree
@@ -133,7 +138,7 @@ Unblocking that blocker (--unblock FAILED) reopens the work.` + exitStatusHelp(
 	fl.StringVar(&opts.Edits.Next, "next", "", "the next action, for the prompt and the tracker")
 	fl.StringVar(&opts.Fail, "fail", "", "end the work as failed, for REASON: a FAILED blocker, and the record moves to failed/")
 	fl.StringVar(&opts.Edits.Issue, "issue", "", "the tracked issue, KEY-123 (any case: cia-12 is CIA-12)")
-	fl.BoolVar(&opts.RefreshPrompt, "refresh-prompt", false, "regenerate the continuation prompt even if the agent wrote it")
+	fl.BoolVar(&opts.RefreshPrompt, "refresh-prompt", false, "regenerate the continuation prompt even if the agent wrote it (--next, --current and --done do too)")
 	fl.StringVar(&profile, "profile", string(checkpoint.Manual), "manual (all four steps) or automated (persist and tracker update)")
 	fl.BoolVar(&opts.SkipGit, "skip-git", false, "skip the git snapshot")
 	fl.BoolVar(&skipLinear, "skip-linear", false, "skip the tracker update")

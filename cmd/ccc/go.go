@@ -38,7 +38,9 @@ func NewCmdGo(f *Factory, dir *string, runF func(*GoOptions) error) *cobra.Comma
 .ccc-progress.md) on stdout, for the first message of the next session. On
 stderr, say how old the checkpoint is and whether the branch or HEAD moved
 since it was taken; a checkpoint older than checkpoint.stale_after (24h) or
-from another branch is flagged.
+from another branch is flagged, and so is a prompt that names another
+current task than the Current Task section, or another next action than
+the **Next Action:** field.
 
 On a terminal it first asks: (r)esume, (s)tart fresh (a fresh start is
 announced), (v)iew details, or (d)elete (nothing printed). Starting fresh and

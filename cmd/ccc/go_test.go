@@ -33,7 +33,7 @@ func goFactory(t *testing.T, answers string, tty bool) (*Factory, *bytes.Buffer,
 	return f, &out, &errOut, root
 }
 
-const wantPrompt = "Resume CIA-40. Current task: task 1 of 2 — write the prompt. Key files: none. Next action: continue write the prompt.\n"
+const wantPrompt = "Resume CIA-40. Current task: task 1 of 2 — write the prompt. Key files: none. Next action: continue the current task.\n"
 
 func TestGoAsksOnATerminal(t *testing.T) {
 	tests := []struct {

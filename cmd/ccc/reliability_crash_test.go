@@ -43,7 +43,7 @@ const minKillWindow = 5 * time.Millisecond
 // version that only adds the tracker's references), every record in the
 // agent's history is byte for byte a version that was current before,
 // every file under .ccc/checkpoints reads as a record, and the next run
-// succeeds and keeps every edit that landed.
+// succeeds, keeps every edit that landed and regenerates ccc's prompt.
 func TestCrashSafety(t *testing.T) {
 	seed := *crashSeed
 	if seed == 0 {
@@ -183,6 +183,10 @@ func crashLoop(t *testing.T, seed uint64, kills int, srv *linearfake.Server) {
 		doc, err := progress.Parse(readOrNil(t, progPath))
 		require.NoError(t, err)
 		require.Equal(t, landed, taskTexts(doc.Remaining), "run after kill %d: every edit that landed is kept", i)
+		// Wherever the kill landed, the prompt is still ccc's and follows the
+		// document: whose prompt it is is written in the same rename.
+		require.True(t, doc.PromptByCCC(), "run after kill %d: ccc's prompt is still ccc's", i)
+		require.Equal(t, doc.GeneratePrompt(nil), doc.ContinuationPrompt, "run after kill %d: the prompt follows the document", i)
 	}
 	t.Logf("%d runs killed (delays spread over up to %s; %d more finished first): %d before writing, %d between the progress and the state write, %d between the state and the record write, %d after all three (tracker step or exit); %d temp files left by kills; %d record reads checked, %d history records compared",
 		st.killed(), window.Round(time.Millisecond), st.finished, st.beforeWrites, st.betweenWrites, st.beforeRecord, st.afterWrites, st.tempLeft, recordsRead, len(histChecked))
