@@ -110,7 +110,12 @@ func localChecks(ctx context.Context, root, agent string) []Check {
 		_, terr := records.Top(dir)
 		for _, p := range records.Problems(terr) {
 			if p.Path != own {
-				add("record", "warn", rel(p.Path), strings.TrimPrefix(p.Error(), "records: "),
+				msg := p.Error()
+				var ce *records.CorruptError
+				if errors.As(p.Err, &ce) {
+					msg = rel(p.Path) + ": " + ce.Msg
+				}
+				add("record", "warn", rel(p.Path), msg,
 					"ccc status and ccc history skip it: fix or move it aside")
 			}
 		}
@@ -206,7 +211,7 @@ func localChecks(ctx context.Context, root, agent string) []Check {
 			add("locks", "fail", rel(l.Path), l.Err.Error(), "fix its owner or mode, or delete it: a lock file holds nothing")
 		case l.Held:
 			held++
-			add("locks", "ok", rel(l.Path), "held by a running ccc process", "")
+			add("locks", "ok", rel(l.Path), rel(l.Path)+" is held by a running ccc process", "")
 		}
 	}
 	if held == 0 && failed == 0 {
