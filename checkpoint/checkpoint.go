@@ -59,7 +59,7 @@ func (cp *Checkpoint) LoadProgress() error {
 	if err != nil {
 		return err
 	}
-	cp.State, cp.stateReadOnly = loaded.State, loaded.Corrupt != nil
+	cp.State, cp.stateReadOnly, cp.stateCorrupt = loaded.State, loaded.Corrupt != nil, loaded.Corrupt
 	data, err := readProgress(filepath.Join(cp.Root, progress.FileName))
 	if err != nil || data == nil {
 		return err
@@ -148,6 +148,8 @@ type Checkpoint struct {
 	note          string
 	// notice reports a reconciliation of the state and the progress file.
 	notice string
+	// stateCorrupt says where and how (set with stateReadOnly).
+	stateCorrupt *state.CorruptError
 	// recordPending: persist left the agent's record for the git step.
 	recordPending bool
 	// usage is an edit that cannot apply: the run stops, nothing written.

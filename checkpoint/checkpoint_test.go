@@ -208,7 +208,8 @@ func TestCorruptStateIsNeverOverwritten(t *testing.T) {
 	assert.Equal(t, ExitPartial, r.ExitCode())
 	persist := step(t, r, "Persist progress")
 	assert.Equal(t, Failed, persist.Status)
-	assert.Contains(t, r.String(), "Failed: Persist progress (.ccc-state.json is not valid JSON) — progress saved, .ccc-state.json left untouched.")
+	assert.Contains(t, r.String(), "Failed: Persist progress (.ccc-state.json:3:18: not valid JSON) — progress saved, .ccc-state.json left untouched.",
+		"the failure names path:line")
 	require.Len(t, r.Warnings, 1)
 	assert.Contains(t, r.Warnings[0], ".ccc-state.json:3:18: not valid JSON")
 	assert.Contains(t, r.Warnings[0], "continuing from backup .ccc/backups/.ccc-state.json.")

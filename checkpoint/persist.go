@@ -39,8 +39,8 @@ func (persistStep) Run(ctx context.Context, cp *Checkpoint) (err error) {
 		return err
 	}
 	defer unlock()
-	if n := state.RemoveStaleTemp(cp.Root); n > 0 {
-		cp.debugf("persist: removed %d temp file(s) left by an interrupted write", n)
+	if rep := state.RemoveStaleTemp(cp.Root); len(rep.Removed) > 0 {
+		cp.debugf("persist: removed %d temp file(s) left by an interrupted write", len(rep.Removed))
 	}
 
 	loaded, err := state.Load(cp.Root, cp.Now)
@@ -49,7 +49,7 @@ func (persistStep) Run(ctx context.Context, cp *Checkpoint) (err error) {
 	}
 	cp.State = loaded.State
 	if c := loaded.Corrupt; c != nil {
-		cp.stateReadOnly = true
+		cp.stateReadOnly, cp.stateCorrupt = true, c
 		from := "the progress file alone"
 		if loaded.From != "" {
 			from = "backup " + rel(cp.Root, loaded.From)
@@ -104,7 +104,11 @@ func (persistStep) Run(ctx context.Context, cp *Checkpoint) (err error) {
 			Consequence: "progress saved, checkpoint not recorded in " + state.FileName}
 	}
 	if cp.stateReadOnly {
-		return &Failure{Cause: state.FileName + " is not valid JSON",
+		cause := state.FileName + " is not valid JSON"
+		if c := cp.stateCorrupt; c != nil {
+			cause = rel(cp.Root, c.Where()) + ": not valid JSON"
+		}
+		return &Failure{Cause: cause,
 			Consequence: "progress saved, " + state.FileName + " left untouched"}
 	}
 	return nil
@@ -356,7 +360,7 @@ func (cp *Checkpoint) saveState() error {
 // later steps use it so they never clobber what another process wrote.
 func (cp *Checkpoint) updateState(ctx context.Context, change func(*state.State) error) error {
 	if cp.stateReadOnly {
-		return fmt.Errorf("%s is corrupt; not updated", state.FileName)
+		return cp.stateNotUpdated()
 	}
 	unlock, err := state.Lock(ctx, cp.Root)
 	if err != nil {
@@ -368,8 +372,8 @@ func (cp *Checkpoint) updateState(ctx context.Context, change func(*state.State)
 		return err
 	}
 	if loaded.Corrupt != nil {
-		cp.stateReadOnly = true
-		return fmt.Errorf("%s is corrupt; not updated", state.FileName)
+		cp.stateReadOnly, cp.stateCorrupt = true, loaded.Corrupt
+		return cp.stateNotUpdated()
 	}
 	if cp.KeepState && !fileExists(state.Path(cp.Root)) {
 		return nil // the owner deleted it on purpose: do not bring it back
@@ -379,6 +383,16 @@ func (cp *Checkpoint) updateState(ctx context.Context, change func(*state.State)
 	}
 	cp.State = loaded.State
 	return state.Save(cp.Root, loaded.State, cp.Now)
+}
+
+// stateNotUpdated is the error of a state change refused because the file
+// on disk is corrupt; it wraps the *state.CorruptError, which names
+// path:line.
+func (cp *Checkpoint) stateNotUpdated() error {
+	if cp.stateCorrupt == nil {
+		return fmt.Errorf("%s is corrupt; not updated", state.FileName)
+	}
+	return fmt.Errorf("%s not updated: %w", state.FileName, cp.stateCorrupt)
 }
 
 func fileExists(path string) bool {

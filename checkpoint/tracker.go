@@ -253,6 +253,17 @@ func (cp *Checkpoint) send(ctx context.Context, s sinks.Sink, res SinkResult, ag
 			return res
 		case errors.As(err, &serr):
 			res.Error = serr.Cause
+			// A sink says "could not store the comment id"; why (a state
+			// file that is not valid JSON, a read-only directory) is the
+			// cause to fix.
+			var ref *refError
+			var corrupt *state.CorruptError
+			switch {
+			case errors.As(err, &corrupt):
+				res.Error += ": " + rel(cp.Root, corrupt.Where()) + " is not valid JSON"
+			case errors.As(err, &ref):
+				res.Error += ": " + ref.err.Error()
+			}
 			cp.debugf("tracker: %s: %v", s.Name(), err)
 		default:
 			res.Error = err.Error()
@@ -263,14 +274,19 @@ func (cp *Checkpoint) send(ctx context.Context, s sinks.Sink, res SinkResult, ag
 
 	unlock, lerr := state.LockDelivery(ctx, cp.Root, key)
 	if lerr != nil {
-		// Another process is delivering this key: queue this body (the
-		// outbox keeps whichever was rendered last).
+		// Another process is delivering this key, or the lock cannot be
+		// had at all (a read-only .ccc): queue this body (the outbox keeps
+		// whichever was rendered last) and say which.
 		e, ok := next()
 		if !ok {
 			return finish(sinks.Result{Action: sinks.Unchanged}, nil, key)
 		}
 		e = cp.redacted(s, key, e, &res)
-		return finish(sinks.Result{Action: sinks.Failed}, &sinks.Error{Cause: "another ccc process is delivering to " + res.Target, Err: lerr}, e)
+		cause := lerr.Error()
+		if errors.Is(lerr, state.ErrBusy) {
+			cause = "another ccc process is delivering to " + res.Target
+		}
+		return finish(sinks.Result{Action: sinks.Failed}, &sinks.Error{Cause: cause, Err: lerr}, e)
 	}
 	defer unlock()
 	e, ok := next()
@@ -377,7 +393,7 @@ func (cp *Checkpoint) deliver(ctx context.Context, s sinks.Sink, e state.Entry) 
 		}
 	}
 	saveRef := func(ref sinks.Ref) error {
-		return cp.updateState(ctx, func(st *state.State) error {
+		return refErr(cp.updateState(ctx, func(st *state.State) error {
 			if err := st.SetRef(s.Name(), target, agent, ref); err != nil {
 				return err
 			}
@@ -386,7 +402,7 @@ func (cp *Checkpoint) deliver(ctx context.Context, s sinks.Sink, e state.Entry) 
 				return st.Set("checkpointCommentId", ref.ID)
 			}
 			return nil
-		})
+		}))
 	}
 	res, err := sinks.Deliver(ctx, s, sinks.Delivery{
 		Target:   sinks.Target{Issue: target, Agent: agent},
@@ -402,6 +418,20 @@ func (cp *Checkpoint) deliver(ctx context.Context, s sinks.Sink, e state.Entry) 
 		}
 	}
 	return res, err
+}
+
+// refError is a sink's reference that could not be stored in the state
+// file; the report names its cause.
+type refError struct{ err error }
+
+func (e *refError) Error() string { return e.err.Error() }
+func (e *refError) Unwrap() error { return e.err }
+
+func refErr(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &refError{err}
 }
 
 var branchIssue = regexp.MustCompile(`(?i)(?:^|[^a-z0-9])([a-z][a-z0-9]*-[0-9]+)(?:[^0-9]|$)`)

@@ -144,6 +144,14 @@ func TestDifferenceD_RejectedInputAllows(t *testing.T) {
 		assert.Equal(t, Decision{Outcome: Allow, Rule: RuleRejected}, d)
 		assert.Equal(t, "ccc hook stop: "+p.path(state.FileName)+`: globalIteration is "4", expected an integer; allowing the stop and leaving the file as it is`+"\n", p.errs.String())
 	})
+	t.Run("truncated state", func(t *testing.T) {
+		p := newProj(t)
+		p.write(state.FileName, []byte("{\n  \"phase\": \"exec"))
+		d := p.stop(input(t, "stop.json", nil))
+		assert.Equal(t, Decision{Outcome: Allow, Rule: RuleRejected}, d)
+		assert.Equal(t, "ccc hook stop: "+p.path(state.FileName)+`:2:17: not valid JSON: unexpected end of JSON input; allowing the stop and leaving the file as it is`+"\n", p.errs.String(),
+			"path:line:col, as checkpoint says it")
+	})
 }
 
 // [e] A block is {"decision","reason"} and nothing else: Claude Code's hook

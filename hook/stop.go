@@ -107,6 +107,12 @@ func stop(ctx context.Context, env Env, stdin []byte) Decision {
 		return Decision{Outcome: Allow, Rule: RuleRejected}
 	}
 	st, f, err := parseState(orig)
+	var corrupt *state.CorruptError
+	if errors.As(err, &corrupt) {
+		corrupt.Path = path // path:line:col, as every other report of it
+		env.logf("stop", "%s: not valid JSON: %s; allowing the stop and leaving the file as it is", corrupt.Where(), corrupt.Msg)
+		return Decision{Outcome: Allow, Rule: RuleRejected}
+	}
 	if err != nil {
 		env.logf("stop", "%s: %v; allowing the stop and leaving the file as it is", path, err)
 		return Decision{Outcome: Allow, Rule: RuleRejected}

@@ -55,26 +55,32 @@ func replace(path string, data []byte, perm os.FileMode, check func() error) (er
 	}
 	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			// Name the directory that refused, not a random temp name.
+			return fmt.Errorf("write %s: create a file in %s: %w", path, dir, pe.Err)
+		}
 		return err
 	}
+	// The temp file stays open, and flocked, until it is renamed or
+	// removed: that lock is how RemoveStaleTemp in another process knows
+	// a live writer still holds it. (restic closes before the rename; the
+	// data is fsynced either way.)
+	holdTemp(tmp)
 	renamed := false
 	defer func() {
+		_ = tmp.Close()
 		if !renamed {
 			_ = os.Remove(tmp.Name())
 		}
 	}()
 	if _, err := tmp.Write(data); err != nil {
-		_ = tmp.Close()
 		return err
 	}
 	if err := tmp.Sync(); err != nil {
-		_ = tmp.Close()
 		return err
 	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Chmod(tmp.Name(), perm); err != nil {
+	if err := tmp.Chmod(perm); err != nil {
 		return err
 	}
 	if check != nil {
@@ -104,30 +110,50 @@ func syncDir(dir string) error {
 }
 
 // StaleTemp is how old the temp file of an atomic write must be before
-// RemoveStaleTemp deletes it. A write lasts milliseconds; an older temp
-// file was left by a process killed between creating it and the rename.
-// Not every writer holds the project lock (setting a corrupt file aside
-// does not), so a younger one may be a write in flight and is left alone.
-const StaleTemp = 10 * time.Minute
+// RemoveStaleTemp deletes it, when no process holds it. A write lasts
+// milliseconds and its writer flocks the temp file from just after creating
+// it until the rename; the age covers that first instant and file systems
+// without flock.
+const StaleTemp = time.Minute
 
-// RemoveStaleTemp deletes the stale temp files of atomic writes
-// (".<name>.tmp-*") in the project root and anywhere under .ccc, so that
-// processes killed mid-write do not leave them to pile up. It reports how
-// many it removed; what it cannot read or remove is skipped. Callers hold
-// Lock.
-func RemoveStaleTemp(root string) int {
+// TempReport is what RemoveStaleTemp found: paths of the temp files it
+// removed, of those it left because a live writer holds them or they are
+// younger than StaleTemp, and what it could not remove.
+type TempReport struct {
+	Removed, Kept []string
+	Failed        []error
+}
+
+// RemoveStaleTemp deletes the temp files of atomic writes (".<name>.tmp-*")
+// in the project root and anywhere under .ccc that were left by a process
+// killed between creating one and the rename: older than StaleTemp and
+// flocked by no one (a lock dies with its process, so a held one belongs to
+// a write in flight). It needs no project lock: not every writer takes it,
+// the temp file's own lock is what counts.
+func RemoveStaleTemp(root string) TempReport {
 	cutoff := time.Now().Add(-StaleTemp)
-	removed := 0
+	var rep TempReport
 	visit := func(path string, d fs.DirEntry) {
 		name := d.Name()
 		if !d.Type().IsRegular() || !strings.HasPrefix(name, ".") || !strings.Contains(name, ".tmp-") {
 			return
 		}
-		if fi, err := d.Info(); err != nil || fi.ModTime().After(cutoff) {
+		fi, err := d.Info()
+		if err != nil {
+			return // gone since the listing: renamed by its writer
+		}
+		if fi.ModTime().After(cutoff) {
+			rep.Kept = append(rep.Kept, path)
 			return
 		}
-		if os.Remove(path) == nil {
-			removed++
+		switch err := removeUnheld(path); {
+		case errors.Is(err, errHeld):
+			rep.Kept = append(rep.Kept, path)
+		case errors.Is(err, fs.ErrNotExist):
+		case err != nil:
+			rep.Failed = append(rep.Failed, err)
+		default:
+			rep.Removed = append(rep.Removed, path)
 		}
 	}
 	if entries, err := os.ReadDir(root); err == nil {
@@ -141,5 +167,5 @@ func RemoveStaleTemp(root string) int {
 		}
 		return nil
 	})
-	return removed
+	return rep
 }

@@ -20,7 +20,12 @@ const stampLayout = "20060102T150405.000000000Z"
 
 // Backup copies the file at path into root/.ccc/backups as
 // <name>.<UTC timestamp> and prunes that file's backups to the newest
-// KeepBackups. A missing file needs no backup: it returns "", nil.
+// KeepBackups. Backups hold distinct contents: when one already kept has
+// the same bytes, that one is returned (the newest) or renamed to the new
+// stamp (an older one, so newest-first order stays the order of the
+// file's versions) instead of adding a copy; ten writes of one content
+// never push out older versions. A missing file needs no backup: it
+// returns "", nil.
 func Backup(root, path string, now time.Time) (string, error) {
 	data, err := os.ReadFile(path)
 	if os.IsNotExist(err) {
@@ -29,7 +34,18 @@ func Backup(root, path string, now time.Time) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("backup: %w", err)
 	}
-	dest, err := writeCopy(root, filepath.Base(path)+"."+now.UTC().Format(stampLayout), data)
+	base := filepath.Base(path)
+	name := base + "." + now.UTC().Format(stampLayout)
+	if same, newest := keptBackup(root, base, data); same != "" {
+		if newest {
+			return same, nil
+		}
+		dest := filepath.Join(filepath.Dir(same), name)
+		if err := os.Rename(same, dest); err == nil {
+			return dest, nil
+		}
+	}
+	dest, err := writeCopy(root, name, data)
 	if err != nil {
 		return "", err
 	}
@@ -81,6 +97,24 @@ func keptCopy(root, base string, data []byte) string {
 		}
 	}
 	return ""
+}
+
+// keptBackup finds the rotating backup of the file named base that holds
+// exactly data, and whether it is the newest; "" when there is none.
+func keptBackup(root, base string, data []byte) (path string, newest bool) {
+	paths, err := Backups(root, base)
+	if err != nil {
+		return "", false
+	}
+	for i, p := range paths {
+		if fi, err := os.Stat(p); err != nil || fi.Size() != int64(len(data)) {
+			continue
+		}
+		if kept, err := os.ReadFile(p); err == nil && bytes.Equal(kept, data) {
+			return p, i == 0
+		}
+	}
+	return "", false
 }
 
 func writeCopy(root, name string, data []byte) (string, error) {

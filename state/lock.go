@@ -2,6 +2,7 @@ package state
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -31,17 +32,69 @@ func LockDelivery(ctx context.Context, root string, e Entry) (unlock func(), err
 	return lockFile(ctx, filepath.Join(root, Dir, "deliveries"), e.Key()+".lock")
 }
 
+// ErrBusy is a lock that another live process holds until the caller gave
+// up waiting. Any other lock error (a directory or lock file that cannot be
+// created or opened) is not contention and says its own cause.
+var ErrBusy = errors.New("held by another ccc process")
+
 func lockFile(ctx context.Context, dir, name string) (unlock func(), err error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("lock: %w", err)
 	}
 	fl := flock.New(filepath.Join(dir, name))
-	ok, err := fl.TryLockContext(ctx, 10*time.Millisecond)
+	// One attempt first, whatever ctx says: it tells a lock file that
+	// cannot be opened (permissions, read-only file system) from one that
+	// is held.
+	ok, err := fl.TryLock()
+	if err == nil && !ok {
+		ok, err = fl.TryLockContext(ctx, 10*time.Millisecond)
+		if err != nil && ctx.Err() != nil {
+			return nil, fmt.Errorf("lock %s: %w (%w)", fl.Path(), ErrBusy, err)
+		}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("lock %s: %w", fl.Path(), err)
 	}
 	if !ok {
-		return nil, fmt.Errorf("lock %s: not acquired", fl.Path())
+		return nil, fmt.Errorf("lock %s: %w", fl.Path(), ErrBusy)
 	}
 	return func() { _ = fl.Unlock() }, nil
+}
+
+// LockStatus is one lock file as `ccc doctor` finds it.
+type LockStatus struct {
+	Path string
+	// Held: a live process holds it now. A flock dies with its process,
+	// so a lock file left by a crash is never held: there are no stale
+	// locks to break, only lock files, which are harmless.
+	Held bool
+	// Err is a lock file that cannot be opened (wrong owner, permissions):
+	// every ccc run would fail to take it.
+	Err error
+}
+
+// Locks tries, without waiting, each lock file given (missing ones are
+// skipped) and the delivery locks under root's .ccc, and releases at once
+// what it took.
+func Locks(root string, paths ...string) []LockStatus {
+	paths = append([]string{filepath.Join(root, Dir, LockFile)}, paths...)
+	more, _ := filepath.Glob(filepath.Join(root, Dir, "deliveries", "*.lock"))
+	var out []LockStatus
+	for _, p := range append(paths, more...) {
+		if _, err := os.Lstat(p); err != nil {
+			continue
+		}
+		fl := flock.New(p, flock.SetFlag(os.O_RDONLY))
+		ok, err := fl.TryLock()
+		switch {
+		case err != nil:
+			out = append(out, LockStatus{Path: p, Err: err})
+		case !ok:
+			out = append(out, LockStatus{Path: p, Held: true})
+		default:
+			_ = fl.Unlock()
+			out = append(out, LockStatus{Path: p})
+		}
+	}
+	return out
 }

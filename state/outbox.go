@@ -135,36 +135,77 @@ func Queued(root string, e Entry) (Entry, error) {
 // be read as one is set aside (kept as .corrupt under backups) and reported
 // in the error, never silently dropped; the others are still returned.
 func Outbox(root string, now time.Time) ([]Entry, error) {
+	entries, bad, err := ReadOutbox(root)
+	if err != nil {
+		return nil, err
+	}
+	var problems []error
+	for _, b := range bad {
+		err := b.Err
+		aside, aerr := SetAside(root, b.Path, now)
+		if aerr == nil {
+			_ = os.Remove(b.Path)
+			err = fmt.Errorf("%w (moved to %s)", err, aside)
+		}
+		problems = append(problems, err)
+	}
+	return entries, errors.Join(problems...)
+}
+
+// BadEntry is an outbox file that cannot be read as an entry.
+type BadEntry struct {
+	Path string
+	Err  error
+}
+
+// ReadOutbox lists the queued entries, oldest first, and the files that
+// are not entries, changing nothing (Outbox sets those aside; `ccc doctor`
+// only reports them).
+func ReadOutbox(root string) ([]Entry, []BadEntry, error) {
 	dir := filepath.Join(root, Dir, OutboxDir)
 	names, err := os.ReadDir(dir)
 	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
+		return nil, nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("outbox: %w", err)
+		return nil, nil, fmt.Errorf("outbox: %w", err)
 	}
 	var entries []Entry
-	var problems []error
+	var bad []BadEntry
 	for _, n := range names {
 		if n.IsDir() || !strings.HasSuffix(n.Name(), ".json") {
 			continue
 		}
 		path := filepath.Join(dir, n.Name())
 		e, err := readEntry(path)
+		if errors.Is(err, os.ErrNotExist) {
+			continue // delivered since the listing
+		}
 		if err != nil {
-			aside, aerr := SetAside(root, path, now)
-			if aerr == nil {
-				_ = os.Remove(path)
-				err = fmt.Errorf("%w (moved to %s)", err, aside)
-			}
-			problems = append(problems, err)
+			bad = append(bad, BadEntry{Path: path, Err: err})
 			continue
 		}
 		entries = append(entries, e)
 	}
 	sort.Slice(entries, func(i, j int) bool { return entries[i].QueuedAt.Before(entries[j].QueuedAt) })
-	return entries, errors.Join(problems...)
+	return entries, bad, nil
 }
+
+// EntryError is an outbox file that cannot be read as an entry.
+type EntryError struct {
+	Path string
+	Line int // 1-based; 0 when unknown
+	Err  error
+}
+
+func (e *EntryError) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("outbox: %s:%d: %v", filepath.Base(e.Path), e.Line, e.Err)
+	}
+	return fmt.Sprintf("outbox: %s: %v", filepath.Base(e.Path), e.Err)
+}
+
+func (e *EntryError) Unwrap() error { return e.Err }
 
 func readEntry(path string) (Entry, error) {
 	var e Entry
@@ -173,10 +214,15 @@ func readEntry(path string) (Entry, error) {
 		return e, err
 	}
 	if err := json.Unmarshal(data, &e); err != nil {
-		return e, fmt.Errorf("outbox: %s: %w", filepath.Base(path), err)
+		ee := &EntryError{Path: path, Err: err}
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			ee.Line, _ = position(data, se.Offset-1)
+		}
+		return e, ee
 	}
 	if e.Sink == "" || e.Target == "" || e.Body == "" {
-		return e, fmt.Errorf("outbox: %s: not an outbox entry (sink, target or body missing)", filepath.Base(path))
+		return e, &EntryError{Path: path, Err: errors.New("not an outbox entry (sink, target or body missing)")}
 	}
 	return e, nil
 }

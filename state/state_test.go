@@ -3,6 +3,7 @@ package state
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -154,7 +155,7 @@ func TestLoadMissingIsEmpty(t *testing.T) {
 func TestBackupsRotateNewestTen(t *testing.T) {
 	root := t.TempDir()
 	for i := range 15 {
-		require.NoError(t, Save(root, mustParse(t, `{"i": 0}`), t0.Add(time.Duration(i)*time.Second)))
+		require.NoError(t, Save(root, mustParse(t, fmt.Sprintf(`{"i": %d}`, i)), t0.Add(time.Duration(i)*time.Second)))
 	}
 	// Saves 2..15 each backed up the previous file: 14 backups made, 10 kept.
 	paths, err := Backups(root, FileName)
@@ -162,6 +163,46 @@ func TestBackupsRotateNewestTen(t *testing.T) {
 	require.Len(t, paths, KeepBackups)
 	assert.Contains(t, paths[0], t0.Add(14*time.Second).Format(stampLayout), "newest first")
 	assert.Contains(t, paths[9], t0.Add(5*time.Second).Format(stampLayout))
+}
+
+// Backups keep distinct contents: writing the same content again and again
+// adds no backup, so older versions are not pushed out of the ten kept; a
+// content kept further back moves to the top, keeping newest-first order.
+func TestBackupsKeepDistinctContents(t *testing.T) {
+	root := t.TempDir()
+	path := filepath.Join(root, "f.md")
+	at := func(i int) time.Time { return t0.Add(time.Duration(i) * time.Second) }
+	contents := func() []string {
+		paths, err := Backups(root, "f.md")
+		require.NoError(t, err)
+		var out []string
+		for _, p := range paths {
+			data, err := os.ReadFile(p)
+			require.NoError(t, err)
+			out = append(out, string(data))
+		}
+		return out
+	}
+	i := 0
+	backup := func(content string) string {
+		require.NoError(t, os.WriteFile(path, []byte(content), 0o644))
+		i++
+		dest, err := Backup(root, path, at(i))
+		require.NoError(t, err)
+		return dest
+	}
+	for _, c := range []string{"v1", "v2", "v3"} {
+		backup(c)
+	}
+	first := backup("v4")
+	for range 12 { // twelve checkpoints of one unchanged file
+		assert.Equal(t, first, backup("v4"), "the newest backup already holds it")
+	}
+	assert.Equal(t, []string{"v4", "v3", "v2", "v1"}, contents(), "older versions survive")
+
+	moved := backup("v2")
+	assert.Contains(t, moved, at(i).Format(stampLayout), "a kept content moves to the new stamp")
+	assert.Equal(t, []string{"v2", "v4", "v3", "v1"}, contents(), "one copy of each, newest first")
 }
 
 func TestReplaceFileDetectsOutsideWrites(t *testing.T) {

@@ -5,15 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/ccc-checkpoint/ccc/checkpoint"
 	"github.com/ccc-checkpoint/ccc/config"
-	"github.com/ccc-checkpoint/ccc/progress"
 	"github.com/ccc-checkpoint/ccc/sinks"
 )
 
@@ -21,6 +18,7 @@ import (
 type DoctorOptions struct {
 	Dir      string
 	Issue    string
+	Agent    string
 	Timeout  time.Duration
 	JSON     bool
 	Trackers TrackerFlags
@@ -32,6 +30,7 @@ type Check struct {
 	Status  string `json:"status"` // ok, warn, fail
 	Message string `json:"message"`
 	Hint    string `json:"hint,omitempty"`
+	Path    string `json:"path,omitempty"` // the file or folder checked, relative to the root when inside it
 }
 
 // NewCmdDoctor builds `ccc doctor`.
@@ -40,12 +39,26 @@ func NewCmdDoctor(f *Factory, dir *string, runF func(*DoctorOptions) error) *cob
 	cmd := &cobra.Command{
 		Use:   "doctor",
 		Short: "Check configuration and tracker connectivity",
-		Long: `Check what a checkpoint needs: the project root, the progress document, the
-preferences, and for every tracker whether its credentials are set and
-authenticate, whether the target issue exists, and how much of the rate
-limit is left. Nothing is written anywhere.` + exitStatusHelp(
+		Long: `Check what a checkpoint needs, one line each (✓ ok, ! warning, X failed, with
+the path, the line where known, and a hint):
+
+  local   the project root; the progress document parses (the check ccc
+          validate makes); .ccc-state.json is a JSON object; the agent's
+          record and every queued update in .ccc/outbox decode; .ccc and its
+          folders are writable; temp files left by a write that was killed;
+          the lock files (a lock dies with its process, so none is ever
+          stale: doctor says which are held now, and which cannot be opened)
+  network the preferences, and for every tracker whether its credentials are
+          set and authenticate, whether the target issue exists, and how
+          much of the rate limit is left. A tracker without credentials is
+          a warning, and nothing is sent: doctor works offline.
+
+Doctor changes nothing (it creates and removes a file to test that a folder
+is writable), with one exception it reports: temp files of an interrupted
+write (older than a minute and held by no process) are removed, as the next
+checkpoint would.` + exitStatusHelp(
 			"0  no problem (warnings allowed, e.g. no tracker configured)",
-			"1  at least one check failed",
+			"1  at least one check failed: a local file that is corrupt or cannot be\n     written, or a tracker that refuses the credentials or the target",
 			"2  usage error"),
 		Example: `  ccc doctor
   LINEAR_API_KEY=lin_api_... ccc doctor --issue CIA-12
@@ -63,6 +76,7 @@ limit is left. Nothing is written anywhere.` + exitStatusHelp(
 		},
 	}
 	cmd.Flags().StringVar(&opts.Issue, "issue", "", "the issue to look up (default: as checkpoint finds it)")
+	cmd.Flags().StringVar(&opts.Agent, "agent", "", "the agent whose record to check (default: $CCC_AGENT, else main)")
 	durationVar(cmd.Flags(), &opts.Timeout, "timeout", 15*time.Second, "deadline for each tracker's checks")
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the checks as JSON")
 	addTrackerFlags(cmd.Flags(), &opts.Trackers)
@@ -82,19 +96,7 @@ func doctorRun(ctx context.Context, f *Factory, opts *DoctorOptions) error {
 	add("project", "ok", root, "")
 	now := f.Now()
 
-	path := filepath.Join(root, progress.FileName)
-	switch data, err := os.ReadFile(path); {
-	case errors.Is(err, os.ErrNotExist):
-		add("progress", "warn", "no "+progress.FileName+" yet", "run ccc checkpoint to create it")
-	case err != nil:
-		add("progress", "fail", err.Error(), "")
-	default:
-		if probs := progress.Validate(path, data); len(probs) > 0 {
-			add("progress", "warn", fmt.Sprintf("%d problem(s), first: %s", len(probs), probs[0]), "run ccc validate")
-		} else if doc, err := progress.Parse(data); err == nil {
-			add("progress", "ok", fmt.Sprintf("%s is valid (task %d of %d)", progress.FileName, doc.TaskN(), doc.TaskM()), "")
-		}
-	}
+	checks = append(checks, localChecks(ctx, root, config.Agent(opts.Agent, f.Getenv))...)
 	if _, err := config.LoadPrefs(root); err != nil {
 		add("preferences", "fail", err.Error(), "fix the YAML; defaults are used meanwhile")
 	} else {

@@ -295,9 +295,9 @@ func sameBeyondRefs(t *testing.T, got, want []byte) bool {
 }
 
 // TestStaleTempFilesRemoved plays the leftovers of processes killed between
-// creating a temp file and renaming it over its target: a run removes the
-// stale ones, and leaves a fresh one alone, since it may belong to a write
-// in flight.
+// creating a temp file and renaming it over its target: a run removes those
+// older than a minute, and leaves alone a fresh one and one a live process
+// holds (flock), since they belong to writes in flight.
 func TestStaleTempFilesRemoved(t *testing.T) {
 	root := t.TempDir()
 	p := newCCCProc(root)
@@ -311,8 +311,9 @@ func TestStaleTempFilesRemoved(t *testing.T) {
 		filepath.Join(state.Dir, state.OutboxDir, ".linear-CIA-9-main-0a1b2c3d.json.tmp-1714636915"),
 	}
 	fresh := "." + state.FileName + ".tmp-424238335"
-	old := time.Now().Add(-time.Hour)
-	for _, rel := range append(stale, fresh) {
+	held := "." + state.FileName + ".tmp-719885386"
+	old := time.Now().Add(-2 * time.Minute)
+	for _, rel := range append(stale, fresh, held) {
 		path := filepath.Join(root, rel)
 		require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
 		require.NoError(t, os.WriteFile(path, []byte("# Session Progress\n\n## Compl"), 0o644)) // torn
@@ -320,11 +321,16 @@ func TestStaleTempFilesRemoved(t *testing.T) {
 			require.NoError(t, os.Chtimes(path, old, old))
 		}
 	}
+	// A live writer flocks its temp file until the rename.
+	f, err := os.Open(filepath.Join(root, held))
+	require.NoError(t, err)
+	defer f.Close()
+	require.NoError(t, syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB))
 
 	code, _, stderr = p.run(t, "checkpoint", "--profile", "automated", "--add-task", "next")
 	require.Equal(t, 0, code, stderr)
-	assert.Equal(t, []string{fresh}, tempFiles(t, root), "stale temp files are removed, a fresh one is kept")
-	_, err := progress.Parse(readOrNil(t, filepath.Join(root, progress.FileName)))
+	assert.ElementsMatch(t, []string{fresh, held}, tempFiles(t, root), "stale temp files are removed, a fresh or held one is kept")
+	_, err = progress.Parse(readOrNil(t, filepath.Join(root, progress.FileName)))
 	assert.NoError(t, err)
 	_, err = state.Parse(readOrNil(t, state.Path(root)))
 	assert.NoError(t, err)

@@ -1,0 +1,238 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/ccc-checkpoint/ccc/progress"
+	"github.com/ccc-checkpoint/ccc/records"
+	"github.com/ccc-checkpoint/ccc/state"
+)
+
+// localChecks are doctor's checks of the files a checkpoint reads and
+// writes in root, for agent's record: what makes checkpoints fail while
+// every tracker answers.
+func localChecks(ctx context.Context, root, agent string) []Check {
+	var checks []Check
+	add := func(name, status, path, msg, hint string) {
+		checks = append(checks, Check{Name: name, Status: status, Path: path, Message: msg, Hint: hint})
+	}
+	rel := func(p string) string {
+		if r, err := filepath.Rel(root, p); err == nil && r != ".." && !strings.HasPrefix(r, ".."+string(filepath.Separator)) {
+			return r
+		}
+		return p
+	}
+
+	// The progress document: the check `ccc validate` makes.
+	path := filepath.Join(root, progress.FileName)
+	fi, err := os.Stat(path)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		add("progress", "warn", progress.FileName, "no "+progress.FileName+" yet", "run ccc checkpoint to create it")
+	case err != nil:
+		add("progress", "fail", progress.FileName, err.Error(), "")
+	case !fi.Mode().IsRegular():
+		add("progress", "fail", progress.FileName, progress.FileName+" is not a regular file", "move it aside; ccc checkpoint then starts a new one")
+	case fi.Size() > progress.MaxSize:
+		add("progress", "fail", progress.FileName, fmt.Sprintf("%s is %d MB, over the %d MB limit: not a progress document",
+			progress.FileName, fi.Size()>>20, progress.MaxSize>>20), "move it aside; ccc restore --file progress brings the last good one back")
+	default:
+		data, err := os.ReadFile(path)
+		if err != nil {
+			add("progress", "fail", progress.FileName, err.Error(), "")
+			break
+		}
+		probs := progress.Validate(progress.FileName, data)
+		doc, perr := progress.Parse(data)
+		switch {
+		case perr != nil:
+			// Checkpoints cannot use a document that does not parse.
+			add("progress", "fail", progress.FileName, probs[0].String(),
+				"fix that line (ccc validate lists every problem), or ccc restore --file progress")
+		case len(probs) > 0:
+			add("progress", "warn", progress.FileName, fmt.Sprintf("%d problem(s), first: %s", len(probs), probs[0]), "run ccc validate")
+		default:
+			add("progress", "ok", progress.FileName, fmt.Sprintf("%s is valid (task %d of %d)", progress.FileName, doc.TaskN(), doc.TaskM()), "")
+		}
+	}
+
+	// The state file: one JSON object, and ccc's own key an object too.
+	switch data, err := os.ReadFile(state.Path(root)); {
+	case errors.Is(err, os.ErrNotExist):
+		add("state", "ok", state.FileName, "no "+state.FileName+" yet (the first checkpoint writes it)", "")
+	case err != nil:
+		add("state", "fail", state.FileName, err.Error(), "")
+	default:
+		st, err := state.Parse(data)
+		var ce *state.CorruptError
+		if errors.As(err, &ce) {
+			ce.Path = state.FileName
+			add("state", "fail", state.FileName, ce.Where()+": not valid JSON: "+ce.Msg,
+				"checkpoints leave it untouched and do not record themselves until it is fixed: edit it, or ccc restore --file state")
+			break
+		}
+		var own map[string]json.RawMessage
+		if _, err := st.Get("ccc", &own); err != nil {
+			add("state", "fail", state.FileName, fmt.Sprintf("%s: key ccc: %v", state.FileName, err),
+				"remove the ccc key (ccc rebuilds it), or ccc restore --file state")
+			break
+		}
+		add("state", "ok", state.FileName, state.FileName+" is a JSON object", "")
+	}
+
+	// The agent's record, and any other record file that cannot be read.
+	dir, err := records.Dir(ctx, root)
+	if err != nil {
+		add("record", "fail", "", err.Error(), "")
+	} else {
+		own := records.CurrentPath(dir, agent)
+		switch data, err := os.ReadFile(own); {
+		case records.ValidAgent(agent) != nil:
+			add("record", "fail", "", records.ValidAgent(agent).Error(), "pass --agent NAME")
+		case errors.Is(err, os.ErrNotExist):
+			add("record", "ok", rel(own), fmt.Sprintf("no record of agent %s yet", agent), "")
+		case err != nil:
+			add("record", "fail", rel(own), err.Error(), "")
+		default:
+			if r, _, err := records.Decode(rel(own), data); err != nil {
+				add("record", "fail", rel(own), strings.TrimPrefix(err.Error(), "records: "),
+					"ccc restore --file record puts the newest valid backup back; or move the file aside and the next checkpoint writes a new one")
+			} else {
+				add("record", "ok", rel(own), fmt.Sprintf("record of agent %s decodes (%s)", agent, r.Status), "")
+			}
+		}
+		_, terr := records.Top(dir)
+		for _, p := range records.Problems(terr) {
+			if p.Path != own {
+				msg := p.Error()
+				var ce *records.CorruptError
+				if errors.As(p.Err, &ce) {
+					msg = rel(p.Path) + ": " + ce.Msg
+				}
+				add("record", "warn", rel(p.Path), msg,
+					"ccc status and ccc history skip it: fix or move it aside")
+			}
+		}
+	}
+
+	// The outbox: every queued update must decode to be delivered.
+	entries, bad, err := state.ReadOutbox(root)
+	outbox := filepath.Join(state.Dir, state.OutboxDir)
+	switch {
+	case err != nil:
+		add("outbox", "fail", outbox, err.Error(), "")
+	case len(bad) == 0:
+		add("outbox", "ok", outbox, fmt.Sprintf("%d queued update(s) decode", len(entries)), "")
+	}
+	for _, b := range bad {
+		msg := rel(b.Path) + ": " + b.Err.Error()
+		hint := "give the user ccc runs as read access to it"
+		var ee *state.EntryError
+		if errors.As(b.Err, &ee) {
+			msg = rel(b.Path) + ": " + ee.Err.Error()
+			if ee.Line > 0 {
+				msg = fmt.Sprintf("%s:%d: %v", rel(b.Path), ee.Line, ee.Err)
+			}
+			hint = "ccc sync moves it aside to " + filepath.Join(state.Dir, state.BackupDir) + " (as .corrupt); or delete it"
+		}
+		add("outbox", "fail", rel(b.Path), msg, hint)
+	}
+
+	// Writable: where every checkpoint writes. A folder that does not
+	// exist yet is made by the first run in its parent.
+	targets := []string{filepath.Join(root, state.Dir)}
+	for _, sub := range []string{state.BackupDir, state.OutboxDir, "checkpoints", "deliveries"} {
+		targets = append(targets, filepath.Join(root, state.Dir, sub))
+	}
+	if !strings.HasPrefix(dir, filepath.Join(root, state.Dir)) && dir != "" {
+		targets = append(targets, dir) // the main worktree's records
+	}
+	var unwritable []string
+	var why error
+	for _, d := range targets {
+		probe := d
+		if _, err := os.Stat(d); errors.Is(err, os.ErrNotExist) {
+			if d != targets[0] {
+				continue
+			}
+			probe = root // .ccc is made in the project root
+		}
+		if err := writable(probe); err != nil {
+			unwritable = append(unwritable, rel(probe))
+			if why == nil {
+				why = err
+			}
+		}
+	}
+	if len(unwritable) > 0 {
+		add("writable", "fail", unwritable[0], fmt.Sprintf("cannot create a file in %s: %v", strings.Join(unwritable, ", "), why),
+			"ccc writes there on every checkpoint: give the user ccc runs as write access (owner, mode), or remount read-write")
+	} else {
+		add("writable", "ok", state.Dir, state.Dir+" and its folders are writable", "")
+	}
+
+	// Temp files of writes killed before their rename.
+	rep := state.RemoveStaleTemp(root)
+	if len(rep.Removed) > 0 {
+		names := make([]string, len(rep.Removed))
+		for i, p := range rep.Removed {
+			names[i] = rel(p)
+		}
+		add("temp files", "warn", "", fmt.Sprintf("removed %d temp file(s) left by an interrupted write: %s",
+			len(rep.Removed), strings.Join(names, ", ")), "a ccc process was killed while writing; nothing else was lost")
+	}
+	for _, err := range rep.Failed {
+		add("temp files", "fail", "", "cannot remove a leftover temp file: "+err.Error(), "remove it by hand (rm)")
+	}
+	switch {
+	case len(rep.Kept) > 0:
+		add("temp files", "ok", "", fmt.Sprintf("%d temp file(s) of a write in progress left alone", len(rep.Kept)), "")
+	case len(rep.Removed) == 0 && len(rep.Failed) == 0:
+		add("temp files", "ok", "", "no leftover temp files", "")
+	}
+
+	// Locks: flocks die with their process, so none is stale; a lock file
+	// that cannot be opened stops every run.
+	var extra []string
+	if dir != "" {
+		extra = append(extra, filepath.Join(dir, "lock"))
+	}
+	held, failed := 0, 0
+	for _, l := range state.Locks(root, extra...) {
+		switch {
+		case l.Err != nil:
+			failed++
+			add("locks", "fail", rel(l.Path), l.Err.Error(), "fix its owner or mode, or delete it: a lock file holds nothing")
+		case l.Held:
+			held++
+			add("locks", "ok", rel(l.Path), rel(l.Path)+" is held by a running ccc process", "")
+		}
+	}
+	if held == 0 && failed == 0 {
+		add("locks", "ok", "", "none held (a lock is released when its process ends, so none is stale)", "")
+	}
+	return checks
+}
+
+// writable says whether a file can be created in dir, by creating and
+// removing one (named like an atomic write's temp file, so a doctor killed
+// in between leaves nothing the next checkpoint does not remove).
+func writable(dir string) error {
+	f, err := os.CreateTemp(dir, ".ccc-doctor.tmp-*")
+	if err != nil {
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			return pe.Err
+		}
+		return err
+	}
+	name := f.Name()
+	_ = f.Close()
+	return os.Remove(name)
+}

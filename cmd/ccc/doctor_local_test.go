@@ -1,0 +1,206 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/ccc-checkpoint/ccc/progress"
+	"github.com/ccc-checkpoint/ccc/state"
+)
+
+const doctorDoc = "# Session Progress\n\n**Issue:** CIA-3\n\n## Completed Tasks\n\n## Current Task\n- a\n\n" +
+	"## Remaining Tasks\n\n## Decisions Made\n\n## Blockers\n\n## Continuation Prompt\nResume CIA-3.\n"
+
+const doctorRecord = `{"schemaVersion": 1, "id": "main-1", "agent": "main", "status": "in_progress"}`
+
+// runDoctor runs ccc doctor in root, offline (no credentials), and returns
+// its exit status and output.
+func runDoctor(t *testing.T, root string, args ...string) (int, string) {
+	t.Helper()
+	env := map[string]string{"CCC_PROJECT_ROOT": root, "NO_COLOR": "1"}
+	var out, errOut bytes.Buffer
+	f := &Factory{
+		IO:     IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut},
+		Getenv: func(k string) string { return env[k] },
+		Getwd:  func() (string, error) { return root, nil },
+		Now:    time.Now,
+	}
+	code := run(append([]string{"doctor"}, args...), f)
+	return code, out.String() + errOut.String()
+}
+
+func writeIn(t *testing.T, root, rel, content string) string {
+	t.Helper()
+	p := filepath.Join(root, rel)
+	require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+	require.NoError(t, os.WriteFile(p, []byte(content), 0o644))
+	return p
+}
+
+// ccc doctor checks the files a checkpoint reads and writes, a line each:
+// any that is broken is a FAIL line with its path (and line) and a hint,
+// and exit status 1, even with every tracker unconfigured (offline).
+func TestDoctorLocalChecks(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		setup func(t *testing.T, root string)
+		code  int
+		want  []string
+	}{
+		{"healthy", func(t *testing.T, root string) {}, 0, []string{
+			"✓ progress: .ccc-progress.md is valid (task 1 of 1)\n",
+			"✓ state: .ccc-state.json is a JSON object\n",
+			"✓ record: record of agent main decodes (in_progress)\n",
+			"✓ outbox: 0 queued update(s) decode\n",
+			"✓ writable: .ccc and its folders are writable\n",
+			"✓ temp files: no leftover temp files\n",
+			"✓ locks: none held (a lock is released when its process ends, so none is stale)\n",
+			"! linear: Linear not configured: LINEAR_API_KEY not set\n",
+		}},
+		{"truncated state", func(t *testing.T, root string) {
+			writeIn(t, root, state.FileName, "{\n  \"linearIssue\": \"CIA-3\",\n  \"ccc\": {\"chec")
+		}, 1, []string{
+			"X state: .ccc-state.json:3:16: not valid JSON: unexpected end of JSON input\n    hint: ",
+		}},
+		{"state whose ccc key is not an object", func(t *testing.T, root string) {
+			writeIn(t, root, state.FileName, `{"ccc": 5}`)
+		}, 1, []string{"X state: .ccc-state.json: key ccc: "}},
+		{"corrupt record", func(t *testing.T, root string) {
+			writeIn(t, root, ".ccc/checkpoints/main.json", `{"agent": 5}`)
+		}, 1, []string{
+			"X record: .ccc/checkpoints/main.json: not a checkpoint record: ",
+			"    hint: ccc restore --file record",
+		}},
+		{"another agent's corrupt record", func(t *testing.T, root string) {
+			writeIn(t, root, ".ccc/checkpoints/other.json", `[]`)
+		}, 0, []string{"! record: .ccc/checkpoints/other.json: not a JSON object"}},
+		{"corrupt outbox entry", func(t *testing.T, root string) {
+			writeIn(t, root, ".ccc/outbox/linear-CIA-3-main-0a1b2c3d.json", "{\n  \"sink\": \"linear\",\n  oops\n}\n")
+		}, 1, []string{
+			"X outbox: .ccc/outbox/linear-CIA-3-main-0a1b2c3d.json:3: invalid character 'o'",
+			"    hint: ccc sync moves it aside",
+		}},
+		{"progress that does not parse", func(t *testing.T, root string) {
+			writeIn(t, root, progress.FileName, "# Session Progress\n\x00\n")
+		}, 1, []string{"X progress: .ccc-progress.md:2: NUL byte: not a text file\n    hint: "}},
+		{"held lock", func(t *testing.T, root string) {
+			unlock, err := state.Lock(context.Background(), root)
+			require.NoError(t, err)
+			t.Cleanup(unlock)
+		}, 0, []string{"✓ locks: .ccc/lock is held by a running ccc process\n"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root := t.TempDir()
+			writeIn(t, root, progress.FileName, doctorDoc)
+			writeIn(t, root, state.FileName, `{"linearIssue": "CIA-3"}`)
+			writeIn(t, root, ".ccc/checkpoints/main.json", doctorRecord)
+			require.NoError(t, os.MkdirAll(filepath.Join(root, ".ccc/outbox"), 0o755))
+			tc.setup(t, root)
+			code, out := runDoctor(t, root)
+			for _, w := range tc.want {
+				assert.Contains(t, out, w)
+			}
+			assert.Equal(t, tc.code, code, out)
+			if tc.code == 0 {
+				assert.NotContains(t, out, "\nX ")
+			}
+		})
+	}
+}
+
+// Doctor removes the temp files of a write killed before its rename (older
+// than a minute, held by no process) and says so; a young one, or one a
+// live writer holds, is left alone.
+func TestDoctorRemovesStaleTempFiles(t *testing.T) {
+	root := t.TempDir()
+	writeIn(t, root, progress.FileName, doctorDoc)
+	aged := func(rel string, age time.Duration) string {
+		p := writeIn(t, root, rel, "{\"linearIss")
+		old := time.Now().Add(-age)
+		require.NoError(t, os.Chtimes(p, old, old))
+		return p
+	}
+	stale := aged("."+state.FileName+".tmp-846930886", 2*time.Minute)
+	young := aged("."+state.FileName+".tmp-424238335", 10*time.Second)
+	held := aged("."+progress.FileName+".tmp-1681692777", time.Hour)
+	f, err := os.Open(held)
+	require.NoError(t, err)
+	defer f.Close()
+	require.NoError(t, syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB))
+
+	code, out := runDoctor(t, root)
+	assert.Contains(t, out, "! temp files: removed 1 temp file(s) left by an interrupted write: ..ccc-state.json.tmp-846930886\n")
+	assert.Contains(t, out, "✓ temp files: 2 temp file(s) of a write in progress left alone\n")
+	assert.Equal(t, 0, code, out)
+	assert.NoFileExists(t, stale)
+	assert.FileExists(t, young)
+	assert.FileExists(t, held)
+}
+
+const doctorROEnv = "CCC_TEST_DOCTOR_RO_ROOT"
+
+// A .ccc the user cannot write is a FAIL line naming the folders and the
+// permission error. Root ignores permissions, so as root the ccc binary
+// (this test binary, named ccc) runs as nobody.
+func TestDoctorReadOnlyCCC(t *testing.T) {
+	base := t.TempDir()
+	root := filepath.Join(base, "project")
+	writeIn(t, root, progress.FileName, doctorDoc)
+	require.NoError(t, os.MkdirAll(filepath.Join(root, state.Dir, state.OutboxDir), 0o755))
+	require.NoError(t, os.Chmod(filepath.Join(root, state.Dir, state.OutboxDir), 0o555))
+	require.NoError(t, os.Chmod(filepath.Join(root, state.Dir), 0o555))
+	t.Cleanup(func() {
+		_ = os.Chmod(filepath.Join(root, state.Dir), 0o755)
+		_ = os.Chmod(filepath.Join(root, state.Dir, state.OutboxDir), 0o755)
+	})
+	if os.Geteuid() != 0 {
+		code, out := runDoctor(t, root)
+		checkDoctorReadOnly(t, code, out)
+		return
+	}
+	// go test keeps its binary where only root can enter: copy it, as ccc,
+	// somewhere nobody can run it.
+	for d := base; d != filepath.Dir(d); d = filepath.Dir(d) {
+		if fi, err := os.Stat(d); err == nil && fi.Mode().Perm()&0o005 != 0o005 {
+			require.NoError(t, os.Chmod(d, fi.Mode().Perm()|0o005))
+			perm := fi.Mode().Perm()
+			t.Cleanup(func() { _ = os.Chmod(d, perm) })
+		}
+	}
+	self, err := os.Executable()
+	require.NoError(t, err)
+	data, err := os.ReadFile(self)
+	require.NoError(t, err)
+	bin := filepath.Join(base, "ccc")
+	require.NoError(t, os.WriteFile(bin, data, 0o755))
+	cmd := exec.Command(bin, "doctor")
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + base, "CCC_PROJECT_ROOT=" + root, "NO_COLOR=1"}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	out, err := cmd.CombinedOutput()
+	code := 0
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+	case assert.ErrorAs(t, err, &ee):
+		code = ee.ExitCode()
+	default:
+		t.Skipf("cannot run as uid 65534: %v", err)
+	}
+	checkDoctorReadOnly(t, code, string(out))
+}
+
+func checkDoctorReadOnly(t *testing.T, code int, out string) {
+	t.Helper()
+	assert.Contains(t, out, "X writable: cannot create a file in .ccc, .ccc/outbox: permission denied\n    hint: ")
+	assert.Equal(t, 1, code, out)
+}

@@ -1,0 +1,90 @@
+package state
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// A temp file is removed when it is older than StaleTemp and no live
+// process holds its flock; one that is held (a write in flight, however
+// old its mtime) or young is kept.
+func TestRemoveStaleTempKeepsHeldAndYoungFiles(t *testing.T) {
+	root := t.TempDir()
+	mk := func(rel string, age time.Duration) string {
+		p := filepath.Join(root, rel)
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		require.NoError(t, os.WriteFile(p, []byte("torn"), 0o644))
+		old := time.Now().Add(-age)
+		require.NoError(t, os.Chtimes(p, old, old))
+		return p
+	}
+	stale := mk("."+FileName+".tmp-1", 2*StaleTemp)
+	staleDeep := mk(filepath.Join(Dir, OutboxDir, ".x.json.tmp-2"), 2*StaleTemp)
+	young := mk("."+FileName+".tmp-3", StaleTemp/2)
+	held := mk(".ccc-progress.md.tmp-4", time.Hour)
+	other := mk("notes.tmp-5", time.Hour) // not ccc's: no leading dot
+
+	f, err := os.Open(held)
+	require.NoError(t, err)
+	defer f.Close()
+	require.NoError(t, syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB), "the live writer's lock")
+
+	rep := RemoveStaleTemp(root)
+	assert.ElementsMatch(t, []string{stale, staleDeep}, rep.Removed)
+	assert.ElementsMatch(t, []string{young, held}, rep.Kept)
+	assert.Empty(t, rep.Failed)
+	for _, p := range []string{young, held, other} {
+		assert.FileExists(t, p)
+	}
+	assert.NoFileExists(t, stale)
+	assert.NoFileExists(t, staleDeep)
+}
+
+// The writer holds its temp file's flock until the rename: another
+// process's RemoveStaleTemp cannot take it from under a slow write.
+func TestReplaceHoldsItsTempFile(t *testing.T) {
+	root := t.TempDir()
+	path := filepath.Join(root, "f")
+	var seen []string
+	err := replace(path, []byte("new"), 0o644, func() error {
+		tmps, _ := filepath.Glob(filepath.Join(root, ".f.tmp-*"))
+		require.Len(t, tmps, 1)
+		old := time.Now().Add(-time.Hour)
+		require.NoError(t, os.Chtimes(tmps[0], old, old))
+		seen = RemoveStaleTemp(root).Kept
+		return nil
+	})
+	require.NoError(t, err)
+	assert.Len(t, seen, 1, "held by the write in flight, so kept")
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	assert.Equal(t, "new", string(data))
+}
+
+// A lock held by another process is ErrBusy; a lock that cannot be had at
+// all says its own cause and is not taken for contention.
+func TestLockErrorsTellContentionFromFailure(t *testing.T) {
+	root := t.TempDir()
+	unlock, err := Lock(context.Background(), root)
+	require.NoError(t, err)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Millisecond)
+	defer cancel()
+	_, err = Lock(ctx, root)
+	require.ErrorIs(t, err, ErrBusy)
+	unlock()
+
+	blocked := filepath.Join(t.TempDir(), "file")
+	require.NoError(t, os.WriteFile(blocked, nil, 0o644)) // .ccc cannot be made under a file
+	_, err = LockDelivery(context.Background(), blocked, Entry{Sink: "s", Target: "t", Agent: "a"})
+	require.Error(t, err)
+	assert.False(t, errors.Is(err, ErrBusy), "%v", err)
+	assert.ErrorIs(t, err, syscall.ENOTDIR)
+}

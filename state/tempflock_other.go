@@ -1,0 +1,16 @@
+//go:build !unix
+
+package state
+
+import (
+	"errors"
+	"os"
+)
+
+var errHeld = errors.New("held by a running process")
+
+// holdTemp does nothing where there is no flock: an open file cannot be
+// removed there anyway.
+func holdTemp(*os.File) {}
+
+func removeUnheld(path string) error { return os.Remove(path) }
