@@ -50,7 +50,12 @@ func localChecks(ctx context.Context, root, agent string) []Check {
 		}
 		probs := progress.Validate(progress.FileName, data)
 		doc, perr := progress.Parse(data)
+		broken := progress.Check(progress.FileName, data)
 		switch {
+		case broken != nil:
+			// Conflict markers, or no section ccc knows: checkpoints refuse it.
+			// Its message says how to fix it.
+			add("progress", "fail", progress.FileName, broken.Error(), "")
 		case perr != nil:
 			// Checkpoints cannot use a document that does not parse.
 			add("progress", "fail", progress.FileName, probs[0].String(),

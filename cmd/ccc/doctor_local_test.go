@@ -93,6 +93,13 @@ func TestDoctorLocalChecks(t *testing.T) {
 		{"progress that does not parse", func(t *testing.T, root string) {
 			writeIn(t, root, progress.FileName, "# Session Progress\n\x00\n")
 		}, 1, []string{"X progress: .ccc-progress.md:2: NUL byte: not a text file\n    hint: "}},
+		{"progress with merge conflict markers", func(t *testing.T, root string) {
+			writeIn(t, root, progress.FileName, strings.Replace(doctorDoc, "## Current Task\n- a\n",
+				"## Current Task\n<<<<<<< HEAD\n- a\n=======\n- b\n>>>>>>> feature\n", 1))
+		}, 1, []string{"X progress: .ccc-progress.md:8: unresolved merge conflict (3 marker lines, the first here); fix it by hand"}},
+		{"progress with none of the known sections", func(t *testing.T, root string) {
+			writeIn(t, root, progress.FileName, "# Notes\n\nsome text\n")
+		}, 1, []string{"X progress: .ccc-progress.md:1: none of the sections ccc knows"}},
 		{"held lock", func(t *testing.T, root string) {
 			unlock, err := state.Lock(context.Background(), root)
 			require.NoError(t, err)
