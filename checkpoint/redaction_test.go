@@ -149,3 +149,13 @@ func TestHeldKeyInTheProgressFile(t *testing.T) {
 	r = runCP(cp)
 	assert.NotContains(t, strings.Join(r.Warnings, "\n"), "persist:")
 }
+
+// The prompt `ccc go` and the session-start hook hand to the next session comes through the
+// redactor, from a progress file ccc has not rewritten yet.
+func TestResumePromptIsRedacted(t *testing.T) {
+	root := t.TempDir()
+	write(t, root, progress.FileName, "# Session Progress\n\n**Issue:** CIA-34\n\n## Current Task\n- a\n\n## Continuation Prompt\nResume CIA-34 with "+heldKey+" and "+classicToken+".\n")
+	r, err := LoadResumeWith(context.Background(), root, t0, ResumeOptions{Redactor: heldRedactor(t), ReadOnly: true})
+	require.NoError(t, err)
+	assert.Equal(t, "Resume CIA-34 with [REDACTED:secret] and [REDACTED:github-token].", r.Prompt)
+}
