@@ -110,10 +110,12 @@ type Checkpoint struct {
 	Issue string
 	// Timeout bounds the tracker step, retries included.
 	Timeout time.Duration
-	// Redactor hides credentials in what leaves the machine (bodies, commit
-	// messages); nil applies the built-in patterns.
+	// Redactor hides credentials in everything the run writes or prints
+	// (bodies, the outbox, commit messages, records, the prompt, the
+	// report); nil is redact.Default.
 	Redactor *redact.Redactor
-	// NoRedact names the sinks whose preferences turned redaction off.
+	// NoRedact names the sinks whose user turned pattern redaction off
+	// (config.RedactOff); the held credentials are redacted for them too.
 	NoRedact map[string]bool
 	// SessionID names the coding session (the hook's session_id), for the
 	// agent's record.
@@ -183,7 +185,8 @@ func (cp *Checkpoint) takeNote() string {
 
 func (cp *Checkpoint) debugf(format string, args ...any) {
 	if cp.Debug != nil {
-		fmt.Fprintf(cp.Debug, strings.TrimSuffix(format, "\n")+"\n", args...)
+		msg, _ := cp.Redactor.Redact(fmt.Sprintf(strings.TrimSuffix(format, "\n"), args...))
+		fmt.Fprintln(cp.Debug, msg)
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/ccc-checkpoint/ccc/gitrepo"
 	"github.com/ccc-checkpoint/ccc/progress"
+	"github.com/ccc-checkpoint/ccc/redact"
 	"github.com/ccc-checkpoint/ccc/state"
 )
 
@@ -199,9 +200,25 @@ func (cp *Checkpoint) updateProgress(path string) (created bool, err error) {
 	if regenerate {
 		doc.RefreshPrompt(files, true)
 	}
+	out := doc.Render()
+	// A live credential the agent wrote into the file would reach the
+	// status, the prompt, the record and a commit: the file ccc rewrites
+	// gets the marker instead, said in a warning; the text before is in
+	// the backup. Only the credentials ccc holds: a pattern's false
+	// positive would destroy the user's text.
+	if red, n := cp.Redactor.HeldOnly().Redact(string(out)); n > 0 {
+		if rdoc, perr := progress.Parse([]byte(red)); perr == nil {
+			doc, out = rdoc, []byte(red)
+			if regenerate { // its mark must match the text as written
+				doc.RefreshPrompt(files, true)
+				out = doc.Render()
+			}
+			cp.warnf("persist: %d credential(s) ccc holds (%s) replaced with [REDACTED:secret] in %s; the text before is in %s",
+				n, strings.Join(redact.SecretsFromEnvNames, ", "), progress.FileName, filepath.Join(state.Dir, state.BackupDir))
+		}
+	}
 	cp.Doc = doc
 
-	out := doc.Render()
 	if orig != nil && string(out) == string(orig) {
 		return false, nil
 	}

@@ -146,5 +146,6 @@ func Run(ctx context.Context, cp *Checkpoint, steps []Step) Report {
 	if cp.notice != "" {
 		r.Notices = append(r.Notices, cp.notice)
 	}
-	return r
+	r.redactor = cp.Redactor
+	return r.redacted()
 }

@@ -31,7 +31,7 @@ func (promptStep) Run(_ context.Context, cp *Checkpoint) error {
 		}
 		return &Failure{Cause: progress.FileName + " could not be read"}
 	}
-	cp.Prompt = cp.Doc.Prompt()
+	cp.Prompt, _ = cp.Redactor.Redact(cp.Doc.Prompt())
 	return nil
 }
 

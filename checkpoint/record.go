@@ -74,7 +74,7 @@ func (cp *Checkpoint) writeRecord(ctx context.Context) {
 		}
 		s.Blockers = append(s.Blockers, b.String())
 	}
-	_, err = records.Write(ctx, dir, s, cp.Now)
+	_, err = records.Write(ctx, dir, cp.redactSnapshot(s), cp.Now)
 	var corrupt *records.CorruptError
 	if errors.As(err, &corrupt) {
 		cp.warnf("record: %v", err) // written; the unreadable old one was set aside
@@ -89,4 +89,25 @@ func (cp *Checkpoint) flushRecord(ctx context.Context) {
 		cp.recordPending = false
 		cp.writeRecord(ctx)
 	}
+}
+
+// redactSnapshot replaces the credentials in a record's text: records are
+// read by other agents, printed by ccc status and copied into prompts.
+func (cp *Checkpoint) redactSnapshot(s records.Snapshot) records.Snapshot {
+	one := func(v *string) { *v, _ = cp.Redactor.Redact(*v) }
+	all := func(vs []string) []string {
+		out := make([]string, len(vs))
+		for i, v := range vs {
+			out[i], _ = cp.Redactor.Redact(v)
+		}
+		if vs == nil {
+			return nil
+		}
+		return out
+	}
+	for _, v := range []*string{&s.Issue, &s.Phase, &s.Current, &s.Prompt, &s.Branch} {
+		one(v)
+	}
+	s.Completed, s.Remaining, s.Blockers, s.Failures, s.Files = all(s.Completed), all(s.Remaining), all(s.Blockers), all(s.Failures), all(s.Files)
+	return s
 }

@@ -1,10 +1,12 @@
 package checkpoint
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
 
+	"github.com/ccc-checkpoint/ccc/redact"
 	"github.com/ccc-checkpoint/ccc/sinks"
 )
 
@@ -31,6 +33,62 @@ type Report struct {
 	Notices []string `json:"notices,omitempty"`
 	// Outbox lists the queued deliveries retried before this run's own.
 	Outbox []SinkResult `json:"outbox,omitempty"`
+
+	// redactor is the run's; every way out of a report (Lines, String,
+	// JSON, Redact) goes through it. nil is redact.Default.
+	redactor *redact.Redactor
+}
+
+// Redact replaces the credentials in s as the run that made the report
+// does, for text built from the report (a CI step summary, annotations).
+func (r Report) Redact(s string) string {
+	out, _ := r.redactor.Redact(s)
+	return out
+}
+
+// redacted returns a copy of r with the credentials replaced in every text:
+// a hook that printed a token into a failing step's cause, a server that
+// echoed one into a sink's error.
+func (r Report) redacted() Report {
+	x := r.Redact
+	results := func(in []SinkResult) []SinkResult {
+		if in == nil {
+			return nil
+		}
+		out := make([]SinkResult, len(in))
+		for i, sr := range in {
+			sr.Target, sr.URL, sr.Error, sr.Wrote = x(sr.Target), x(sr.URL), x(sr.Error), x(sr.Wrote)
+			out[i] = sr
+		}
+		return out
+	}
+	texts := func(in []string) []string {
+		if in == nil {
+			return nil
+		}
+		out := make([]string, len(in))
+		for i, t := range in {
+			out[i] = x(t)
+		}
+		return out
+	}
+	if r.Steps != nil {
+		steps := make([]Result, len(r.Steps))
+		for i, st := range r.Steps {
+			st.Message, st.Consequence, st.Sinks = x(st.Message), x(st.Consequence), results(st.Sinks)
+			steps[i] = st
+		}
+		r.Steps = steps
+	}
+	r.Error, r.Broken, r.Prompt, r.StatusBody = x(r.Error), x(r.Broken), x(r.Prompt), x(r.StatusBody)
+	r.Warnings, r.Notices, r.Outbox = texts(r.Warnings), texts(r.Notices), results(r.Outbox)
+	return r
+}
+
+// MarshalJSON encodes the report (--json) with its credentials replaced.
+func (r Report) MarshalJSON() ([]byte, error) {
+	type plain Report
+	return json.Marshal(plain(r.redacted()))
 }
 
 // Exit statuses of a checkpoint run.
@@ -67,6 +125,14 @@ func (r Report) ExitCode() int {
 // line per skipped or failed step (and what a succeeding step did), then
 // warnings.
 func (r Report) Lines() []string {
+	lines := r.lines()
+	for i, l := range lines {
+		lines[i] = r.Redact(l)
+	}
+	return lines
+}
+
+func (r Report) lines() []string {
 	if r.Error != "" || r.Broken != "" {
 		lines := []string{fmt.Sprintf("Checkpoint not run: %s. Nothing was written.", strings.TrimSuffix(r.Error+r.Broken, "."))}
 		for _, w := range r.Warnings {

@@ -14,6 +14,7 @@ import (
 	"github.com/ccc-checkpoint/ccc/gitrepo"
 	"github.com/ccc-checkpoint/ccc/progress"
 	"github.com/ccc-checkpoint/ccc/records"
+	"github.com/ccc-checkpoint/ccc/redact"
 	"github.com/ccc-checkpoint/ccc/state"
 )
 
@@ -71,6 +72,10 @@ type ResumeOptions struct {
 	// ReadOnly writes nothing: a missing progress file is not rebuilt
 	// (the session-start hook only reports).
 	ReadOnly bool
+	// Redactor replaces the credentials in the prompt and the warnings:
+	// the prompt goes into the next session and onto the screen. nil is
+	// redact.Default (the process's own credentials).
+	Redactor *redact.Redactor
 }
 
 // LoadResume is LoadResumeWith for the default agent.
@@ -88,6 +93,15 @@ func LoadResume(ctx context.Context, root string, now time.Time, staleAfter time
 // Source says which was used. The checkpoint is dated by the source's own
 // time, never by a file just written.
 func LoadResumeWith(ctx context.Context, root string, now time.Time, o ResumeOptions) (Resume, error) {
+	r, err := loadResume(ctx, root, now, o)
+	r.Prompt, _ = o.Redactor.Redact(r.Prompt)
+	for i, w := range r.Warnings {
+		r.Warnings[i], _ = o.Redactor.Redact(w)
+	}
+	return r, err
+}
+
+func loadResume(ctx context.Context, root string, now time.Time, o ResumeOptions) (Resume, error) {
 	if o.Agent == "" {
 		o.Agent = config.DefaultAgent
 	}

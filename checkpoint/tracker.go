@@ -268,6 +268,9 @@ func (cp *Checkpoint) send(ctx context.Context, s sinks.Sink, res SinkResult, ag
 		default:
 			res.Error = err.Error()
 		}
+		// A server's answer may echo the credential (plain, base64):
+		// the cause goes to the report, the outbox and ccc sync's lines.
+		res.Error, _ = cp.Redactor.Redact(res.Error)
 		res.Queued = cp.queue(ctx, e, res.Error)
 		return res
 	}
@@ -299,19 +302,23 @@ func (cp *Checkpoint) send(ctx context.Context, s sinks.Sink, res SinkResult, ag
 	return finish(r, err, e)
 }
 
-// redacted fills e's key and replaces the credentials in its body, unless
-// the sink's preferences turned redaction off: nothing unredacted reaches a
-// sink or the outbox.
+// redacted fills e's key and replaces the credentials in its body: nothing
+// unredacted reaches a sink or the outbox. Where the user's own preferences
+// turned a sink's redaction off, the patterns are off for it, never the
+// credentials ccc holds.
 func (cp *Checkpoint) redacted(s sinks.Sink, key, e state.Entry, res *SinkResult) state.Entry {
 	e.Sink, e.Target, e.Agent = key.Sink, key.Target, key.Agent
-	if !cp.NoRedact[s.Name()] {
-		e.Body, res.Redacted = cp.Redactor.Redact(e.Body)
+	r := cp.Redactor
+	if cp.NoRedact[s.Name()] {
+		r = r.HeldOnly()
 	}
+	e.Body, res.Redacted = r.Redact(e.Body)
 	return e
 }
 
 // queue keeps a failed delivery in the outbox; it reports whether it could.
 func (cp *Checkpoint) queue(ctx context.Context, e state.Entry, cause string) bool {
+	cause, _ = cp.Redactor.Redact(cause)
 	err := cp.withLock(ctx, func() error {
 		_, err := state.Queue(cp.Root, e, cause, cp.Now)
 		return err

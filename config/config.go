@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -76,8 +77,10 @@ type SinkPrefs struct {
 	// MaxBody is the longest status body the sink sends, in characters
 	// (Linear's default 65,000; GitHub's 65,536 is also its ceiling).
 	MaxBody int `yaml:"max_body"`
-	// Redact: false turns secret redaction off for this sink; nothing else
-	// does.
+	// Redact: false turns pattern redaction off for this sink, honoured
+	// only in the user's own preferences (UserPrefsPath): a repository
+	// cannot switch it off for whoever runs ccc there. The credentials ccc
+	// holds are redacted whatever it says.
 	Redact *bool `yaml:"redact"`
 }
 
@@ -179,26 +182,96 @@ func Default() Prefs {
 // or unparsable one an error naming the file (and the line, for bad YAML).
 func ReadPrefsFile(root string) (doc *yaml.Node, path string, err error) {
 	path = filepath.Join(root, PrefsFile)
+	doc, err = readYAML(path)
+	return doc, path, err
+}
+
+func readYAML(path string) (*yaml.Node, error) {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
-		return nil, path, nil
+		return nil, nil
 	}
 	if err != nil {
-		return nil, path, fmt.Errorf("preferences: %w", err)
+		return nil, fmt.Errorf("preferences: %w", err)
 	}
-	doc = new(yaml.Node)
+	doc := new(yaml.Node)
 	if err := yaml.Unmarshal(data, doc); err != nil {
-		return nil, path, fmt.Errorf("preferences: %s: %w", path, err)
+		return nil, fmt.Errorf("preferences: %s: %w", path, err)
 	}
-	return doc, path, nil
+	return doc, nil
 }
 
 // LoadPrefs reads root/.ccc-preferences.yaml over the defaults. A missing
 // file gives the defaults. A file that does not parse gives the defaults
 // and an error naming the file and line, for the caller to warn about.
 func LoadPrefs(root string) (Prefs, error) {
-	p := Default()
 	doc, path, err := ReadPrefsFile(root)
+	return decodePrefs(doc, path, err)
+}
+
+// UserPrefsName is the user's own preferences file, in UserConfigDir.
+const UserPrefsName = "preferences.yaml"
+
+// UserConfigDir is where the user's own ccc settings live:
+// $CCC_CONFIG_DIR, else os.UserConfigDir()/ccc.
+func UserConfigDir(getenv func(string) string) (string, error) {
+	if d := getenv("CCC_CONFIG_DIR"); d != "" {
+		return d, nil
+	}
+	d, err := os.UserConfigDir()
+	if err != nil {
+		return "", fmt.Errorf("preferences: %w", err)
+	}
+	return filepath.Join(d, "ccc"), nil
+}
+
+// UserPrefsPath is the user's own preferences file.
+func UserPrefsPath(getenv func(string) string) (string, error) {
+	d, err := UserConfigDir(getenv)
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(d, UserPrefsName), nil
+}
+
+// LoadUserPrefs reads the user's own preferences (UserPrefsPath), the
+// same keys as .ccc-preferences.yaml, over the defaults; like LoadPrefs, a
+// missing file gives the defaults and a bad one the defaults and an error.
+// Settings a repository must not make for its user (redact: false) are
+// honoured only here.
+func LoadUserPrefs(getenv func(string) string) (Prefs, error) {
+	path, err := UserPrefsPath(getenv)
+	if err != nil {
+		return Default(), err
+	}
+	doc, err := readYAML(path)
+	return decodePrefs(doc, path, err)
+}
+
+// RedactOff names the sinks whose pattern redaction the user's own
+// preferences turn off, and lists the sinks whose repository preferences
+// ask for it (ignored: an untrusted repository must not be able to make
+// ccc publish its user's secrets).
+func RedactOff(repo, user Prefs) (off map[string]bool, ignored []string) {
+	for name, sp := range user.Sinks {
+		if sp.Redact != nil && !*sp.Redact {
+			if off == nil {
+				off = map[string]bool{}
+			}
+			off[name] = true
+		}
+	}
+	for name, sp := range repo.Sinks {
+		if sp.Redact != nil && !*sp.Redact {
+			ignored = append(ignored, name)
+		}
+	}
+	sort.Strings(ignored)
+	return off, ignored
+}
+
+func decodePrefs(doc *yaml.Node, path string, err error) (Prefs, error) {
+	p := Default()
 	if doc == nil {
 		return p, err
 	}

@@ -214,3 +214,44 @@ func TestCIAgent(t *testing.T) {
 		})
 	}
 }
+
+// The user's own preferences are read with the same reader from CCC_CONFIG_DIR (else the user
+// config directory), and only there does redact: false count.
+func TestUserPrefsAndRedactOff(t *testing.T) {
+	dir := t.TempDir()
+	getenv := func(k string) string {
+		if k == "CCC_CONFIG_DIR" {
+			return dir
+		}
+		return ""
+	}
+	path, err := UserPrefsPath(getenv)
+	require.NoError(t, err)
+	assert.Equal(t, filepath.Join(dir, "preferences.yaml"), path)
+
+	user, err := LoadUserPrefs(getenv)
+	require.NoError(t, err, "a missing file is the defaults")
+	assert.Equal(t, Default(), user)
+
+	require.NoError(t, os.WriteFile(path, []byte("sinks:\n  file: {redact: false}\n  linear: {redact: true}\n"), 0o644))
+	user, err = LoadUserPrefs(getenv)
+	require.NoError(t, err)
+
+	repoRoot := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(repoRoot, PrefsFile), []byte("sinks:\n  linear: {redact: false}\n  github: {redact: false}\n  file: {}\n"), 0o644))
+	repo, err := LoadPrefs(repoRoot)
+	require.NoError(t, err)
+
+	off, ignored := RedactOff(repo, user)
+	assert.Equal(t, map[string]bool{"file": true}, off)
+	assert.Equal(t, []string{"github", "linear"}, ignored)
+
+	off, ignored = RedactOff(repo, Default())
+	assert.Empty(t, off, "a repository alone never turns redaction off")
+	assert.Len(t, ignored, 2)
+
+	require.NoError(t, os.WriteFile(path, []byte("sinks: [\n"), 0o644))
+	user, err = LoadUserPrefs(getenv)
+	assert.ErrorContains(t, err, path)
+	assert.Equal(t, Default(), user)
+}

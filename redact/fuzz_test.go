@@ -1,6 +1,7 @@
 package redact
 
 import (
+	"encoding/base64"
 	"strings"
 	"testing"
 )
@@ -12,8 +13,13 @@ import (
 // planted bare, since they are matched wherever they are.
 func FuzzRedact(f *testing.F) {
 	held := []string{"s3cr3t-h3ld-v4lue", linKey}
-	shaped := []string{ghp, ghsJWT, pat, akia, slackBot, oaiProj, anthropic, linOAuth}
+	shaped := []string{ghp, ghsJWT, pat, akia, slackBot, oaiProj, anthropic, linOAuth,
+		jwt, google, npmTok, stripe, "aws_secret_access_key=" + awsSecretKey, "https://u:" + password + "@h",
+		"GITHUB_TOKEN=" + hex40, "password=" + password}
 	r, err := New(held, []Pattern{{Name: "ticket", Regexp: `TKT-[0-9]{6}`}})
+	// Held secrets are also planted in the forms that render or decode as them.
+	held = append(held, strings.ReplaceAll(linKey, "_", `\_`), linKey[:9]+"\u200b"+linKey[9:30]+"\ufeff"+linKey[30:],
+		base64.StdEncoding.EncodeToString([]byte("x:"+linKey)), base64.RawURLEncoding.EncodeToString([]byte("y"+linKey+"\n")))
 	if err != nil {
 		f.Fatal(err)
 	}

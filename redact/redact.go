@@ -2,10 +2,15 @@
 // for a tracker, a commit message) and replaces each with a [REDACTED:<kind>] marker, so a key
 // pasted into the progress file never reaches a shared comment or the git history.
 //
-// Three sources of credentials are recognised: the exact values of the secrets ccc itself holds
-// (matched first, whatever they look like), built-in patterns for well-known token formats, and
-// user patterns from the preferences. Markers that are already in the text are left alone and
-// never matched, so redacting twice changes nothing.
+// Three sources of credentials are recognised: the values of the secrets ccc itself holds
+// (matched first, whatever they look like, and in the forms a copy of them takes: Markdown-escaped,
+// split by zero-width characters, base64- and URL-encoded), built-in patterns for well-known
+// token formats, and user patterns from the preferences. Markers that are already in the text are
+// left alone and never matched, so redacting twice changes nothing.
+//
+// Everything that leaves a ccc process goes through one Redactor: tracker bodies and the outbox,
+// report lines and --json, the CI step summary and annotations, records and the continuation
+// prompt. Default is the process's own, built once from the environment's credentials.
 //
 // Prefixes (sk-, ghp_, AKIA, ...) count only at the start of a word: the byte before them must
 // not be an ASCII letter, digit or underscore. A hyphen is a word boundary, so in "task-sk-…" the
@@ -20,9 +25,11 @@ import (
 	"encoding/base64"
 	"fmt"
 	"net/url"
+	"os"
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // Kinds, as they appear in the marker [REDACTED:<kind>] and in Finding.Kind.
@@ -36,6 +43,12 @@ const (
 	KindAnthropic     = "anthropic-key"  // sk-ant-…
 	KindPrivateKey    = "private-key"    // -----BEGIN … PRIVATE KEY----- blocks
 	KindAuthorization = "authorization"  // Authorization: header values and Bearer tokens
+	KindAWSSecret     = "aws-secret-key" // 40 characters beside an access key id or a secret-key label
+	KindJWT           = "jwt"            // eyJ….eyJ….<signature>
+	KindPassword      = "password"       // https://user:<password>@host, password=…, passwd: …
+	KindGoogle        = "google-api-key" // AIza…
+	KindNPM           = "npm-token"      // npm_…
+	KindStripe        = "stripe-key"     // sk_live_…, rk_live_…, sk_test_…, rk_test_…
 	KindCustom        = "custom"         // a user pattern without a name
 )
 
@@ -61,7 +74,7 @@ type Pattern struct {
 // Redactor finds and replaces credentials. Build it with New; a nil *Redactor applies the
 // built-in patterns only, so a forgotten constructor never means "redaction off".
 type Redactor struct {
-	secrets []string
+	secrets []form
 	rules   []rule
 	kinds   map[string]bool // marker kinds recognised as already redacted
 }
@@ -85,10 +98,10 @@ func New(secrets []string, extra []Pattern) (*Redactor, error) {
 		if len(s) < MinSecretLen || seen[s] {
 			continue
 		}
-		for _, form := range append([]string{s}, encodedForms(s)...) {
-			if !seen[form] {
-				seen[form] = true
-				r.secrets = append(r.secrets, form)
+		for _, f := range append([]form{{text: s}}, encodedForms(s)...) {
+			if !seen[f.text] {
+				seen[f.text] = true
+				r.secrets = append(r.secrets, f)
 			}
 		}
 	}
@@ -121,30 +134,61 @@ func New(secrets []string, extra []Pattern) (*Redactor, error) {
 	return r, nil
 }
 
+// form is one way a held secret appears in text; a base64 form takes the '=' padding that
+// follows it with it.
+type form struct {
+	text string
+	b64  bool
+}
+
+// minShiftedForm is the shortest base64 form of a secret seen inside a longer encoded text that
+// is matched: a shorter run of base64 characters turns up by chance in ordinary encoded data.
+const minShiftedForm = 16
+
 // encodedForms are the ways a held secret commonly appears in text other than as itself:
 // URL-escaped (in a query string or a URL a log printed) and base64 (an Authorization: Basic
-// header, `echo $TOKEN | base64` with or without its newline, standard or URL alphabet). The
-// base64 forms drop their padding, so padded and unpadded copies both match.
-func encodedForms(secret string) []string {
-	var out []string
+// header, `echo $TOKEN | base64` with or without its newline, a server echoing the credential,
+// standard or URL alphabet, padded or not).
+//
+// A secret inside a longer encoded text ("x-access-token:<secret>" in a Basic header) is encoded
+// from a byte offset of 0, 1 or 2 modulo 3, and its characters mix with its neighbours' only in
+// the first and last group of four; the groups between depend on the secret alone. So for each
+// offset the form is that stable middle, which any encoding of any text holding the secret at
+// that offset contains.
+func encodedForms(secret string) []form {
+	var out []form
 	for _, e := range []string{url.QueryEscape(secret), url.PathEscape(secret)} {
 		if e != secret {
-			out = append(out, e)
+			out = append(out, form{text: e})
 		}
 	}
-	for _, plain := range []string{secret, secret + "\n"} {
-		for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.URLEncoding} {
-			out = append(out, strings.TrimRight(enc.EncodeToString([]byte(plain)), "="))
+	for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.URLEncoding} {
+		for _, plain := range []string{secret, secret + "\n"} {
+			out = append(out, form{text: strings.TrimRight(enc.EncodeToString([]byte(plain)), "="), b64: true})
+		}
+		for k := 0; k < 3; k++ {
+			all := enc.EncodeToString(append(make([]byte, k), secret...))
+			n := k + len(secret)
+			start, end := 0, n/3*4+n%3*8/6
+			if k > 0 {
+				start = 4
+			}
+			if end-start >= minShiftedForm {
+				out = append(out, form{text: all[start:end], b64: true})
+			}
 		}
 	}
 	return out
 }
 
+// SecretsFromEnvNames are the variables whose values ccc holds: its own credentials.
+var SecretsFromEnvNames = []string{"LINEAR_API_KEY", "LINEAR_OAUTH_TOKEN", "GITHUB_TOKEN", "GH_TOKEN"}
+
 // SecretsFromEnv returns the credentials ccc may hold, read through getenv (os.Getenv in
 // production), for New. Unset variables are left out.
 func SecretsFromEnv(getenv func(string) string) []string {
 	var out []string
-	for _, name := range []string{"LINEAR_API_KEY", "LINEAR_OAUTH_TOKEN", "GITHUB_TOKEN", "GH_TOKEN"} {
+	for _, name := range SecretsFromEnvNames {
 		if v := getenv(name); v != "" {
 			out = append(out, v)
 		}
@@ -152,13 +196,32 @@ func SecretsFromEnv(getenv func(string) string) []string {
 	return out
 }
 
-var defaultRedactor = func() *Redactor {
-	r, err := New(nil, nil)
+// Default is the process's redactor: the built-in patterns and the credentials of the
+// environment (SecretsFromEnv of os.Getenv), built once, at the first use. A nil *Redactor is
+// Default, so a forgotten constructor never means "redaction off" nor "the process's own keys
+// pass".
+var Default = sync.OnceValue(func() *Redactor {
+	r, err := New(SecretsFromEnv(os.Getenv), nil)
 	if err != nil {
 		panic(err) // the built-in rules are constants; a failure here is a programming error
 	}
 	return r
-}()
+})
+
+// Text redacts s with Default: for text that leaves the process where no run's own redactor
+// is at hand.
+func Text(s string) (string, int) { return Default().Redact(s) }
+
+// HeldOnly returns a redactor that replaces the held secrets alone (in all their forms), none
+// of the patterns: for a sink whose user turned redaction off, and for the user's own file,
+// where a pattern's false positive would destroy text but ccc's live credentials must still
+// go.
+func (r *Redactor) HeldOnly() *Redactor {
+	if r == nil {
+		r = Default()
+	}
+	return &Redactor{secrets: r.secrets, kinds: r.kinds}
+}
 
 // Redact replaces each credential in text with [REDACTED:<kind>] and returns the new text and
 // how many it replaced. The count is safe to report; the replaced values are gone.
@@ -198,7 +261,7 @@ type candidate struct {
 // That makes Redact idempotent.
 func (r *Redactor) Find(text string) []Finding {
 	if r == nil {
-		r = defaultRedactor
+		r = Default()
 	}
 	markers := r.markers(text)
 	var cands []candidate
@@ -318,16 +381,8 @@ func gaps(n int, spans [][2]int) [][2]int {
 
 // scan appends the candidates found in seg, which starts at offset off of the whole text.
 func (r *Redactor) scan(seg string, off int, cands []candidate) []candidate {
-	for _, s := range r.secrets {
-		for i := 0; ; {
-			j := strings.Index(seg[i:], s)
-			if j < 0 {
-				break
-			}
-			start := i + j
-			cands = append(cands, candidate{start: off + start, end: off + start + len(s), kind: KindSecret})
-			i = start + len(s)
-		}
+	if len(r.secrets) > 0 {
+		cands = r.scanHeld(seg, off, cands)
 	}
 	for ri := range r.rules {
 		ru := &r.rules[ri]
@@ -337,3 +392,87 @@ func (r *Redactor) scan(seg string, off int, cands []candidate) []candidate {
 	}
 	return cands
 }
+
+// scanHeld appends the held secrets' candidates in seg: each form as it is, and as it reads once
+// Markdown escapes and zero-width characters are ignored (skeleton), so "lin\\_api\\_…" and a
+// key split by U+200B, which render as the key, count as the key.
+func (r *Redactor) scanHeld(seg string, off int, cands []candidate) []candidate {
+	sk := newSkeleton(seg)
+	for _, f := range r.secrets {
+		findAll(seg, f, func(s, e int) { cands = append(cands, candidate{start: off + s, end: off + e, kind: KindSecret}) })
+		if sk != nil {
+			findAll(sk.text, f, func(s, e int) {
+				cands = append(cands, candidate{start: off + sk.start[s], end: off + sk.end[e-1], kind: KindSecret})
+			})
+		}
+	}
+	return cands
+}
+
+// findAll calls add with the span of each occurrence of f in text, with a base64 form's padding.
+func findAll(text string, f form, add func(s, e int)) {
+	for i := 0; ; {
+		j := strings.Index(text[i:], f.text)
+		if j < 0 {
+			return
+		}
+		s, e := i+j, i+j+len(f.text)
+		for k := 0; f.b64 && k < 2 && e < len(text) && text[e] == '='; k++ {
+			e++
+		}
+		add(s, e)
+		i = e
+	}
+}
+
+// skeleton is a text with its Markdown escapes (a backslash before ASCII punctuation) and
+// zero-width characters taken out; start and end map each of its bytes back to the span in
+// the original text that produced it (an escaped byte's span begins at its backslash).
+type skeleton struct {
+	text       string
+	start, end []int
+}
+
+// zeroWidth are the characters that render as nothing: U+200B..U+200D, U+2060, U+FEFF.
+var zeroWidth = []string{"\u200b", "\u200c", "\u200d", "\u2060", "\ufeff"}
+
+// newSkeleton returns seg's skeleton, or nil when it is seg itself.
+func newSkeleton(seg string) *skeleton {
+	if !strings.Contains(seg, "\\") && !strings.ContainsAny(seg, strings.Join(zeroWidth, "")) {
+		return nil
+	}
+	sk := &skeleton{start: make([]int, 0, len(seg)), end: make([]int, 0, len(seg))}
+	var b strings.Builder
+	b.Grow(len(seg))
+	for i := 0; i < len(seg); {
+		if zw := zeroWidthAt(seg, i); zw > 0 {
+			i += zw
+			continue
+		}
+		from := i
+		if seg[i] == '\\' && i+1 < len(seg) && isPunct(seg[i+1]) {
+			i++
+		}
+		b.WriteByte(seg[i])
+		sk.start = append(sk.start, from)
+		sk.end = append(sk.end, i+1)
+		i++
+	}
+	sk.text = b.String()
+	return sk
+}
+
+func zeroWidthAt(s string, i int) int {
+	if s[i] < 0x80 {
+		return 0
+	}
+	for _, z := range zeroWidth {
+		if strings.HasPrefix(s[i:], z) {
+			return len(z)
+		}
+	}
+	return 0
+}
+
+// isPunct is CommonMark's escapable ASCII punctuation.
+func isPunct(c byte) bool { return strings.IndexByte("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~", c) >= 0 }

@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"flag"
+	"fmt"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -45,30 +46,37 @@ const (
 )
 
 var (
-	ghp       = "gh" + "p_" + fake("ghp", 36, "")
-	gho       = "gh" + "o_" + fake("gho", 36, "")
-	ghu       = "gh" + "u_" + fake("ghu", 36, "")
-	ghs       = "gh" + "s_" + fake("ghs", 36, "")
-	ghr       = "gh" + "r_" + fake("ghr", 36, "")
-	jwt       = "eyJ" + fake("jwt1", 33, "") + "." + fake("jwt2", 60, "") + "." + fake("jwt3", 43, "")
-	ghsJWT    = "gh" + "s_" + "1234567_" + jwt
-	pat       = "github" + "_pat_" + fake("pat1", 22, "") + "_" + fake("pat2", 59, "")
-	linKey    = "lin" + "_api_" + fake("lin", 40, "")
-	linOAuth  = "lin" + "_oauth_" + fake("linoauth", 64, hexDigits)
-	akia      = "AKIA" + "IOSFODNN7EXAMPLE" // AWS's documented example id
-	asia      = "ASIA" + fake("asia", 16, upperNum)
-	slackBot  = "xox" + "b-" + "263594206564-2343594206574-" + fake("slackbot", 24, "")
-	slackUser = "xox" + "p-" + "41684372915-1320496754-45609968301-" + fake("slackuser", 32, hexDigits)
-	oaiLegacy = "sk-" + fake("oai", 48, "")
-	oaiProj   = "sk-" + "proj-" + fake("p1", 58, "") + "_" + fake("p2", 40, "") + "-" + fake("p3", 56, "")
-	oaiHex    = "sk-" + fake("deepseek", 32, hexDigits)
-	anthropic = "sk-" + "ant-api03-" + fake("ant", 93, "") + "AA"
-	pemBody   = fake("pem1", 64, "") + "\n" + fake("pem2", 64, "") + "\n" + fake("pem3", 20, "") + "=="
-	rsaKey    = "-----BEGIN RSA " + "PRIVATE KEY-----\n" + pemBody + "\n-----END RSA " + "PRIVATE KEY-----"
-	sshKey    = "-----BEGIN OPENSSH " + "PRIVATE KEY-----\n" + pemBody + "\n-----END OPENSSH " + "PRIVATE KEY-----"
-	pgpKey    = "-----BEGIN PGP " + "PRIVATE KEY BLOCK-----\n\n" + pemBody + "\n-----END PGP " + "PRIVATE KEY BLOCK-----"
-	basicCred = "dXNlcjpwYXNzd29yZA=="
-	opaque    = fake("opaque", 24, "")
+	ghp          = "gh" + "p_" + fake("ghp", 36, "")
+	gho          = "gh" + "o_" + fake("gho", 36, "")
+	ghu          = "gh" + "u_" + fake("ghu", 36, "")
+	ghs          = "gh" + "s_" + fake("ghs", 36, "")
+	ghr          = "gh" + "r_" + fake("ghr", 36, "")
+	jwt          = "eyJ" + fake("jwt1", 33, "") + "." + fake("jwt2", 60, "") + "." + fake("jwt3", 43, "")
+	ghsJWT       = "gh" + "s_" + "1234567_" + jwt
+	pat          = "github" + "_pat_" + fake("pat1", 22, "") + "_" + fake("pat2", 59, "")
+	linKey       = "lin" + "_api_" + fake("lin", 40, "")
+	linOAuth     = "lin" + "_oauth_" + fake("linoauth", 64, hexDigits)
+	akia         = "AKIA" + "IOSFODNN7EXAMPLE" // AWS's documented example id
+	asia         = "ASIA" + fake("asia", 16, upperNum)
+	slackBot     = "xox" + "b-" + "263594206564-2343594206574-" + fake("slackbot", 24, "")
+	slackUser    = "xox" + "p-" + "41684372915-1320496754-45609968301-" + fake("slackuser", 32, hexDigits)
+	oaiLegacy    = "sk-" + fake("oai", 48, "")
+	oaiProj      = "sk-" + "proj-" + fake("p1", 58, "") + "_" + fake("p2", 40, "") + "-" + fake("p3", 56, "")
+	oaiHex       = "sk-" + fake("deepseek", 32, hexDigits)
+	anthropic    = "sk-" + "ant-api03-" + fake("ant", 93, "") + "AA"
+	pemBody      = fake("pem1", 64, "") + "\n" + fake("pem2", 64, "") + "\n" + fake("pem3", 20, "") + "=="
+	rsaKey       = "-----BEGIN RSA " + "PRIVATE KEY-----\n" + pemBody + "\n-----END RSA " + "PRIVATE KEY-----"
+	sshKey       = "-----BEGIN OPENSSH " + "PRIVATE KEY-----\n" + pemBody + "\n-----END OPENSSH " + "PRIVATE KEY-----"
+	pgpKey       = "-----BEGIN PGP " + "PRIVATE KEY BLOCK-----\n\n" + pemBody + "\n-----END PGP " + "PRIVATE KEY BLOCK-----"
+	basicCred    = "dXNlcjpwYXNzd29yZA=="
+	opaque       = fake("opaque", 24, "")
+	awsSecretKey = "wJalrXUtnFEMI/K7MDENG/" + "bPxRfiCYEXAMPLEKEY" // AWS's documented example secret
+	google       = "AI" + "za" + fake("google", 35, "")
+	npmTok       = "np" + "m_" + fake("npm", 36, "")
+	stripe       = "sk" + "_live_" + fake("stripe", 24, "")
+	stripeRK     = "rk" + "_live_" + fake("stripe-rk", 24, "")
+	hex40        = fake("classic", 40, hexDigits)
+	password     = fake("password", 12, "")
 )
 
 // redactCases are true positives and near misses, with the exact output of the built-in rules.
@@ -124,6 +132,36 @@ var redactCases = []struct {
 	{"crlf", "Authorization: Bearer abc\r\nHost: x", "Authorization: Bearer [REDACTED:authorization]\r\nHost: x", 1},
 	{"header with a github token names the token", "Authorization: token " + ghp, "Authorization: token [REDACTED:github-token]", 1},
 	{"bearer in a log line", "sent bearer " + jwt + " to api", "sent bearer [REDACTED:authorization] to api", 1},
+	// AWS secret access keys: never by shape alone, by their label or their key id.
+	{"aws secret in a credentials file", "[default]\naws_secret_access_key = " + awsSecretKey + "\n", "[default]\naws_secret_access_key = [REDACTED:aws-secret-key]\n", 1},
+	{"aws secret env", "export AWS_SECRET_ACCESS_KEY=" + awsSecretKey, "export AWS_SECRET_ACCESS_KEY=[REDACTED:aws-secret-key]", 1},
+	{"aws secret json", `{"AccessKeyId": "x", "SecretAccessKey": "` + awsSecretKey + `"}`, `{"AccessKeyId": "x", "SecretAccessKey": "[REDACTED:aws-secret-key]"}`, 1},
+	{"aws secret after secret:", "secret: " + awsSecretKey, "secret: [REDACTED:aws-secret-key]", 1},
+	{"aws secret beside its id", akia + ":" + awsSecretKey, "[REDACTED:aws-access-key]:[REDACTED:aws-secret-key]", 2},
+	{"aws secret in csv beside its id", "user," + akia + "," + awsSecretKey + "\n", "user,[REDACTED:aws-access-key],[REDACTED:aws-secret-key]\n", 2},
+	// JWT
+	{"bare jwt", "token " + jwt + " expired", "token [REDACTED:jwt] expired", 1},
+	{"jwt in a query", "https://x.example/cb?id_token=" + jwt + "&state=1", "https://x.example/cb?id_token=[REDACTED:jwt]&state=1", 1},
+	// URL userinfo
+	{"url password", "git clone https://bob:" + password + "@git.example.com/r.git", "git clone https://bob:[REDACTED:password]@git.example.com/r.git", 1},
+	{"url password with an at sign", "postgres://app:p@ss" + password + "@db:5432/x", "postgres://app:[REDACTED:password]@db:5432/x", 1},
+	{"url x-access-token", "https://x-access-token:" + hex40 + "@github.com/o/r", "https://x-access-token:[REDACTED:github-token]@github.com/o/r", 1},
+	// password assignments
+	{"password=", "mysql -u root password=" + password + " -h db", "mysql -u root password=[REDACTED:password] -h db", 1},
+	{"passwd:", "passwd: " + password + "\n", "passwd: [REDACTED:password]\n", 1},
+	{"DB_PASSWORD=", "DB_PASSWORD=" + password, "DB_PASSWORD=[REDACTED:password]", 1},
+	{"json password", `{"password": "two words!"}`, `{"password": "[REDACTED:password]"}`, 1},
+	{"password in a query", "/login?user=a&password=" + password + "&next=/", "/login?user=a&password=[REDACTED:password]&next=/", 1},
+	{"password before a full stop", "the password: " + password + ".", "the password: [REDACTED:password].", 1},
+	// Google, npm, Stripe
+	{"google api key", "key=" + google + "&q=1", "key=[REDACTED:google-api-key]&q=1", 1},
+	{"npm token", "//registry.npmjs.org/:_authToken=" + npmTok, "//registry.npmjs.org/:_authToken=[REDACTED:npm-token]", 1},
+	{"stripe live", "STRIPE_KEY=" + stripe, "STRIPE_KEY=[REDACTED:stripe-key]", 1},
+	{"stripe restricted", "(" + stripeRK + ")", "([REDACTED:stripe-key])", 1},
+	// Classic 40-hex GitHub tokens, only where a token is expected
+	{"GITHUB_TOKEN= hex", "GITHUB_TOKEN=" + hex40 + " make release", "GITHUB_TOKEN=[REDACTED:github-token] make release", 1},
+	{"gh_token yaml hex", "gh_token: '" + hex40 + "'", "gh_token: '[REDACTED:github-token]'", 1},
+	{"authorization token hex", "Authorization: token " + hex40, "Authorization: token [REDACTED:authorization]", 1},
 	// Several in one text
 	{"several", "a " + ghp + " b " + akia + " c " + slackBot + "\nd " + anthropic, "a [REDACTED:github-token] b [REDACTED:aws-access-key] c [REDACTED:slack-token]\nd [REDACTED:anthropic-key]", 4},
 	{"same token twice", ghp + "," + ghp, "[REDACTED:github-token],[REDACTED:github-token]", 2},
@@ -152,6 +190,21 @@ var redactCases = []struct {
 	{"public key block", "-----BEGIN PUBLIC KEY-----\n" + pemBody + "\n-----END PUBLIC KEY-----", "", 0},
 	{"private key in prose", "the PRIVATE KEY lives in the vault", "", 0},
 	{"empty", "", "", 0},
+	{"40 hex after commit", "commit " + hex40 + "\nAuthor: a", "", 0},
+	{"40 hex sha in a url", "https://github.com/o/r/commit/" + hex40, "", 0},
+	{"40 hex beside a word token", "the token for " + hex40 + " is rotated", "", 0},
+	{"aws secret shape alone", "checksum " + awsSecretKey, "", 0},
+	{"aws secret label with a sha", "secret: " + hex40, "", 0},
+	{"jwt header alone", "eyJhbGciOiJIUzI1NiJ9 is a header", "", 0},
+	{"jwt too short", "eyJ.abc.def and eyJabc.de.f", "", 0},
+	{"url without userinfo", "http://localhost:8080/@me and https://example.com/u@x", "", 0},
+	{"url user only", "ssh://git@github.com/o/r.git", "", 0},
+	{"password placeholders", "password=$DB_PASS password: ${PW} password=<yours> password: ******** password=%s \"password\": \"\"", "", 0},
+	{"password words", "passwordless login; the password is required; password: required", "", 0},
+	{"password field without a value", "password:\nnext", "", 0},
+	{"google prefix alone", "AIza is Google's prefix; AIzaShort", "", 0},
+	{"npm placeholder", "npm_config_cache and npm_token_here", "", 0},
+	{"stripe placeholder", "sk_live_xxxxxxxxxxxxxxxxxxxxxxxx and sk_test_yourkeygoeshere", "", 0},
 }
 
 func TestRedact(t *testing.T) {
@@ -273,6 +326,71 @@ func TestHeldSecretsEncoded(t *testing.T) {
 	}
 	got, n := r.Redact("aGVsbG8gd29ybGQ= is just base64")
 	assert.Zero(t, n, got)
+}
+
+// A held secret is found in the forms that render as it or decode to it: Markdown-escaped,
+// split by zero-width characters, and base64-encoded inside a longer text at each of the three
+// byte offsets (a Basic header's "user:<secret>", a server echoing a JSON body).
+func TestHeldSecretsDisguised(t *testing.T) {
+	key := linKey
+	r, err := New([]string{key}, nil)
+	require.NoError(t, err)
+	escaped := strings.ReplaceAll(key, "_", `\_`)
+	zw := key[:8] + "\u200b" + key[8:20] + "\u2060" + key[20:30] + "\ufeff\u200c" + key[30:]
+	cases := map[string]string{
+		"markdown-escaped":         "key " + escaped + " here",
+		"markdown-escaped in bold": "**" + escaped + "**",
+		"escaped asterisk":         `a\*` + "hunter" + key,
+		"zero-width split":         "key " + zw + " here",
+		"zero-width and escaped":   "key " + strings.ReplaceAll(zw, "_", `\_`) + ".",
+	}
+	for k := 0; k < 3; k++ {
+		for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.URLEncoding, base64.RawStdEncoding} {
+			plain := strings.Repeat("x", k) + `{"echo":"` + key + `","n":1}`
+			cases[fmt.Sprintf("base64 offset %d %p", k, enc)] = "echo: " + enc.EncodeToString([]byte(plain))
+		}
+		cases[fmt.Sprintf("basic auth offset %d", k)] = "Authorization: Basic " +
+			base64.StdEncoding.EncodeToString([]byte(strings.Repeat("u", k+3)+":"+key))
+	}
+	for name, in := range cases {
+		t.Run(name, func(t *testing.T) {
+			got, n := r.Redact(in)
+			assert.Positive(t, n, got)
+			assert.Contains(t, got, "[REDACTED:secret]")
+			assert.NotContains(t, got, key[len(key)-12:])
+			// Nothing that decodes to a third of the key is left.
+			for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.URLEncoding} {
+				for k := 0; k < 3; k++ {
+					frag := enc.EncodeToString(append(make([]byte, k), key[10:30]...))[4:20]
+					assert.NotContains(t, got, frag)
+				}
+			}
+			again, n2 := r.Redact(got)
+			assert.Equal(t, got, again)
+			assert.Zero(t, n2)
+		})
+	}
+	// Near misses: a backslash or zero-width character elsewhere changes nothing, and neither
+	// does base64 of other text.
+	for _, in := range []string{
+		`C:\path\_dir and a\_b` + "\u200b",
+		base64.StdEncoding.EncodeToString([]byte(`{"echo":"` + linOAuth + `"}`)),
+		key[:20] + "\u200b",
+	} {
+		got, n := r.Redact(in)
+		assert.Equal(t, in, got)
+		assert.Zero(t, n)
+	}
+}
+
+// HeldOnly keeps the held secrets, in every form, and drops the patterns.
+func TestHeldOnly(t *testing.T) {
+	r, err := New([]string{"hunter2hunter2"}, []Pattern{{Regexp: `TKT-[0-9]{6}`}})
+	require.NoError(t, err)
+	in := "a " + ghp + " hunter2\u200bhunter2 TKT-123456 " + base64.StdEncoding.EncodeToString([]byte("hunter2hunter2"))
+	got, n := r.HeldOnly().Redact(in)
+	assert.Equal(t, "a "+ghp+" [REDACTED:secret] TKT-123456 [REDACTED:secret]", got)
+	assert.Equal(t, 2, n)
 }
 
 func TestSecretsFromEnv(t *testing.T) {

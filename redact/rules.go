@@ -105,6 +105,138 @@ var builtin = []rule{
 		re:       regexp.MustCompile(`^(?i:bearer)[ \t]+([A-Za-z0-9._~+/-]{16,}=*)`),
 		span:     bearerToken,
 	},
+	// A JSON Web Token: three base64url segments, the header a JSON object ("eyJ" is `{"`).
+	// After the header rules, which name a token they cover.
+	{
+		kind:     KindJWT,
+		keywords: []string{"eyJ"},
+		re:       regexp.MustCompile(`^eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{16,}`),
+	},
+	// Google API keys: AIza and 35 more.
+	{
+		kind:     KindGoogle,
+		keywords: []string{"AIza"},
+		re:       regexp.MustCompile(`^AIza[0-9A-Za-z_-]{35}(?:[^0-9A-Za-z_-]|$)`),
+		span:     trimLast(39),
+	},
+	// npm access tokens: npm_ and 36 base62.
+	{
+		kind:     KindNPM,
+		keywords: []string{"npm_"},
+		re:       regexp.MustCompile(`^npm_[A-Za-z0-9]{36,}`),
+		span:     randomBody(len("npm_")),
+	},
+	// Stripe secret and restricted keys, live and test.
+	{
+		kind:     KindStripe,
+		keywords: []string{"sk_live_", "rk_live_", "sk_test_", "rk_test_"},
+		re:       regexp.MustCompile(`^[sr]k_(?:live|test)_[A-Za-z0-9]{16,}`),
+		span:     randomBody(len("sk_live_")),
+	},
+	// An AWS secret access key is 40 characters of base64 with nothing to recognise it by but
+	// its neighbours: a label (aws_secret_access_key, AWS_SECRET_ACCESS_KEY, "SecretAccessKey",
+	// secret_key, secret:) or the access key id it belongs to, a few separators before it
+	// (CSV, `aws configure` output, id:secret).
+	{
+		kind:     KindAWSSecret,
+		keywords: []string{"aws", "secret"},
+		fold:     true,
+		anywhere: true,
+		re:       regexp.MustCompile(`^(?i:(?:aws[ _-]?)?secret(?:[ _-]?access)?(?:[ _-]?key)?)["']?[ \t]*[:=][ \t]*["']?([A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|$)`),
+		span:     awsSecret,
+	},
+	{
+		kind:     KindAWSSecret,
+		keywords: []string{"AKIA", "ASIA"},
+		re:       regexp.MustCompile(`^(?:AKIA|ASIA)[A-Z0-9]{16}["']?[ \t,:;|=/]{1,6}["']?([A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|$)`),
+		span:     awsSecret,
+	},
+	// Classic GitHub tokens of old (OAuth, 40 hex) look like a commit SHA, so they count only
+	// where a token is expected: GITHUB_TOKEN= / GH_TOKEN= and the x-access-token: user of a
+	// clone URL. ("Authorization: token <hex>" is the header rule's.)
+	{
+		kind:     KindGitHub,
+		keywords: []string{"github_token", "gh_token"},
+		fold:     true,
+		anywhere: true,
+		re:       regexp.MustCompile(`^(?i:github_token|gh_token)["']?[ \t]*[:=][ \t]*["']?([0-9a-f]{40})\b`),
+		group:    1,
+	},
+	{
+		kind:     KindGitHub,
+		keywords: []string{"x-access-token:"},
+		fold:     true,
+		re:       regexp.MustCompile(`^(?i:x-access-token):([^\s@/]+)@`),
+		group:    1,
+	},
+	// The password of a URL's userinfo (scheme://user:password@host): the user stays. Greedy
+	// to the authority's last '@', since an unencoded '@' in a password happens.
+	{
+		kind:     KindPassword,
+		keywords: []string{"://"},
+		anywhere: true,
+		re:       regexp.MustCompile(`^://[^\s/?#@:]*:([^\s/?#]+)@`),
+		group:    1,
+	},
+	// password=…, passwd: …, "password": "…", DB_PASSWORD=…: the value, to its closing quote
+	// or the end of the word. Placeholders ($VAR, ${VAR}, <yours>, ****, %s) stay.
+	{
+		kind:     KindPassword,
+		keywords: []string{"password", "passwd"},
+		fold:     true,
+		anywhere: true,
+		re:       regexp.MustCompile(`^(?i:password|passwd)(["']?)[ \t]*[:=][ \t]*(?:"([^"\n]*)"|'([^'\n]*)'|([^\s"'&;,` + "`" + `]+))`),
+		span:     passwordValue,
+	},
+}
+
+// trimLast accepts a match of exactly n bytes and more that the expression needed to see its
+// end (one byte, or none at the end of the text).
+func trimLast(n int) func(string, []int, *scanState) (int, int, bool) {
+	return func(seg string, m []int, _ *scanState) (int, int, bool) {
+		return m[0], m[0] + n, m[1]-m[0] >= n
+	}
+}
+
+// awsSecret accepts 40 characters that look random: upper and lower case and a digit, '/' or '+'.
+func awsSecret(seg string, m []int, _ *scanState) (int, int, bool) {
+	v := seg[m[2]:m[3]]
+	return m[2], m[3], strings.ContainsAny(v, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") &&
+		strings.ContainsAny(v, "abcdefghijklmnopqrstuvwxyz") && strings.ContainsAny(v, "0123456789/+")
+}
+
+// passwordPlaceholders are values after "password" that name no password.
+var passwordPlaceholders = map[string]bool{
+	"": true, "null": true, "none": true, "nil": true, "true": true, "false": true, "yes": true, "no": true,
+	"required": true, "optional": true, "redacted": true, "hidden": true, "secret": true, "password": true,
+}
+
+func passwordValue(seg string, m []int, _ *scanState) (int, int, bool) {
+	s, e := -1, -1
+	for g := 2; g <= 4; g++ {
+		if m[2*g] >= 0 {
+			s, e = m[2*g], m[2*g+1]
+		}
+	}
+	if s < 0 {
+		return 0, 0, false
+	}
+	v := seg[s:e]
+	if g := m[2*4]; g >= 0 {
+		// Unquoted: a sentence's punctuation ends it.
+		for e > s && strings.IndexByte(".)]:", seg[e-1]) >= 0 {
+			e--
+		}
+		v = seg[s:e]
+	}
+	switch {
+	case passwordPlaceholders[strings.ToLower(v)],
+		strings.Trim(v, "*•xX.") == "",
+		strings.HasPrefix(v, "$"), strings.HasPrefix(v, "<"), strings.HasPrefix(v, "{{"), strings.HasPrefix(v, "%"),
+		strings.HasPrefix(v, markerPrefix):
+		return 0, 0, false
+	}
+	return s, e, true
 }
 
 // find returns the spans of seg to redact. Matches that the span function rejects and empty

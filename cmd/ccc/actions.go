@@ -44,8 +44,10 @@ func (f *Factory) finish(r checkpoint.Report, title string, asJSON, withPrompt b
 
 // annotate prints GitHub Actions workflow commands: a warning for each
 // skipped sink, an error for each failed sink or step. They go to stderr so
-// that --json keeps stdout one clean object.
+// that --json keeps stdout one clean object, and through the run's redactor:
+// annotations are public on a public repository.
 func annotate(w io.Writer, r checkpoint.Report) {
+	escapeData := func(s string) string { return escapeData(r.Redact(s)) }
 	for _, s := range r.Steps {
 		for _, sr := range s.Sinks {
 			switch sr.Action {
@@ -62,7 +64,8 @@ func annotate(w io.Writer, r checkpoint.Report) {
 }
 
 // appendSummary adds the report and the delivered body to the job's step
-// summary, keeping what earlier steps wrote there.
+// summary, keeping what earlier steps wrote there. The summary is public on a
+// public repository: all of it goes through the run's redactor.
 func appendSummary(path, title string, r checkpoint.Report) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "### %s\n\n```\n%s```\n", title, r.String())
@@ -86,7 +89,7 @@ func appendSummary(path, title string, r checkpoint.Report) error {
 	if err != nil {
 		return err
 	}
-	if _, err := fh.WriteString(b.String()); err != nil {
+	if _, err := fh.WriteString(r.Redact(b.String())); err != nil {
 		fh.Close()
 		return err
 	}

@@ -201,18 +201,25 @@ func (f *Factory) newCheckpoint(root string, profile checkpoint.Profile, agent s
 		cp.Debug = f.IO.ErrOut
 	}
 	cp.Trackers, cp.Warnings = f.trackers(root, prefs, tf)
-	if cp.Redactor, err = redact.New(redact.SecretsFromEnv(f.Getenv), prefs.Redact.Patterns); err != nil {
+	user, uerr := config.LoadUserPrefs(f.Getenv)
+	if uerr != nil {
+		cp.Warnings = append(cp.Warnings, fmt.Sprintf("%v; using defaults", uerr))
+	}
+	patterns := append(append([]redact.Pattern{}, prefs.Redact.Patterns...), user.Redact.Patterns...)
+	if cp.Redactor, err = redact.New(redact.SecretsFromEnv(f.Getenv), patterns); err != nil {
 		// The built-in patterns and the held secrets still apply.
 		cp.Redactor, _ = redact.New(redact.SecretsFromEnv(f.Getenv), nil)
 		cp.Warnings = append(cp.Warnings, fmt.Sprintf("%s: %v; redacting with the built-in patterns only", config.PrefsFile, err))
 	}
-	for name, sp := range prefs.Sinks {
-		if sp.Redact != nil && !*sp.Redact {
-			if cp.NoRedact == nil {
-				cp.NoRedact = map[string]bool{}
-			}
-			cp.NoRedact[name] = true
+	var ignored []string
+	cp.NoRedact, ignored = config.RedactOff(prefs, user)
+	if len(ignored) > 0 {
+		where := "the user preferences"
+		if p, err := config.UserPrefsPath(f.Getenv); err == nil {
+			where = p
 		}
+		cp.Warnings = append(cp.Warnings, fmt.Sprintf("%s: redact: false (sinks %s) ignored: a repository cannot turn redaction off; set it in %s",
+			config.PrefsFile, strings.Join(ignored, ", "), where))
 	}
 	return cp, nil
 }
