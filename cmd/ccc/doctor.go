@@ -38,7 +38,7 @@ func NewCmdDoctor(f *Factory, dir *string, runF func(*DoctorOptions) error) *cob
 	opts := &DoctorOptions{}
 	cmd := &cobra.Command{
 		Use:   "doctor",
-		Short: "Check configuration and tracker connectivity",
+		Short: "Check the local files, configuration and tracker connectivity",
 		Long: `Check what a checkpoint needs, one line each (✓ ok, ! warning, X failed, with
 the path, the line where known, and a hint):
 

@@ -149,3 +149,12 @@ func TestHookHelpStatesTheRootOrder(t *testing.T) {
 		})
 	}
 }
+
+// TestRootHelpSaysDoctorChecksLocalFiles: the command list says doctor
+// checks the local files too, not only the network.
+func TestRootHelpSaysDoctorChecksLocalFiles(t *testing.T) {
+	t.Parallel()
+	f, out, errOut := helpFactory()
+	require.Equal(t, 0, run([]string{"--help"}, f), errOut.String())
+	assert.Regexp(t, `(?m)^  doctor +Check the local files, configuration and tracker connectivity$`, out.String())
+}
