@@ -38,14 +38,15 @@ func NewCmdDoctor(f *Factory, dir *string, runF func(*DoctorOptions) error) *cob
 	opts := &DoctorOptions{}
 	cmd := &cobra.Command{
 		Use:   "doctor",
-		Short: "Check configuration and tracker connectivity",
+		Short: "Check the local files, configuration and tracker connectivity",
 		Long: `Check what a checkpoint needs, one line each (✓ ok, ! warning, X failed, with
 the path, the line where known, and a hint):
 
   local   the project root; the progress document parses (the check ccc
           validate makes); .ccc-state.json is a JSON object; the agent's
-          record and every queued update in .ccc/outbox decode; .ccc and its
-          folders are writable; temp files left by a write that was killed;
+          record and every queued update in .ccc/outbox decode; the project
+          root (where the progress and state files are replaced), .ccc and
+          its folders are writable; temp files left by a write that was killed;
           the lock files (a lock dies with its process, so none is ever
           stale: doctor says which are held now, and which cannot be opened)
   network the preferences, and for every tracker whether its credentials are

@@ -149,9 +149,11 @@ func localChecks(ctx context.Context, root, agent string) []Check {
 		add("outbox", "fail", rel(b.Path), msg, hint)
 	}
 
-	// Writable: where every checkpoint writes. A folder that does not
-	// exist yet is made by the first run in its parent.
-	targets := []string{filepath.Join(root, state.Dir)}
+	// Writable: where every checkpoint writes. The project root comes
+	// first: .ccc-progress.md and .ccc-state.json are replaced through a
+	// temp file beside them. A folder that does not exist yet is made by
+	// the first run in its parent.
+	targets := []string{root, filepath.Join(root, state.Dir)}
 	for _, sub := range []string{state.BackupDir, state.OutboxDir, "checkpoints", "deliveries"} {
 		targets = append(targets, filepath.Join(root, state.Dir, sub))
 	}
@@ -161,15 +163,15 @@ func localChecks(ctx context.Context, root, agent string) []Check {
 	var unwritable []string
 	var why error
 	for _, d := range targets {
-		probe := d
 		if _, err := os.Stat(d); errors.Is(err, os.ErrNotExist) {
-			if d != targets[0] {
-				continue
-			}
-			probe = root // .ccc is made in the project root
+			continue
 		}
-		if err := writable(probe); err != nil {
-			unwritable = append(unwritable, rel(probe))
+		if err := writable(d); err != nil {
+			name := rel(d)
+			if d == root {
+				name = root
+			}
+			unwritable = append(unwritable, name)
 			if why == nil {
 				why = err
 			}
@@ -179,7 +181,7 @@ func localChecks(ctx context.Context, root, agent string) []Check {
 		add("writable", "fail", unwritable[0], fmt.Sprintf("cannot create a file in %s: %v", strings.Join(unwritable, ", "), why),
 			"ccc writes there on every checkpoint: give the user ccc runs as write access (owner, mode), or remount read-write")
 	} else {
-		add("writable", "ok", state.Dir, state.Dir+" and its folders are writable", "")
+		add("writable", "ok", state.Dir, "the project root, "+state.Dir+" and its folders are writable", "")
 	}
 
 	// Temp files of writes killed before their rename.

@@ -62,7 +62,7 @@ func TestDoctorLocalChecks(t *testing.T) {
 			"✓ state: .ccc-state.json is a JSON object\n",
 			"✓ record: record of agent main decodes (in_progress)\n",
 			"✓ outbox: 0 queued update(s) decode\n",
-			"✓ writable: .ccc and its folders are writable\n",
+			"✓ writable: the project root, .ccc and its folders are writable\n",
 			"✓ temp files: no leftover temp files\n",
 			"✓ locks: none held (a lock is released when its process ends, so none is stale)\n",
 			"! linear: Linear not configured: LINEAR_API_KEY not set\n",
@@ -166,14 +166,40 @@ func TestDoctorReadOnlyCCC(t *testing.T) {
 	require.NoError(t, os.MkdirAll(filepath.Join(root, state.Dir, state.OutboxDir), 0o755))
 	require.NoError(t, os.Chmod(filepath.Join(root, state.Dir, state.OutboxDir), 0o555))
 	require.NoError(t, os.Chmod(filepath.Join(root, state.Dir), 0o555))
+	require.NoError(t, os.Chmod(root, 0o777)) // only .ccc is read-only, whoever runs
 	t.Cleanup(func() {
 		_ = os.Chmod(filepath.Join(root, state.Dir), 0o755)
 		_ = os.Chmod(filepath.Join(root, state.Dir, state.OutboxDir), 0o755)
 	})
+	code, out := doctorAsNobody(t, base, root)
+	assert.Contains(t, out, "X writable: cannot create a file in .ccc, .ccc/outbox: permission denied\n    hint: ")
+	assert.Equal(t, 1, code, out)
+}
+
+// TestDoctorReadOnlyProjectRoot: a project root ccc cannot write fails
+// every checkpoint (the progress and state files are replaced through a
+// temp file beside them), so doctor fails too, even with .ccc writable.
+func TestDoctorReadOnlyProjectRoot(t *testing.T) {
+	base := t.TempDir()
+	root := filepath.Join(base, "project")
+	writeIn(t, root, progress.FileName, doctorDoc)
+	writeIn(t, root, state.FileName, `{"linearIssue": "CIA-3"}`)
+	require.NoError(t, os.Mkdir(filepath.Join(root, state.Dir), 0o777))
+	require.NoError(t, os.Chmod(filepath.Join(root, state.Dir), 0o777)) // past the umask
+	require.NoError(t, os.Chmod(root, 0o555))
+	t.Cleanup(func() { _ = os.Chmod(root, 0o755) })
+	code, out := doctorAsNobody(t, base, root)
+	assert.Contains(t, out, "X writable: cannot create a file in "+root+": permission denied\n    hint: ")
+	assert.Equal(t, 1, code, out)
+}
+
+// doctorAsNobody runs ccc doctor in root, which is in base, so that
+// permissions apply: as itself, or, when the test runs as root (which
+// ignores permissions), as the ccc binary (this test binary) run by nobody.
+func doctorAsNobody(t *testing.T, base, root string) (int, string) {
+	t.Helper()
 	if os.Geteuid() != 0 {
-		code, out := runDoctor(t, root)
-		checkDoctorReadOnly(t, code, out)
-		return
+		return runDoctor(t, root)
 	}
 	// go test keeps its binary where only root can enter: copy it, as ccc,
 	// somewhere nobody can run it.
@@ -203,11 +229,5 @@ func TestDoctorReadOnlyCCC(t *testing.T) {
 	default:
 		t.Skipf("cannot run as uid 65534: %v", err)
 	}
-	checkDoctorReadOnly(t, code, string(out))
-}
-
-func checkDoctorReadOnly(t *testing.T, code int, out string) {
-	t.Helper()
-	assert.Contains(t, out, "X writable: cannot create a file in .ccc, .ccc/outbox: permission denied\n    hint: ")
-	assert.Equal(t, 1, code, out)
+	return code, string(out)
 }

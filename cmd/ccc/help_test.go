@@ -133,3 +133,28 @@ func TestEveryDurationFlagTakesThePreferencesSyntax(t *testing.T) {
 	assert.Subset(t, seen, []string{"ccc checkpoint --timeout", "ccc post --timeout", "ccc sync --timeout",
 		"ccc sync --retry-every", "ccc sync --debounce", "ccc status --interval", "ccc doctor --timeout"})
 }
+
+// TestHookHelpStatesTheRootOrder: `ccc hook --help`, where a user setting up
+// the hooks looks first, says how a hook finds its project, as each hook's
+// own help does.
+func TestHookHelpStatesTheRootOrder(t *testing.T) {
+	t.Parallel()
+	for _, path := range [][]string{{"hook"}, {"hook", "stop"}, {"hook", "session-start"}, {"hook", "pre-compact"}, {"hook", "session-end"}} {
+		t.Run(strings.Join(path, " "), func(t *testing.T) {
+			t.Parallel()
+			f, out, errOut := helpFactory()
+			require.Equal(t, 0, run(append(path, "--help"), f), errOut.String())
+			assert.Contains(t, strings.Join(strings.Fields(out.String()), " "),
+				`The project root is --dir, else $CCC_PROJECT_ROOT, else the git top level of Claude Code's directory (the "cwd" of the hook's stdin, else $CLAUDE_PROJECT_DIR, else the current directory)`)
+		})
+	}
+}
+
+// TestRootHelpSaysDoctorChecksLocalFiles: the command list says doctor
+// checks the local files too, not only the network.
+func TestRootHelpSaysDoctorChecksLocalFiles(t *testing.T) {
+	t.Parallel()
+	f, out, errOut := helpFactory()
+	require.Equal(t, 0, run([]string{"--help"}, f), errOut.String())
+	assert.Regexp(t, `(?m)^  doctor +Check the local files, configuration and tracker connectivity$`, out.String())
+}

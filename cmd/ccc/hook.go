@@ -46,7 +46,7 @@ and answers with JSON on stdout, or with nothing. The Claude Code plugin in
 plugin/ wires them up; so can the "hooks" section of .claude/settings.json.
 
 An unknown event is reported on stderr and does nothing, so an older ccc
-never breaks a newer plugin.` + hookExitStatus,
+never breaks a newer plugin.` + hookRootHelp + hookExitStatus,
 		Example: `  # in .claude/settings.json
   {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "ccc hook stop", "timeout": 30}]}]}}
 

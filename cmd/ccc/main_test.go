@@ -150,13 +150,14 @@ func (f githubFake) deleteAll(target string) {
 //	NAME requests N            exactly N requests since the last reset
 //	NAME comments TARGET N     TARGET has exactly N comments
 //	NAME body TARGET           print TARGET's newest comment body
+//	NAME first TARGET          print TARGET's oldest comment body
 //	NAME delete TARGET         delete TARGET's comments
 func cmdFake(name string) func(ts *testscript.TestScript, neg bool, args []string) {
 	return func(ts *testscript.TestScript, neg bool, args []string) {
 		if neg || len(args) == 0 {
-			ts.Fatalf("usage: %s target|fail|slow|heal|reset|requests|comments|body|delete ...", name)
+			ts.Fatalf("usage: %s target|fail|slow|heal|reset|requests|comments|body|first|delete ...", name)
 		}
-		arity := map[string]int{"target": 3, "fail": 3, "slow": 3, "heal": 1, "reset": 1, "requests": 2, "comments": 3, "body": 2, "delete": 2}
+		arity := map[string]int{"target": 3, "fail": 3, "slow": 3, "heal": 1, "reset": 1, "requests": 2, "comments": 3, "body": 2, "first": 2, "delete": 2}
 		if n, ok := arity[args[0]]; ok && len(args) != n {
 			ts.Fatalf("%s %s: want %d arguments, got %q (quote targets with #)", name, args[0], n-1, args[1:])
 		}
@@ -195,6 +196,12 @@ func cmdFake(name string) func(ts *testscript.TestScript, neg bool, args []strin
 				ts.Fatalf("%s: %s has no comments", name, args[1])
 			}
 			fmt.Fprint(ts.Stdout(), bodies[len(bodies)-1])
+		case "first":
+			bodies := f.bodies(args[1])
+			if len(bodies) == 0 {
+				ts.Fatalf("%s: %s has no comments", name, args[1])
+			}
+			fmt.Fprint(ts.Stdout(), bodies[0])
 		case "delete":
 			f.deleteAll(args[1])
 		default:
