@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -24,8 +25,12 @@ const stampLayout = "20060102T150405.000000000Z"
 // the same bytes, that one is returned (the newest) or renamed to the new
 // stamp (an older one, so newest-first order stays the order of the
 // file's versions) instead of adding a copy; ten writes of one content
-// never push out older versions. A missing file needs no backup: it
-// returns "", nil.
+// never push out older versions. A content that differs from the newest
+// backup only in its timestamps (every checkpoint stamps the state's
+// lastUpdatedAt, the progress file's Session, a record's updatedAt)
+// replaces that backup instead of adding one, so ten checkpoints that
+// changed nothing else keep the older versions too. A missing file needs
+// no backup: it returns "", nil.
 func Backup(root, path string, now time.Time) (string, error) {
 	data, err := os.ReadFile(path)
 	if os.IsNotExist(err) {
@@ -49,7 +54,36 @@ func Backup(root, path string, now time.Time) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	if prev := newestBackup(root, base, dest); prev != "" {
+		if kept, err := os.ReadFile(prev); err == nil && sameButStamps(kept, data) {
+			_ = os.Remove(prev) // superseded: the new copy holds the same version
+		}
+	}
 	return dest, prune(root, filepath.Base(path))
+}
+
+// stampRe matches the timestamps ccc and CCC write: RFC 3339 (to the
+// second or finer, Z or an offset) and the progress file's "2006-01-02 15:04
+// UTC".
+var stampRe = regexp.MustCompile(`\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2}| UTC)?`)
+
+// sameButStamps reports whether a and b differ at most in their timestamps.
+func sameButStamps(a, b []byte) bool {
+	return bytes.Equal(stampRe.ReplaceAll(a, []byte("T")), stampRe.ReplaceAll(b, []byte("T")))
+}
+
+// newestBackup is the newest rotating backup of base other than except.
+func newestBackup(root, base, except string) string {
+	paths, err := Backups(root, base)
+	if err != nil {
+		return ""
+	}
+	for _, p := range paths {
+		if p != except {
+			return p
+		}
+	}
+	return ""
 }
 
 // SetAside keeps a copy of a corrupt file (suffix .corrupt) that rotation

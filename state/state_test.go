@@ -205,6 +205,39 @@ func TestBackupsKeepDistinctContents(t *testing.T) {
 	assert.Equal(t, []string{"v2", "v4", "v3", "v1"}, contents(), "one copy of each, newest first")
 }
 
+// Every checkpoint stamps the files it writes: ten checkpoints that changed
+// nothing else keep one backup of that version, and the older versions.
+func TestBackupsIgnoreStamps(t *testing.T) {
+	root := t.TempDir()
+	path := filepath.Join(root, FileName)
+	var dests []string
+	for i, c := range []string{
+		`{"taskIndex": 1, "lastUpdatedAt": "2026-11-21T13:00:00Z"}`,
+		`{"taskIndex": 2, "lastUpdatedAt": "2026-11-21T13:01:00Z"}`,
+	} {
+		require.NoError(t, os.WriteFile(path, []byte(c), 0o644))
+		_, err := Backup(root, path, t0.Add(time.Duration(i)*time.Second))
+		require.NoError(t, err)
+	}
+	for i := range 12 {
+		c := fmt.Sprintf(`{"taskIndex": 3, "lastUpdatedAt": "2026-11-21T14:%02d:00.5+01:00", "ccc": {"checkpoint": {"at": "2026-11-21T14:%02d:00Z"}}}`, i, i)
+		require.NoError(t, os.WriteFile(path, []byte(c), 0o644))
+		dest, err := Backup(root, path, t0.Add(time.Duration(10+i)*time.Second))
+		require.NoError(t, err)
+		dests = append(dests, dest)
+	}
+	paths, err := Backups(root, FileName)
+	require.NoError(t, err)
+	require.Len(t, paths, 3, "one backup per version, whatever its stamps")
+	assert.Equal(t, dests[len(dests)-1], paths[0], "the newest stamps are kept")
+	newest, err := os.ReadFile(paths[0])
+	require.NoError(t, err)
+	assert.Contains(t, string(newest), "14:11:00", "the newest copy holds the last write")
+	oldest, err := os.ReadFile(paths[2])
+	require.NoError(t, err)
+	assert.Contains(t, string(oldest), `"taskIndex": 1`)
+}
+
 func TestReplaceFileDetectsOutsideWrites(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "f.md")
