@@ -38,7 +38,7 @@ func (cp *Checkpoint) writeRecord(ctx context.Context) {
 	}
 	dir, err := records.Dir(ctx, cp.Root)
 	if err != nil {
-		cp.warnf("record: %v", err)
+		cp.warnf("%s", recordProblem(err))
 		return
 	}
 	d := cp.Doc
@@ -77,7 +77,7 @@ func (cp *Checkpoint) writeRecord(ctx context.Context) {
 	_, err = records.Write(ctx, dir, cp.redactSnapshot(s), cp.Now)
 	var corrupt *records.CorruptError
 	if errors.As(err, &corrupt) {
-		cp.warnf("record: %v", err) // written; the unreadable old one was set aside
+		cp.warnf("%s", recordProblem(err)) // written; the unreadable old one was set aside
 	} else if err != nil {
 		cp.warnf("record not written: %v", err)
 	}
@@ -110,4 +110,10 @@ func (cp *Checkpoint) redactSnapshot(s records.Snapshot) records.Snapshot {
 	}
 	s.Completed, s.Remaining, s.Blockers, s.Failures, s.Files = all(s.Completed), all(s.Remaining), all(s.Blockers), all(s.Failures), all(s.Files)
 	return s
+}
+
+// recordProblem words a records error for a warning: "record: …", without
+// the package's own "records: " prefix doubling it.
+func recordProblem(err error) string {
+	return "record: " + strings.TrimPrefix(err.Error(), "records: ")
 }

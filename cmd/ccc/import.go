@@ -39,8 +39,8 @@ func NewCmdImport(f *Factory, dir *string, runF func(*ImportOptions) error) *cob
 	cmd := &cobra.Command{
 		Use:   "import FILE...",
 		Short: "Turn another protocol's checkpoint files into ccc records",
-		Long: `Read checkpoint files written by the neighbouring checkpoint protocols and turn
-each into a ccc checkpoint record in .ccc/checkpoints/<agent>.json (shared by
+		Long: `Read checkpoint files written by other agent-checkpoint tools (the four
+formats below) and turn each into a ccc checkpoint record in .ccc/checkpoints/<agent>.json (shared by
 all worktrees of the repository). The format is recognised from the content:
 
   .claude/initiative.json            milestones become tasks; a WORKFLOW-STATUS.yaml
