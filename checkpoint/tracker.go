@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strings"
 	"time"
 
@@ -268,6 +269,12 @@ func (cp *Checkpoint) send(ctx context.Context, s sinks.Sink, res SinkResult, ag
 		default:
 			res.Error = err.Error()
 		}
+		// The tracker's own wait (Retry-After, a rate limit's reset)
+		// decides when the outbox tries again, when it is the longer.
+		e.NextAttempt = time.Time{}
+		if serr != nil && serr.RetryAfter > 0 {
+			e.NextAttempt = cp.Now.Add(serr.RetryAfter)
+		}
 		res.Queued = cp.queue(ctx, e, res.Error)
 		return res
 	}
@@ -337,13 +344,24 @@ func (cp *Checkpoint) withLock(ctx context.Context, fn func() error) error {
 }
 
 // drainOutbox first tries the queued deliveries that are due, for the
-// sinks of this run, inside the run's own deadline. The key this run is
-// about to deliver is left alone: its new body supersedes the queued one.
+// sinks of this run, inside the run's own deadline (with DrainLimit, at
+// most that many within a third of it). The key this run is about to
+// deliver is left alone: its new body supersedes the queued one.
 func (cp *Checkpoint) drainOutbox(ctx context.Context, trackers []Tracker, issue string) {
 	entries, err := state.Outbox(cp.Root, cp.Now)
 	if err != nil {
 		cp.warnf("%v", err)
 	}
+	if cp.DrainLimit > 0 {
+		// This agent's own backlog first: nobody else's hooks send it.
+		sort.SliceStable(entries, func(i, j int) bool { return entries[i].Agent == cp.Agent && entries[j].Agent != cp.Agent })
+		if cp.Timeout > 0 {
+			var cancel context.CancelFunc
+			ctx, cancel = sinks.WithTimeout(ctx, cp.Timeout/3)
+			defer cancel()
+		}
+	}
+	tried := 0
 	bySink := map[string]sinks.Sink{}
 	own := map[string]bool{}
 	for _, tr := range trackers {
@@ -359,6 +377,10 @@ func (cp *Checkpoint) drainOutbox(ctx context.Context, trackers []Tracker, issue
 		if !ok || own[e.Key()] || e.NextAttempt.After(cp.Now) || ctx.Err() != nil {
 			continue
 		}
+		if cp.DrainLimit > 0 && tried >= cp.DrainLimit {
+			break
+		}
+		tried++
 		res := cp.Redeliver(ctx, s, e)
 		cp.Drained = append(cp.Drained, res)
 	}

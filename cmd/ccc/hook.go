@@ -23,6 +23,12 @@ import (
 // kilobytes (last_assistant_message included); more is not a hook input.
 const maxHookInput = 16 << 20
 
+// hookDrainLimit is how many queued deliveries of other targets or agents
+// a hook's checkpoint retries before its own (within a third of its
+// deadline): a backlog must not use up the hook's budget. The rest waits
+// for `ccc sync` or the next run.
+const hookDrainLimit = 3
+
 // hookRootHelp is how every hook finds its project (see hookRoot).
 const hookRootHelp = `
 
@@ -278,6 +284,7 @@ func (f *Factory) hookCheckpoint(ctx context.Context, c hook.Checkpoint) error {
 		return err
 	}
 	cp.KeepState, cp.SessionID = c.KeepState, c.SessionID
+	cp.DrainLimit = hookDrainLimit
 	if l := c.Loop; l != nil {
 		cp.Loop = &checkpoint.Loop{TaskIndex: int(l.TaskIndex), TotalTasks: int(l.TotalTasks)}
 	}
