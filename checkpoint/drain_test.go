@@ -102,3 +102,28 @@ func (s *stallSink) Upsert(ctx context.Context, d sinks.Delivery) (sinks.Result,
 	s.mu.Unlock()
 	return sinks.Result{Action: sinks.Created, Ref: sinks.Ref{ID: "c-1"}, Requests: 1}, nil
 }
+
+// While the tracker's wait runs, a run's own delivery to that key asks it
+// nothing: the new status is queued behind the wait, then delivered.
+func TestOwnDeliveryWaitsForTheTrackersRetryAfter(t *testing.T) {
+	root := t.TempDir()
+	s := &fakeSink{errs: []error{&sinks.Error{Cause: "rate limited, retry after 1h", RetryAfter: time.Hour}}}
+	run := func(now time.Time, current string) Report {
+		cp := newCP(root, Automated, progress.Edits{Issue: "CIA-1", Current: current})
+		cp.Now, cp.Trackers = now, []Tracker{{Sink: s}}
+		return runCP(cp)
+	}
+	run(t0, "parser")
+	r := run(t0.Add(5*time.Minute), "lexer")
+	assert.Equal(t, 1, s.calls, "the tracker was not asked again")
+	assert.Contains(t, r.Lines(), "Failed: Fake update (rate limited, retry after 1h; not retried before 14:45 UTC) — queued for retry (ccc sync).")
+	queued, err := state.Outbox(root, t0)
+	require.NoError(t, err)
+	require.Len(t, queued, 1)
+	assert.Equal(t, t0.Add(time.Hour), queued[0].NextAttempt)
+	assert.Contains(t, queued[0].Body, "lexer", "the newer status waits")
+
+	r = run(t0.Add(61*time.Minute), "lexer")
+	assert.Equal(t, ExitOK, r.ExitCode(), r.Lines())
+	assert.Equal(t, 2, s.calls)
+}

@@ -206,6 +206,18 @@ func (cp *Checkpoint) deliverTo(ctx context.Context, tr Tracker, issue, from, bo
 	next := func() (state.Entry, bool) {
 		return state.Entry{Body: cp.latestStatus(body), FullText: cp.FullText, RenderedAt: time.Now().UTC()}, true
 	}
+	key := state.Entry{Sink: s.Name(), Target: res.Target, Agent: cp.Agent}
+	if q, err := state.Queued(cp.Root, key); err == nil && q.Held(cp.Now) {
+		// The tracker asked to be left alone until then: the new status
+		// joins the queue instead of asking again.
+		e, _ := next()
+		e = cp.redacted(s, key, e, &res)
+		e.NextAttempt = q.NextAttempt
+		res.Action = sinks.Failed
+		res.Error = fmt.Sprintf("%s; not retried before %s", q.LastError, q.NextAttempt.UTC().Format("15:04 UTC"))
+		res.Queued = cp.queue(ctx, e, q.LastError)
+		return res
+	}
 	return cp.send(ctx, s, res, cp.Agent, next)
 }
 

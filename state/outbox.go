@@ -91,6 +91,13 @@ func RetryAfter(attempts int) time.Duration {
 	return min(d, retryMax)
 }
 
+// Held reports whether e waits for its tracker rather than for its
+// backoff: the tracker asked for a later time (Retry-After, a rate limit's
+// reset) that has not come. No run but `ccc sync` sends it anything before.
+func (e Entry) Held(now time.Time) bool {
+	return e.NextAttempt.After(now) && e.NextAttempt.After(e.UpdatedAt.Add(RetryAfter(e.Attempts)))
+}
+
 func outboxPath(root string, e Entry) string {
 	return filepath.Join(root, Dir, OutboxDir, e.Key()+".json")
 }
