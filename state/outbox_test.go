@@ -121,3 +121,17 @@ func TestOutboxQueueHonoursTheTrackersWait(t *testing.T) {
 		})
 	}
 }
+
+func TestEntryHeldOnlyByTheTrackersWait(t *testing.T) {
+	root := t.TempDir()
+	e := Entry{Sink: "linear", Target: "CIA-1", Agent: "main", Body: "v1", RenderedAt: t0}
+	backoff, err := Queue(root, e, "HTTP 503", t0)
+	require.NoError(t, err)
+	assert.False(t, backoff.Held(t0.Add(time.Second)), "a backoff holds nothing back from a new status")
+
+	e.NextAttempt = t0.Add(time.Hour)
+	asked, err := Queue(root, e, "rate limited, retry after 1h", t0)
+	require.NoError(t, err)
+	assert.True(t, asked.Held(t0.Add(5*time.Minute)))
+	assert.False(t, asked.Held(t0.Add(time.Hour)), "due once the wait is over")
+}

@@ -285,9 +285,9 @@ func nextLink(h http.Header) string {
 	return ""
 }
 
-// sameOrigin says whether next may be sent the token: only to the host the
-// token was meant for.
+// sameOrigin says whether next may be sent the token: only to the scheme,
+// host and port the token was meant for, as for redirects.
 func (r *run) sameOrigin(next string) bool {
 	u, err := url.Parse(next)
-	return err == nil && u.Scheme == r.s.base.Scheme && strings.EqualFold(u.Host, r.s.base.Host)
+	return err == nil && sinks.SameOrigin(r.s.base, u)
 }
