@@ -110,6 +110,13 @@ type Checkpoint struct {
 	Issue string
 	// Timeout bounds the tracker step, retries included.
 	Timeout time.Duration
+	// DrainLimit, when above 0, bounds the queued deliveries (of other
+	// targets or agents) the tracker step retries before its own: at most
+	// this many, this agent's first, within a third of Timeout. The hooks
+	// set it, so a backlog never uses up a hook's budget; the rest waits
+	// for `ccc sync` or a later run. 0: every due entry, in the whole
+	// Timeout.
+	DrainLimit int
 	// Redactor hides credentials in everything the run writes or prints
 	// (bodies, the outbox, commit messages, records, the prompt, the
 	// report); nil is redact.Default.

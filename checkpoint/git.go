@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ccc-checkpoint/ccc/config"
 	"github.com/ccc-checkpoint/ccc/gitrepo"
 	"github.com/ccc-checkpoint/ccc/state"
 )
@@ -30,6 +31,7 @@ func (gitStep) Run(ctx context.Context, cp *Checkpoint) error {
 	if err != nil {
 		return err
 	}
+	repo.NoHooks = !config.GitHooks(cp.Prefs, cp.getenv)
 	if cp.State == nil {
 		return Skip("no state to read activeTaskFiles from")
 	}

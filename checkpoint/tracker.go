@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strings"
 	"time"
 
@@ -205,6 +206,18 @@ func (cp *Checkpoint) deliverTo(ctx context.Context, tr Tracker, issue, from, bo
 	next := func() (state.Entry, bool) {
 		return state.Entry{Body: cp.latestStatus(body), FullText: cp.FullText, RenderedAt: time.Now().UTC()}, true
 	}
+	key := state.Entry{Sink: s.Name(), Target: res.Target, Agent: cp.Agent}
+	if q, err := state.Queued(cp.Root, key); err == nil && q.Held(cp.Now) {
+		// The tracker asked to be left alone until then: the new status
+		// joins the queue instead of asking again.
+		e, _ := next()
+		e = cp.redacted(s, key, e, &res)
+		e.NextAttempt = q.NextAttempt
+		res.Action = sinks.Failed
+		res.Error = fmt.Sprintf("%s; not retried before %s", q.LastError, q.NextAttempt.UTC().Format("15:04 UTC"))
+		res.Queued = cp.queue(ctx, e, q.LastError)
+		return res
+	}
 	return cp.send(ctx, s, res, cp.Agent, next)
 }
 
@@ -271,6 +284,12 @@ func (cp *Checkpoint) send(ctx context.Context, s sinks.Sink, res SinkResult, ag
 		// A server's answer may echo the credential (plain, base64):
 		// the cause goes to the report, the outbox and ccc sync's lines.
 		res.Error, _ = cp.Redactor.Redact(res.Error)
+		// The tracker's own wait (Retry-After, a rate limit's reset)
+		// decides when the outbox tries again, when it is the longer.
+		e.NextAttempt = time.Time{}
+		if serr != nil && serr.RetryAfter > 0 {
+			e.NextAttempt = cp.Now.Add(serr.RetryAfter)
+		}
 		res.Queued = cp.queue(ctx, e, res.Error)
 		return res
 	}
@@ -344,13 +363,24 @@ func (cp *Checkpoint) withLock(ctx context.Context, fn func() error) error {
 }
 
 // drainOutbox first tries the queued deliveries that are due, for the
-// sinks of this run, inside the run's own deadline. The key this run is
-// about to deliver is left alone: its new body supersedes the queued one.
+// sinks of this run, inside the run's own deadline (with DrainLimit, at
+// most that many within a third of it). The key this run is about to
+// deliver is left alone: its new body supersedes the queued one.
 func (cp *Checkpoint) drainOutbox(ctx context.Context, trackers []Tracker, issue string) {
 	entries, err := state.Outbox(cp.Root, cp.Now)
 	if err != nil {
 		cp.warnf("%v", err)
 	}
+	if cp.DrainLimit > 0 {
+		// This agent's own backlog first: nobody else's hooks send it.
+		sort.SliceStable(entries, func(i, j int) bool { return entries[i].Agent == cp.Agent && entries[j].Agent != cp.Agent })
+		if cp.Timeout > 0 {
+			var cancel context.CancelFunc
+			ctx, cancel = sinks.WithTimeout(ctx, cp.Timeout/3)
+			defer cancel()
+		}
+	}
+	tried := 0
 	bySink := map[string]sinks.Sink{}
 	own := map[string]bool{}
 	for _, tr := range trackers {
@@ -366,6 +396,10 @@ func (cp *Checkpoint) drainOutbox(ctx context.Context, trackers []Tracker, issue
 		if !ok || own[e.Key()] || e.NextAttempt.After(cp.Now) || ctx.Err() != nil {
 			continue
 		}
+		if cp.DrainLimit > 0 && tried >= cp.DrainLimit {
+			break
+		}
+		tried++
 		res := cp.Redeliver(ctx, s, e)
 		cp.Drained = append(cp.Drained, res)
 	}

@@ -46,6 +46,9 @@ type Prefs struct {
 		AutomatedTimeout Duration `yaml:"automated_timeout"`
 		// StaleAfter is the age past which `ccc go` flags a checkpoint.
 		StaleAfter Duration `yaml:"stale_after"`
+		// GitHooks: false makes the git snapshot run none of the
+		// repository's hooks, fsmonitor or commit signing (see GitHooks).
+		GitHooks *bool `yaml:"git_hooks"`
 	} `yaml:"checkpoint"`
 	Sync struct {
 		// Debounce gathers a burst of writes to the progress file into one
@@ -291,6 +294,7 @@ func decodePrefs(doc *yaml.Node, path string, err error) (Prefs, error) {
 	if v := read.Checkpoint.StaleAfter; v > 0 {
 		p.Checkpoint.StaleAfter = v
 	}
+	p.Checkpoint.GitHooks = read.Checkpoint.GitHooks
 	if v := read.Sync.Debounce; v > 0 {
 		p.Sync.Debounce = v
 	}
@@ -310,6 +314,23 @@ func hasKey(doc *yaml.Node, key string) bool {
 	}
 	_, ok := top[key]
 	return ok
+}
+
+// GitHooks says whether the manual checkpoint's git snapshot runs the
+// repository's hooks, fsmonitor and commit signing, as `git commit` does:
+// yes, unless checkpoint.git_hooks is false in the preferences or
+// CCC_GIT_HOOKS is false (0, no, off). Either can only turn them off: the
+// preferences file belongs to the repository, which is not trusted to
+// turn on what the user turned off, and on is already the default.
+func GitHooks(p Prefs, getenv func(string) string) bool {
+	if v := p.Checkpoint.GitHooks; v != nil && !*v {
+		return false
+	}
+	switch strings.ToLower(strings.TrimSpace(getenv("CCC_GIT_HOOKS"))) {
+	case "0", "false", "no", "off":
+		return false
+	}
+	return true
 }
 
 // FindRoot picks the project root: dir (--dir), else $CCC_PROJECT_ROOT, else

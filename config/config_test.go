@@ -255,3 +255,33 @@ func TestUserPrefsAndRedactOff(t *testing.T) {
 	assert.ErrorContains(t, err, path)
 	assert.Equal(t, Default(), user)
 }
+
+func TestGitHooksCanOnlyBeTurnedOff(t *testing.T) {
+	off, on := false, true
+	tests := []struct {
+		name string
+		pref *bool
+		env  string
+		want bool
+	}{
+		{"default: like git commit", nil, "", true},
+		{"the preferences turn them off", &off, "", false},
+		{"the environment turns them off", nil, "false", false},
+		{"CCC_GIT_HOOKS=0", nil, "0", false},
+		{"a repository's true does not override the user's off", &on, "off", false},
+		{"true is the default anyway", &on, "", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var p Prefs
+			p.Checkpoint.GitHooks = tt.pref
+			got := GitHooks(p, func(k string) string {
+				if k == "CCC_GIT_HOOKS" {
+					return tt.env
+				}
+				return ""
+			})
+			assert.Equal(t, tt.want, got)
+		})
+	}
+}

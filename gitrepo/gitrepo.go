@@ -31,6 +31,22 @@ type Repo struct {
 	// Dir is the top level of the work tree, as git reports it (symlinks
 	// resolved).
 	Dir string
+	// NoHooks runs git with the repository's programs turned off: no
+	// hooks (core.hooksPath=/dev/null, and commit --no-verify), no
+	// fsmonitor, no commit signing. Without it Snapshot's commit runs
+	// them exactly as `git commit` would.
+	NoHooks bool
+}
+
+// noHooks is the configuration NoHooks puts before every git command.
+var noHooks = []string{"-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false", "-c", "commit.gpgsign=false"}
+
+// withConfig puts NoHooks' configuration before args when it is set.
+func (r *Repo) withConfig(args []string) []string {
+	if !r.NoHooks {
+		return args
+	}
+	return append(append([]string(nil), noHooks...), args...)
 }
 
 // GitError is a git command that failed. It keeps git's own words, which
@@ -131,7 +147,7 @@ func run(ctx context.Context, dir string, extraEnv []string, args ...string) (st
 }
 
 func (r *Repo) git(ctx context.Context, args ...string) (string, error) {
-	return run(ctx, r.Dir, nil, args...)
+	return run(ctx, r.Dir, nil, r.withConfig(args)...)
 }
 
 // Open finds the work tree that contains dir. It returns an error wrapping

@@ -209,7 +209,11 @@ func (r *Repo) commit(ctx context.Context, picked []Change, scope []string, mess
 	// --only commits these paths from the work tree and leaves whatever else
 	// the user staged staged; --literal-pathspecs keeps a file named "*.go"
 	// from matching every Go file.
-	args := append([]string{"-c", "core.quotepath=off", "--literal-pathspecs", "commit", "--only", "-m", message, "--"}, files...)
+	args := []string{"-c", "core.quotepath=off", "--literal-pathspecs", "commit", "--only", "-m", message}
+	if r.NoHooks {
+		args = append(args, "--no-verify")
+	}
+	args = append(append(args, "--"), files...)
 	stdout, err := r.git(ctx, args...)
 	if err != nil {
 		var gerr *GitError

@@ -35,7 +35,7 @@ func (r *Repo) Changed(ctx context.Context) ([]Change, error) {
 	// its stat cache, so looking never changes the repository and never
 	// races another git for index.lock.
 	out, err := run(ctx, r.Dir, []string{"GIT_OPTIONAL_LOCKS=0"},
-		"-c", "core.quotepath=off", "status", "--porcelain=v1", "-z", "--untracked-files=all")
+		r.withConfig([]string{"-c", "core.quotepath=off", "status", "--porcelain=v1", "-z", "--untracked-files=all"})...)
 	if err != nil {
 		return nil, fmt.Errorf("gitrepo: status: %w", err)
 	}

@@ -120,6 +120,10 @@ type Env struct {
 	Stderr io.Writer
 	// Debug also reports which rule decided.
 	Debug bool
+	// LockWait bounds the stop hook's wait for the project lock; 0: what
+	// the hook's budget leaves (StopBudget less the checkpoint's timeout
+	// and a reserve).
+	LockWait time.Duration
 }
 
 func (e Env) now() time.Time {

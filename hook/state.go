@@ -188,9 +188,14 @@ func unchanged(path string, orig []byte) error {
 	return nil
 }
 
+// withLock runs fn under the project lock, waiting for it until ctx's
+// deadline, or lockWait when ctx has none.
 func withLock(ctx context.Context, root string, fn func() error) error {
-	ctx, cancel := context.WithTimeout(ctx, lockWait)
-	defer cancel()
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, lockWait)
+		defer cancel()
+	}
 	unlock, err := state.Lock(ctx, root)
 	if err != nil {
 		return err

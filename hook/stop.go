@@ -2,11 +2,13 @@ package hook
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/ccc-checkpoint/ccc/progress"
 	"github.com/ccc-checkpoint/ccc/state"
@@ -118,17 +120,26 @@ func stop(ctx context.Context, env Env, stdin []byte) Decision {
 		return Decision{Outcome: Allow, Rule: RuleRejected}
 	}
 	s := &stopper{env: env, in: in, root: root, orig: orig, st: st, f: f}
+	if d, done := s.applyPending(ctx); done {
+		return d
+	}
 	return s.decide(ctx)
 }
 
 type stopper struct {
-	env   Env
-	in    Input
-	root  string
+	env  Env
+	in   Input
+	root string
+	// orig is the state file as it is on disk, as far as this hook knows.
 	orig  []byte
 	st    *state.State
 	f     fields
 	prefs *Prefs
+	// pending is the change queued in .ccc/pending (by an earlier stop, or
+	// by this one when the lock stayed busy) that the state on disk lacks.
+	pending *pendingChange
+	// lockEnd is when this stop stops waiting for the project lock.
+	lockEnd time.Time
 }
 
 // pref loads the preferences once, when a rule first needs them.
@@ -187,7 +198,7 @@ func (s *stopper) decide(ctx context.Context) Decision {
 			Message: fmt.Sprintf("Task %d failed after %d attempts. Halting — manual intervention required.", i+1, mt)})
 	}
 	if i >= n {
-		if err := s.remove(ctx, s.orig, n); err != nil {
+		if err := s.remove(ctx, n); err != nil {
 			return s.writeFailed(err)
 		}
 		return s.gateAt(ctx, Decision{Outcome: Allow, Rule: RuleAllDone}, &Loop{TaskIndex: n, TotalTasks: n})
@@ -217,13 +228,12 @@ func (s *stopper) decide(ctx context.Context) Decision {
 		}
 		return s.block(RuleRetry, r.retry())
 	}
-	written, err := s.write(ctx, map[string]any{"taskIndex": i + 1, "taskIteration": 1, "globalIteration": g + 1})
-	if err != nil {
+	if _, err := s.write(ctx, map[string]any{"taskIndex": i + 1, "taskIteration": 1, "globalIteration": g + 1}); err != nil {
 		return s.writeFailed(err)
 	}
 	moved := &Loop{TaskIndex: i + 1, TotalTasks: n}
 	if i+1 >= n {
-		if err := s.remove(ctx, written, n); err != nil {
+		if err := s.remove(ctx, n); err != nil {
 			return s.writeFailed(err)
 		}
 		return s.gateAt(ctx, Decision{Outcome: Allow, Rule: RuleLastTask}, moved)
@@ -235,37 +245,124 @@ func (s *stopper) decide(ctx context.Context) Decision {
 // lastUpdatedAt and, for an unowned state, the session's ownership, and
 // replaces the file. It returns what it wrote.
 func (s *stopper) write(ctx context.Context, set map[string]any) ([]byte, error) {
+	return s.save(ctx, set)
+}
+
+// save is write, and also writes a pending change laid over the state. When
+// another process holds the project lock past the hook's lock budget, the
+// change (with the pending one it carries) is queued in .ccc/pending
+// instead, for the next stop hook to apply: the decision goes ahead as if
+// written, so a TASK_COMPLETE is never lost to a busy lock.
+func (s *stopper) save(ctx context.Context, set map[string]any) ([]byte, error) {
+	changes := map[string]any{}
+	if s.pending != nil {
+		for k, v := range s.pending.Set {
+			changes[k] = v
+		}
+	}
 	order := []string{"replanCount", "phase", "taskIndex", "taskIteration", "globalIteration"}
 	for _, k := range order {
 		if v, ok := set[k]; ok {
 			if err := s.st.Set(k, v); err != nil {
 				return nil, err
 			}
+			changes[k] = v
 		}
 	}
-	if err := s.st.Set("lastUpdatedAt", s.env.now().UTC().Format("2006-01-02T15:04:05Z")); err != nil {
+	now := s.env.now().UTC().Format("2006-01-02T15:04:05Z")
+	if err := s.st.Set("lastUpdatedAt", now); err != nil {
 		return nil, err
 	}
+	changes["lastUpdatedAt"] = now
 	if s.f.owner == "" && s.in.SessionID != "" {
 		if err := s.st.Set("ownerSessionId", s.in.SessionID); err != nil {
 			return nil, err
 		}
+		changes["ownerSessionId"] = s.in.SessionID
 	}
 	data, err := s.st.Marshal()
 	if err != nil {
 		return nil, err
 	}
-	if err := replaceState(ctx, s.root, s.env.now(), s.orig, data); err != nil {
+	lctx, cancel := s.lockCtx(ctx)
+	defer cancel()
+	err = replaceState(lctx, s.root, s.env.now(), s.orig, data)
+	if errors.Is(err, state.ErrBusy) {
+		p := pendingChange{Set: map[string]json.RawMessage{}}
+		for k, v := range changes {
+			raw, err := json.Marshal(v)
+			if err != nil {
+				return nil, err
+			}
+			p.Set[k] = raw
+		}
+		return data, s.queue(p, "state change")
+	}
+	if err != nil {
 		return nil, err
 	}
+	s.orig = data
+	s.clearPending()
 	return data, nil
 }
 
-// remove ends the loop: it deletes the state file (which holds data), after
-// a backup, and says so in one line naming the backup, because the file the
-// user or CCC wrote is gone.
-func (s *stopper) remove(ctx context.Context, data []byte, total int64) error {
-	backup, err := removeState(ctx, s.root, s.env.now(), data)
+// queue keeps p, decided on the state as it is on disk, in the loop
+// owner's pending file, and says so in one line.
+func (s *stopper) queue(p pendingChange, what string) error {
+	p.Session = s.f.owner
+	if p.Session == "" {
+		p.Session = s.in.SessionID
+	}
+	if s.pending != nil {
+		p.From = s.pending.From
+	} else {
+		p.From = s.diskPosition()
+	}
+	p.At = s.env.now().UTC()
+	path, err := savePending(s.root, p)
+	if err != nil {
+		return fmt.Errorf("another ccc process holds the project lock, and the %s could not be queued: %w", what, err)
+	}
+	s.pending = &p
+	if rel, err := filepath.Rel(s.root, path); err == nil {
+		path = rel
+	}
+	s.env.logf("stop", "another ccc process held the project lock for %s; the %s is queued in %s for the next stop hook", s.lockBudget(), what, path)
+	return nil
+}
+
+// diskPosition is the loop position of the state file as it is on disk.
+func (s *stopper) diskPosition() position {
+	_, f, _ := parseState(s.orig)
+	return positionOf(f)
+}
+
+// clearPending removes the pending change once the state on disk has it.
+func (s *stopper) clearPending() {
+	if s.pending == nil {
+		return
+	}
+	owner := s.pending.Session
+	if err := os.Remove(pendingPath(s.root, owner)); err != nil && !errors.Is(err, os.ErrNotExist) {
+		s.env.logf("stop", "pending state change applied, but its file stays: %v", err)
+	}
+	s.pending = nil
+}
+
+// remove ends the loop: it deletes the state file (as this hook last saw
+// or wrote it), after a backup, and says so in one line naming the backup,
+// because the file the user or CCC wrote is gone. With the lock busy past
+// the budget the removal is queued like any other change.
+func (s *stopper) remove(ctx context.Context, total int64) error {
+	lctx, cancel := s.lockCtx(ctx)
+	defer cancel()
+	backup, err := removeState(lctx, s.root, s.env.now(), s.orig)
+	if errors.Is(err, state.ErrBusy) {
+		return s.queue(pendingChange{Remove: true}, "end of the task loop")
+	}
+	if err == nil {
+		s.clearPending()
+	}
 	if err != nil || backup == "" {
 		return err
 	}

@@ -96,7 +96,11 @@ type Sink interface {
 type Error struct {
 	Cause     string
 	Permanent bool
-	Err       error
+	// RetryAfter is how long the tracker asked to be left alone
+	// (Retry-After, a rate limit's reset); 0 when it said nothing. The
+	// outbox waits at least this long before the next attempt.
+	RetryAfter time.Duration
+	Err        error
 }
 
 func (e *Error) Error() string {

@@ -63,6 +63,25 @@ const (
 	retryMax   = 30 * time.Minute
 )
 
+// MaxServerWait caps how long a tracker's Retry-After or rate-limit reset
+// may hold an entry back: a server's (or a proxy's) absurd hint must not
+// park a status for days.
+const MaxServerWait = 24 * time.Hour
+
+// nextAttempt is when an entry that failed for the attempts-th time is due:
+// after the backoff, or at asked (when the tracker named a later time, at
+// most MaxServerWait from now), whichever is later.
+func nextAttempt(now time.Time, attempts int, asked time.Time) time.Time {
+	next := now.Add(RetryAfter(attempts))
+	if limit := now.Add(MaxServerWait); asked.After(limit) {
+		asked = limit
+	}
+	if asked.After(next) {
+		next = asked
+	}
+	return next.UTC()
+}
+
 // RetryAfter is how long after its n-th failed attempt an entry is due.
 func RetryAfter(attempts int) time.Duration {
 	d := retryFirst
@@ -72,13 +91,22 @@ func RetryAfter(attempts int) time.Duration {
 	return min(d, retryMax)
 }
 
+// Held reports whether e waits for its tracker rather than for its
+// backoff: the tracker asked for a later time (Retry-After, a rate limit's
+// reset) that has not come. No run but `ccc sync` sends it anything before.
+func (e Entry) Held(now time.Time) bool {
+	return e.NextAttempt.After(now) && e.NextAttempt.After(e.UpdatedAt.Add(RetryAfter(e.Attempts)))
+}
+
 func outboxPath(root string, e Entry) string {
 	return filepath.Join(root, Dir, OutboxDir, e.Key()+".json")
 }
 
 // Queue records a failed delivery: it replaces the key's older body and
 // counts the attempt. A body rendered before the one already queued is not
-// queued: the newer status stays. Callers hold Lock.
+// queued: the newer status stays. e.NextAttempt, when set, is when the
+// tracker asked to be tried again (its Retry-After): the entry waits for
+// the later of that and the backoff. Callers hold Lock.
 func Queue(root string, e Entry, cause string, now time.Time) (Entry, error) {
 	if old, err := readEntry(outboxPath(root, e)); err == nil {
 		if old.RenderedAt.After(e.RenderedAt) {
@@ -91,7 +119,7 @@ func Queue(root string, e Entry, cause string, now time.Time) (Entry, error) {
 		e.QueuedAt = now.UTC()
 	}
 	e.LastError, e.UpdatedAt = cause, now.UTC()
-	e.NextAttempt = now.UTC().Add(RetryAfter(e.Attempts))
+	e.NextAttempt = nextAttempt(now, e.Attempts, e.NextAttempt)
 	if err := os.MkdirAll(filepath.Join(root, Dir, OutboxDir), 0o755); err != nil {
 		return e, fmt.Errorf("outbox: %w", err)
 	}

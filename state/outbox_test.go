@@ -95,3 +95,43 @@ func TestOutboxCorruptEntryIsSetAside(t *testing.T) {
 	kept, _ := filepath.Glob(filepath.Join(root, Dir, BackupDir, "broken.json.*.corrupt"))
 	assert.Len(t, kept, 1, "kept, not dropped")
 }
+
+// A tracker's Retry-After (or rate-limit reset) holds the entry back when
+// it asks for longer than the backoff, never for more than MaxServerWait.
+func TestOutboxQueueHonoursTheTrackersWait(t *testing.T) {
+	tests := []struct {
+		name  string
+		asked time.Duration // from now; 0: the tracker said nothing
+		want  time.Duration
+	}{
+		{"no hint: the backoff", 0, 30 * time.Second},
+		{"a shorter hint: the backoff", 10 * time.Second, 30 * time.Second},
+		{"Retry-After: 3600", time.Hour, time.Hour},
+		{"an absurd hint is capped", 30 * 24 * time.Hour, MaxServerWait},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := Entry{Sink: "linear", Target: "CIA-1", Agent: "main", Body: "v1", RenderedAt: t0}
+			if tt.asked > 0 {
+				e.NextAttempt = t0.Add(tt.asked)
+			}
+			got, err := Queue(t.TempDir(), e, "rate limited, retry after 1h", t0)
+			require.NoError(t, err)
+			assert.Equal(t, t0.Add(tt.want), got.NextAttempt)
+		})
+	}
+}
+
+func TestEntryHeldOnlyByTheTrackersWait(t *testing.T) {
+	root := t.TempDir()
+	e := Entry{Sink: "linear", Target: "CIA-1", Agent: "main", Body: "v1", RenderedAt: t0}
+	backoff, err := Queue(root, e, "HTTP 503", t0)
+	require.NoError(t, err)
+	assert.False(t, backoff.Held(t0.Add(time.Second)), "a backoff holds nothing back from a new status")
+
+	e.NextAttempt = t0.Add(time.Hour)
+	asked, err := Queue(root, e, "rate limited, retry after 1h", t0)
+	require.NoError(t, err)
+	assert.True(t, asked.Held(t0.Add(5*time.Minute)))
+	assert.False(t, asked.Held(t0.Add(time.Hour)), "due once the wait is over")
+}

@@ -47,6 +47,13 @@ continuation prompt. The automated profile (hooks, CI) runs persist and the
 tracker update only. Every step runs even when an earlier one failed; the
 report on stderr says what each did.
 
+The git snapshot commits like git commit: the repository's hooks (also a
+committed folder core.hooksPath names), fsmonitor and commit signing run.
+CCC_GIT_HOOKS=false, or checkpoint.git_hooks: false in .ccc-preferences.yaml,
+turns them off (git -c core.hooksPath=/dev/null -c core.fsmonitor=false
+-c commit.gpgsign=false commit --no-verify); a repository's git_hooks: true
+never turns them back on.
+
 The tracker step updates every configured sink (--sinks, else $CCC_SINKS,
 else the preferences' sinks:, else Linear when LINEAR_API_KEY is set and GitHub
 inside GitHub Actions or with --github), each independently. The sinks are

@@ -23,6 +23,12 @@ import (
 // kilobytes (last_assistant_message included); more is not a hook input.
 const maxHookInput = 16 << 20
 
+// hookDrainLimit is how many queued deliveries of other targets or agents
+// a hook's checkpoint retries before its own (within a third of its
+// deadline): a backlog must not use up the hook's budget. The rest waits
+// for `ccc sync` or the next run.
+const hookDrainLimit = 3
+
 // hookRootHelp is how every hook finds its project (see hookRoot).
 const hookRootHelp = `
 
@@ -79,7 +85,13 @@ When the last task is done the hook deletes .ccc-state.json, as CCC does,
 and names its backup in .ccc/backups/ on stderr. The assistant's last
 output is last_assistant_message, else the transcript at transcript_path;
 a transcript that does not exist is reported and counts as no output (a
-retry). CCC_DEBUG=1 reports the rule that decided on stderr.`,
+retry). CCC_DEBUG=1 reports the rule that decided on stderr.
+
+When another ccc process holds .ccc/lock, the hook waits for it as long as
+its 30s budget allows after the checkpoint; if it is still held, the hook
+answers as decided and keeps the state change in .ccc/pending/, which the
+next stop hook applies first (or discards, naming why, when the state has
+moved since).`,
 			`  # in .claude/settings.json
   {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "ccc hook stop", "timeout": 30}]}]}}
 
@@ -278,6 +290,7 @@ func (f *Factory) hookCheckpoint(ctx context.Context, c hook.Checkpoint) error {
 		return err
 	}
 	cp.KeepState, cp.SessionID = c.KeepState, c.SessionID
+	cp.DrainLimit = hookDrainLimit
 	if l := c.Loop; l != nil {
 		cp.Loop = &checkpoint.Loop{TaskIndex: int(l.TaskIndex), TotalTasks: int(l.TotalTasks)}
 	}

@@ -110,9 +110,9 @@ func New(cfg Config) *Sink {
 	if cfg.TokenEnv == "" {
 		cfg.TokenEnv = DefaultTokenEnv
 	}
-	if cfg.HTTPClient == nil {
-		cfg.HTTPClient = http.DefaultClient
-	}
+	// The key goes to the API's own origin only, whatever a server's
+	// redirect says.
+	cfg.HTTPClient = sinks.GuardRedirects(cfg.HTTPClient)
 	if cfg.Version == "" {
 		cfg.Version = DefaultVersion
 	}

@@ -367,12 +367,23 @@ func TestFailures(t *testing.T) {
 			name:     "a reset past the deadline fails at once",
 			faults:   []githubfake.Fault{githubfake.RateLimited(403, now.Add(40*time.Second))},
 			deadline: 5 * time.Second,
-			want:     sinktest.Want{Cause: "rate limited, retry after 40s", Requests: 1, NoWait: true},
+			want:     sinktest.Want{Cause: "rate limited, retry after 40s", Requests: 1, NoWait: true, RetryAfter: 40 * time.Second},
 		},
 		{
 			name:   "without a deadline a long reset is not waited for",
 			faults: []githubfake.Fault{githubfake.RateLimited(403, now.Add(2*time.Minute))},
-			want:   sinktest.Want{Cause: "rate limited, retry after 2m", Requests: 1, NoWait: true},
+			want:   sinktest.Want{Cause: "rate limited, retry after 2m", Requests: 1, NoWait: true, RetryAfter: 2 * time.Minute},
+		},
+		{
+			name:   "503 honours Retry-After",
+			faults: []githubfake.Fault{githubfake.UnavailableRetryAfter(503, 5*time.Second)},
+			want:   sinktest.Want{OK: true, Requests: 2, MinWaits: []time.Duration{5 * time.Second}},
+		},
+		{
+			name:     "503 with a Retry-After past the deadline fails at once and carries the wait",
+			faults:   []githubfake.Fault{githubfake.UnavailableRetryAfter(503, time.Hour)},
+			deadline: 10 * time.Second,
+			want:     sinktest.Want{Cause: "HTTP 503", Requests: 1, NoWait: true, RetryAfter: time.Hour},
 		},
 		{
 			name:   "secondary rate limit honours Retry-After",
@@ -393,7 +404,7 @@ func TestFailures(t *testing.T) {
 			name:     "secondary rate limit inside a short deadline fails at once",
 			faults:   []githubfake.Fault{githubfake.SecondaryRateLimit(403, 0)},
 			deadline: 10 * time.Second,
-			want:     sinktest.Want{Cause: "rate limited, retry after 60s", Requests: 1, NoWait: true},
+			want:     sinktest.Want{Cause: "rate limited, retry after 60s", Requests: 1, NoWait: true, RetryAfter: time.Minute},
 		},
 		{
 			name:     "a backoff past the deadline fails at once with the last cause",

@@ -207,6 +207,9 @@ func (r *run) classify(op string, status int, h http.Header, raw []byte) *failur
 		}
 		return f
 	case status >= 500:
+		// GitHub (or a proxy in front of an Enterprise server) may say
+		// when to come back; Retry still keeps the wait in the deadline.
+		f.wait = sinks.RetryAfterHeader(h, now)
 		f.cause, f.ambiguous = fmt.Sprintf("HTTP %d", status), true
 		return f
 	default:
@@ -248,7 +251,9 @@ func (f *failure) RetryAfter() time.Duration { return f.wait }
 // error turns a failure into the sink's error, keeping the token out of its
 // text.
 func (r *run) error(f *failure) error {
-	return sinks.NewError("github", f.op, f.cause, f.permanent, f.err, r.s.cfg.Token)
+	e := sinks.NewError("github", f.op, f.cause, f.permanent, f.err, r.s.cfg.Token)
+	e.RetryAfter = f.wait
+	return e
 }
 
 // nextLink is the rel="next" address of a Link header, "" when there is
@@ -280,9 +285,9 @@ func nextLink(h http.Header) string {
 	return ""
 }
 
-// sameOrigin says whether next may be sent the token: only to the host the
-// token was meant for.
+// sameOrigin says whether next may be sent the token: only to the scheme,
+// host and port the token was meant for, as for redirects.
 func (r *run) sameOrigin(next string) bool {
 	u, err := url.Parse(next)
-	return err == nil && u.Scheme == r.s.base.Scheme && strings.EqualFold(u.Host, r.s.base.Host)
+	return err == nil && sinks.SameOrigin(r.s.base, u)
 }

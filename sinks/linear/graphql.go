@@ -372,5 +372,7 @@ func (f *failure) RetryAfter() time.Duration { return f.wait }
 // error turns a failure into the sink's error, keeping every credential
 // out of its text.
 func (r *run) error(f *failure) error {
-	return sinks.NewError("linear", f.op, f.cause, f.permanent, f.err, r.s.cfg.APIKey, r.s.cfg.OAuthToken)
+	e := sinks.NewError("linear", f.op, f.cause, f.permanent, f.err, r.s.cfg.APIKey, r.s.cfg.OAuthToken)
+	e.RetryAfter = f.wait
+	return e
 }

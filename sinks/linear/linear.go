@@ -61,9 +61,9 @@ func New(cfg Config) *Sink {
 	if cfg.URL == "" {
 		cfg.URL = DefaultURL
 	}
-	if cfg.HTTPClient == nil {
-		cfg.HTTPClient = http.DefaultClient
-	}
+	// The key goes to the API's own origin only, whatever a server's
+	// redirect says.
+	cfg.HTTPClient = sinks.GuardRedirects(cfg.HTTPClient)
 	cfg.Tuning = cfg.Tuning.WithDefaults(DefaultMaxBody)
 	return &Sink{cfg: cfg}
 }

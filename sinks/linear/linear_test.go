@@ -123,7 +123,7 @@ func TestFailures(t *testing.T) {
 			name:     "a 503 Retry-After past the deadline fails at once",
 			faults:   []linearfake.Fault{linearfake.UnavailableRetryAfter(503, 20*time.Second)},
 			deadline: 5 * time.Second,
-			want:     sinktest.Want{Cause: "HTTP 503", Requests: 1, NoWait: true},
+			want:     sinktest.Want{Cause: "HTTP 503", Requests: 1, NoWait: true, RetryAfter: 20 * time.Second},
 		},
 		{
 			name:   "dropped connection is retried",
@@ -149,12 +149,12 @@ func TestFailures(t *testing.T) {
 			name:     "a wait past the deadline fails at once",
 			faults:   []linearfake.Fault{linearfake.RateLimited(40*time.Second, true)},
 			deadline: 5 * time.Second,
-			want:     sinktest.Want{Cause: "rate limited, retry after 40s", Requests: 1, NoWait: true},
+			want:     sinktest.Want{Cause: "rate limited, retry after 40s", Requests: 1, NoWait: true, RetryAfter: 40 * time.Second},
 		},
 		{
 			name:   "without a deadline a long rate-limit wait is not started",
 			faults: []linearfake.Fault{linearfake.RateLimited(2*time.Minute, true)},
-			want:   sinktest.Want{Cause: "rate limited, retry after 2m", Requests: 1, NoWait: true},
+			want:   sinktest.Want{Cause: "rate limited, retry after 2m", Requests: 1, NoWait: true, RetryAfter: 2 * time.Minute},
 		},
 		{
 			name:     "a backoff past the deadline fails at once with the last cause",

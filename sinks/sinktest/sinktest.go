@@ -494,6 +494,9 @@ type Want struct {
 	MinWaits []time.Duration
 	// NoWait: no wait was started.
 	NoWait bool
+	// RetryAfter is the tracker's wait the failure carries (for the
+	// outbox's next attempt); checked on failures only.
+	RetryAfter time.Duration
 }
 
 // Check asserts that the update of the comment first names, which ended
@@ -509,6 +512,7 @@ func (w Want) Check(t *testing.T, first sinks.Ref, res sinks.Result, err error, 
 		serr := ErrorOf(t, err)
 		assert.Equal(t, w.Cause, serr.Cause)
 		assert.Equal(t, w.Permanent, serr.Permanent)
+		assert.Equal(t, w.RetryAfter, serr.RetryAfter, "the tracker's wait, for the outbox")
 		assert.Equal(t, sinks.Failed, res.Action)
 		assert.Equal(t, first, res.Ref, "a failed update keeps the stored ref")
 	}

@@ -174,6 +174,16 @@ func Unavailable(status int) Fault {
 	}
 }
 
+// UnavailableRetryAfter is an HTTP 5xx that says when to come back, as
+// GitHub's edge does during an incident or maintenance.
+func UnavailableRetryAfter(status int, retryAfter time.Duration) Fault {
+	f := Unavailable(status)
+	f.Name += "-retry-after"
+	f.Header = http.Header{}
+	f.Header.Set("Retry-After", strconv.Itoa(int(math.Ceil(retryAfter.Seconds()))))
+	return f
+}
+
 // RateLimited is a primary rate limit: status 403 or 429, zero requests
 // remaining, and the budget resetting at reset (sent in epoch seconds).
 func RateLimited(status int, reset time.Time) Fault {
