@@ -49,8 +49,8 @@ report on stderr says what each did.
 
 The git snapshot commits like git commit: the repository's hooks (also a
 committed folder core.hooksPath names), fsmonitor and commit signing run.
-CCC_GIT_HOOKS=false, or checkpoint.git_hooks: false in .ccc-preferences.yaml,
-turns them off (git -c core.hooksPath=/dev/null -c core.fsmonitor=false
+CCC_GIT_HOOKS=false, or checkpoint.git_hooks: false in your own preferences
+($CCC_CONFIG_DIR/preferences.yaml) or in .ccc-preferences.yaml, turns them off (git -c core.hooksPath=/dev/null -c core.fsmonitor=false
 -c commit.gpgsign=false commit --no-verify); a repository's git_hooks: true
 never turns them back on.
 
@@ -211,6 +211,9 @@ func (f *Factory) newCheckpoint(root string, profile checkpoint.Profile, agent s
 	user, uerr := config.LoadUserPrefs(f.Getenv)
 	if uerr != nil {
 		cp.Warnings = append(cp.Warnings, fmt.Sprintf("%v; using defaults", uerr))
+	}
+	if v := user.Checkpoint.GitHooks; v != nil && !*v {
+		cp.Prefs.Checkpoint.GitHooks = v // the user's "off" holds in every project
 	}
 	patterns := append(append([]redact.Pattern{}, prefs.Redact.Patterns...), user.Redact.Patterns...)
 	if cp.Redactor, err = redact.New(redact.SecretsFromEnv(f.Getenv), patterns); err != nil {
