@@ -17,6 +17,7 @@ import (
 
 	"github.com/ccc-checkpoint/ccc/gitrepo"
 	"github.com/ccc-checkpoint/ccc/redact"
+	"github.com/ccc-checkpoint/ccc/state"
 )
 
 // PrefsFile is the user's preferences file, shared with the CCC plugin.
@@ -179,7 +180,7 @@ func Default() Prefs {
 // or unparsable one an error naming the file (and the line, for bad YAML).
 func ReadPrefsFile(root string) (doc *yaml.Node, path string, err error) {
 	path = filepath.Join(root, PrefsFile)
-	data, err := os.ReadFile(path)
+	data, err := state.ReadProjectFile(root, path, state.MaxPrefsSize)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, path, nil
 	}

@@ -80,7 +80,7 @@ func outboxPath(root string, e Entry) string {
 // counts the attempt. A body rendered before the one already queued is not
 // queued: the newer status stays. Callers hold Lock.
 func Queue(root string, e Entry, cause string, now time.Time) (Entry, error) {
-	if old, err := readEntry(outboxPath(root, e)); err == nil {
+	if old, err := readEntry(root, outboxPath(root, e)); err == nil {
 		if old.RenderedAt.After(e.RenderedAt) {
 			return old, nil
 		}
@@ -92,7 +92,11 @@ func Queue(root string, e Entry, cause string, now time.Time) (Entry, error) {
 	}
 	e.LastError, e.UpdatedAt = cause, now.UTC()
 	e.NextAttempt = now.UTC().Add(RetryAfter(e.Attempts))
-	if err := os.MkdirAll(filepath.Join(root, Dir, OutboxDir), 0o755); err != nil {
+	dir, err := ProjectDir(root, OutboxDir)
+	if err != nil {
+		return e, fmt.Errorf("outbox: %w", err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return e, fmt.Errorf("outbox: %w", err)
 	}
 	data, err := json.MarshalIndent(e, "", "  ")
@@ -112,9 +116,12 @@ func Queue(root string, e Entry, cause string, now time.Time) (Entry, error) {
 // Lock.
 func Dequeue(root string, delivered Entry) error {
 	path := outboxPath(root, delivered)
-	cur, err := readEntry(path)
+	cur, err := readEntry(root, path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
+	}
+	if errors.Is(err, ErrOutside) {
+		return fmt.Errorf("outbox: %w", err) // never remove a file outside the project
 	}
 	if err == nil && cur.Body != delivered.Body && cur.RenderedAt.After(delivered.RenderedAt) {
 		return nil
@@ -128,7 +135,7 @@ func Dequeue(root string, delivered Entry) error {
 // Queued reads the entry queued now for e's key; an error wrapping
 // os.ErrNotExist means there is none.
 func Queued(root string, e Entry) (Entry, error) {
-	return readEntry(outboxPath(root, e))
+	return readEntry(root, outboxPath(root, e))
 }
 
 // Outbox lists the queued entries, oldest first. An entry file that cannot
@@ -162,7 +169,10 @@ type BadEntry struct {
 // are not entries, changing nothing (Outbox sets those aside; `ccc doctor`
 // only reports them).
 func ReadOutbox(root string) ([]Entry, []BadEntry, error) {
-	dir := filepath.Join(root, Dir, OutboxDir)
+	dir, err := ProjectDir(root, OutboxDir)
+	if err != nil {
+		return nil, nil, fmt.Errorf("outbox: %w", err)
+	}
 	names, err := os.ReadDir(dir)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil, nil
@@ -177,7 +187,7 @@ func ReadOutbox(root string) ([]Entry, []BadEntry, error) {
 			continue
 		}
 		path := filepath.Join(dir, n.Name())
-		e, err := readEntry(path)
+		e, err := readEntry(root, path)
 		if errors.Is(err, os.ErrNotExist) {
 			continue // delivered since the listing
 		}
@@ -207,9 +217,9 @@ func (e *EntryError) Error() string {
 
 func (e *EntryError) Unwrap() error { return e.Err }
 
-func readEntry(path string) (Entry, error) {
+func readEntry(root, path string) (Entry, error) {
 	var e Entry
-	data, err := os.ReadFile(path)
+	data, err := ReadProjectFile(root, path, MaxOutboxSize)
 	if err != nil {
 		return e, err
 	}
