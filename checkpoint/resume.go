@@ -269,7 +269,7 @@ func readRecord(dir, agent string) *records.Record {
 		return nil
 	}
 	path := records.CurrentPath(dir, agent)
-	data, err := os.ReadFile(path)
+	data, err := state.ReadProjectFile(dir, path, state.MaxRecordSize)
 	if err != nil {
 		return nil
 	}
@@ -398,7 +398,7 @@ func docFromBackups(root string, cleared time.Time) (*progress.Document, string,
 		if err != nil || !cleared.IsZero() && !stamp.After(cleared) {
 			continue
 		}
-		data, err := os.ReadFile(p)
+		data, err := state.ReadProjectFile(root, p, progress.MaxSize)
 		if err != nil {
 			continue
 		}
@@ -421,7 +421,7 @@ const backupStamp = "20060102T150405.000000000Z"
 // clearedAt is when the checkpoint was last deleted on purpose (zero when
 // never).
 func clearedAt(root string) time.Time {
-	data, err := os.ReadFile(filepath.Join(root, state.Dir, ClearedFile))
+	data, err := state.ReadProjectFile(root, filepath.Join(root, state.Dir, ClearedFile), 1<<10)
 	if err != nil {
 		return time.Time{}
 	}
@@ -461,8 +461,12 @@ func ClearResume(ctx context.Context, root, agent string, now time.Time) (Cleare
 		return c, err
 	}
 	defer unlock()
-	marker := filepath.Join(root, state.Dir, ClearedFile)
-	if err := os.MkdirAll(filepath.Dir(marker), 0o755); err != nil {
+	dir, err := state.ProjectDir(root)
+	if err != nil {
+		return c, err
+	}
+	marker := filepath.Join(dir, ClearedFile)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return c, err
 	}
 	// The marker first: whatever fails later, nothing older is resumed.

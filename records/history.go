@@ -143,7 +143,7 @@ func readDir(dir string, kind func(name string, r *Record) Kind) ([]Stored, erro
 			continue
 		}
 		path := filepath.Join(dir, name)
-		data, err := os.ReadFile(path)
+		data, err := readFile(dir, path)
 		if errors.Is(err, os.ErrNotExist) {
 			continue // removed by a writer since the listing
 		}

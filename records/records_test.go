@@ -56,6 +56,35 @@ func TestDir(t *testing.T) {
 	}
 }
 
+// TestDirRefusesOutside: the records directory is found through files the
+// repository controls (.ccc, .git/commondir); one that leads elsewhere is
+// refused, never written to.
+func TestDirRefusesOutside(t *testing.T) {
+	ctx := context.Background()
+	elsewhere := seededRepo(t)
+
+	linked := seededRepo(t)
+	require.NoError(t, os.Symlink(tempDir(t), filepath.Join(linked, ".ccc")))
+	_, err := Dir(ctx, linked)
+	require.ErrorIs(t, err, state.ErrOutside)
+	assert.Contains(t, err.Error(), "resolves outside the project")
+
+	plain := tempDir(t)
+	require.NoError(t, os.MkdirAll(filepath.Join(plain, ".ccc"), 0o755))
+	require.NoError(t, os.Symlink(tempDir(t), filepath.Join(plain, ".ccc", "checkpoints")))
+	_, err = Dir(ctx, plain)
+	require.ErrorIs(t, err, state.ErrOutside)
+
+	// A worktree-shaped .git whose commondir names another repository.
+	hijacked := tempDir(t)
+	gitdir := filepath.Join(hijacked, ".git")
+	git(t, tempDir(t), "init", "-q", hijacked)
+	writeFile(t, filepath.Join(gitdir, "commondir"), filepath.Join(elsewhere, ".git")+"\n")
+	got, err := Dir(ctx, hijacked)
+	require.Error(t, err, "got %s", got)
+	assert.Contains(t, err.Error(), "is not a worktree of the repository at "+elsewhere)
+}
+
 // TestWriteFirst pins the record format: every key, in order, null for
 // unset times.
 func TestWriteFirst(t *testing.T) {

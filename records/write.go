@@ -132,7 +132,7 @@ func load(dir, agent string, now time.Time) (*Record, []byte, error) {
 		return nil, nil, err
 	}
 	path := CurrentPath(dir, agent)
-	data, err := os.ReadFile(path)
+	data, err := readFile(dir, path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil, fmt.Errorf("records: agent %q in %s: %w", agent, dir, ErrNoRecord)
 	}
@@ -241,7 +241,7 @@ func Write(ctx context.Context, dir string, s Snapshot, now time.Time) (*Record,
 	switch rec.Status {
 	case StatusComplete:
 		archive := CompletePath(dir, rec.Agent, rec.Issue)
-		if old, err := os.ReadFile(archive); err == nil {
+		if old, err := readFile(dir, archive); err == nil {
 			// The same issue completed before: that archive joins the history,
 			// or, unreadable, is set aside rather than overwritten.
 			r, _, derr := Decode(archive, old)
