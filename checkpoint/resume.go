@@ -98,7 +98,7 @@ func LoadResumeWith(ctx context.Context, root string, now time.Time, o ResumeOpt
 	broken := progress.Check(progress.FileName, data)
 	switch {
 	case err != nil:
-		problem = err.Error()
+		problem = strings.TrimPrefix(err.Error(), progress.FileName+" ") // named once, below
 	case data == nil:
 		problem = "is missing"
 	case broken != nil:

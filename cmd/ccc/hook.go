@@ -274,9 +274,16 @@ func (f *Factory) hookRoot(ctx context.Context, dir, cwd string) (string, error)
 // progress document, then update the configured trackers. Its report comes
 // back as the error when a step failed.
 func (f *Factory) hookCheckpoint(ctx context.Context, c hook.Checkpoint) error {
-	cp, err := f.newCheckpoint(c.Root, checkpoint.Automated, "", c.Deadline, TrackerFlags{})
+	// The hook has said what is wrong with the preferences in its own line
+	// (hook.Prefs); newCheckpoint's "Warning: …" would be a second one.
+	quiet := *f
+	quiet.IO.ErrOut = io.Discard
+	cp, err := quiet.newCheckpoint(c.Root, checkpoint.Automated, "", c.Deadline, TrackerFlags{})
 	if err != nil {
 		return err
+	}
+	if cp.Debug != nil {
+		cp.Debug = f.IO.ErrOut
 	}
 	cp.KeepState, cp.SessionID = c.KeepState, c.SessionID
 	if l := c.Loop; l != nil {
