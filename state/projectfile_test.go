@@ -1,6 +1,7 @@
 package state_test
 
 import (
+	"context"
 	"errors"
 	"io/fs"
 	"os"
@@ -115,4 +116,47 @@ func TestProjectDirRefusesSymlinkedCCC(t *testing.T) {
 	_, err = state.ProjectDir(root, "backups")
 	assert.ErrorIs(t, err, state.ErrOutside)
 	assert.True(t, errors.Is(err, state.ErrOutside))
+}
+
+// TestNoWritesThroughSymlinksOut: a progress or state file symlinked to a
+// file outside is never copied into the backups, and a .ccc or lock
+// symlinked out is never created or written through.
+func TestNoWritesThroughSymlinksOut(t *testing.T) {
+	t.Parallel()
+	root, outside := t.TempDir(), t.TempDir()
+	secret := filepath.Join(outside, ".bashrc")
+	require.NoError(t, os.WriteFile(secret, []byte("export TOKEN=x\n"), 0o644))
+	progress := filepath.Join(root, ".ccc-progress.md")
+	require.NoError(t, os.Symlink(secret, progress))
+	now := time.Date(2026, 11, 21, 13, 45, 0, 0, time.UTC)
+
+	_, err := state.Backup(root, progress, now)
+	assert.ErrorIs(t, err, state.ErrOutside)
+	_, err = state.SetAside(root, progress, now)
+	assert.ErrorIs(t, err, state.ErrOutside)
+	assert.NoDirExists(t, filepath.Join(root, ".ccc", "backups"), "nothing of the outside file was copied in")
+
+	require.NoError(t, os.Symlink(secret, state.Path(root)))
+	_, err = state.Load(root, now)
+	assert.ErrorIs(t, err, state.ErrOutside)
+	assert.ErrorIs(t, state.Save(root, state.New(), now), state.ErrOutside)
+
+	require.NoError(t, os.MkdirAll(filepath.Join(root, ".ccc"), 0o755))
+	require.NoError(t, os.Symlink(filepath.Join(outside, "lock"), filepath.Join(root, ".ccc", "lock")))
+	_, err = state.Lock(context.Background(), root)
+	assert.ErrorIs(t, err, state.ErrOutside)
+
+	linked := t.TempDir()
+	require.NoError(t, os.Symlink(outside, filepath.Join(linked, ".ccc")))
+	_, err = state.Lock(context.Background(), linked)
+	assert.ErrorIs(t, err, state.ErrOutside)
+	_, err = state.Queue(linked, state.Entry{Sink: "linear", Target: "CIA-1", Agent: "main", Body: "x"}, "down", now)
+	assert.ErrorIs(t, err, state.ErrOutside)
+
+	entries, err := os.ReadDir(outside)
+	require.NoError(t, err)
+	require.Len(t, entries, 1, "only the user's file is outside")
+	data, err := os.ReadFile(secret)
+	require.NoError(t, err)
+	assert.Equal(t, "export TOKEN=x\n", string(data))
 }
