@@ -89,6 +89,16 @@ func Locks(root string, paths ...string) []LockStatus {
 		if _, err := os.Lstat(p); err != nil {
 			continue
 		}
+		// Opening a FIFO read-only would block: only a regular file in
+		// the project is opened.
+		if err := Inside(root, p); err != nil {
+			out = append(out, LockStatus{Path: p, Err: err})
+			continue
+		}
+		if fi, err := os.Stat(p); err == nil && !fi.Mode().IsRegular() {
+			out = append(out, LockStatus{Path: p, Err: &FileError{Path: p, Problem: "is " + fileKind(fi.Mode()) + ", not a regular file", Kind: ErrNotRegular}})
+			continue
+		}
 		fl := flock.New(p, flock.SetFlag(os.O_RDONLY))
 		ok, err := fl.TryLock()
 		switch {

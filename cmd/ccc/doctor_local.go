@@ -168,6 +168,15 @@ func localChecks(ctx context.Context, root, agent string) []Check {
 			}
 			probe = root // .ccc is made in the project root
 		}
+		if err := state.Inside(root, probe); err != nil && probe != dir {
+			// A .ccc folder symlinked out of the project: not probed (that
+			// would write there), and ccc refuses it on every checkpoint.
+			unwritable = append(unwritable, rel(probe))
+			if why == nil {
+				why = err
+			}
+			continue
+		}
 		if err := writable(probe); err != nil {
 			unwritable = append(unwritable, rel(probe))
 			if why == nil {
