@@ -85,6 +85,22 @@ func TestDirRefusesOutside(t *testing.T) {
 	assert.Contains(t, err.Error(), "is not a worktree of the repository at "+elsewhere)
 }
 
+// TestLockRefusesFoldersOut: every records writer holds Lock, which refuses
+// a history or failed folder (or the lock) symlinked out of the project.
+func TestLockRefusesFoldersOut(t *testing.T) {
+	for _, sub := range []string{HistoryDir, FailedDir, lockFile} {
+		root, outside := tempDir(t), tempDir(t)
+		dir := filepath.Join(root, ".ccc", "checkpoints")
+		require.NoError(t, os.MkdirAll(dir, 0o755))
+		require.NoError(t, os.Symlink(filepath.Join(outside, "x"), filepath.Join(dir, sub)))
+		_, err := Lock(context.Background(), dir)
+		require.ErrorIs(t, err, state.ErrOutside, sub)
+		_, err = Write(context.Background(), dir, snap("a", "CIA-1"), t0)
+		require.ErrorIs(t, err, state.ErrOutside, sub)
+		assert.NoFileExists(t, filepath.Join(outside, "x"))
+	}
+}
+
 // TestWriteFirst pins the record format: every key, in order, null for
 // unset times.
 func TestWriteFirst(t *testing.T) {
