@@ -101,6 +101,19 @@ func TestLockRefusesFoldersOut(t *testing.T) {
 	}
 }
 
+// TestAllSkipsFoldersOut: a failed/ folder symlinked out of the records
+// directory is not read: its files are errors, never records.
+func TestAllSkipsFoldersOut(t *testing.T) {
+	root, outside := tempDir(t), tempDir(t)
+	dir := filepath.Join(root, ".ccc", "checkpoints")
+	require.NoError(t, os.MkdirAll(dir, 0o755))
+	writeFile(t, filepath.Join(outside, "x.json"), `{"schemaVersion": 1, "id": "outside", "agent": "a"}`)
+	require.NoError(t, os.Symlink(outside, filepath.Join(dir, FailedDir)))
+	all, err := All(dir)
+	require.ErrorIs(t, err, state.ErrOutside)
+	assert.Empty(t, all)
+}
+
 // TestWriteFirst pins the record format: every key, in order, null for
 // unset times.
 func TestWriteFirst(t *testing.T) {
