@@ -297,22 +297,24 @@ func (cp *Checkpoint) docOnDisk() *progress.Document {
 // an error for a file that must not be parsed (too big): such a file is
 // reported and left alone.
 func readProgress(path string) ([]byte, error) {
-	fi, err := os.Stat(path)
-	if errors.Is(err, os.ErrNotExist) {
+	// The file sits at the project root: that is what it must resolve in.
+	data, err := state.ReadProjectFile(filepath.Dir(path), path, progress.MaxSize)
+	var fe *state.FileError
+	switch {
+	case errors.Is(err, os.ErrNotExist):
 		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file", progress.FileName)
-	}
-	if fi.Size() > progress.MaxSize {
+	case errors.Is(err, state.ErrTooLarge):
+		size := int64(progress.MaxSize)
+		if fi, serr := os.Stat(path); serr == nil {
+			size = fi.Size()
+		}
 		return nil, fmt.Errorf("%s is %d MB, over the %d MB limit: not a progress document; move it aside",
-			progress.FileName, fi.Size()>>20, progress.MaxSize>>20)
-	}
-	data, err := os.ReadFile(path)
-	if err != nil {
+			progress.FileName, size>>20, progress.MaxSize>>20)
+	case errors.As(err, &fe):
+		// A FIFO, a device, a symlink out of the project: never read, and
+		// never copied into the backups.
+		return nil, fmt.Errorf("%s %s; move it aside", progress.FileName, fe.Problem)
+	case err != nil:
 		return nil, err
 	}
 	if data == nil {

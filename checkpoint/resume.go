@@ -112,7 +112,7 @@ func loadResume(ctx context.Context, root string, now time.Time, o ResumeOptions
 	broken := progress.Check(progress.FileName, data)
 	switch {
 	case err != nil:
-		problem = err.Error()
+		problem = strings.TrimPrefix(err.Error(), progress.FileName+" ") // named once, below
 	case data == nil:
 		problem = "is missing"
 	case broken != nil:
@@ -283,7 +283,7 @@ func readRecord(dir, agent string) *records.Record {
 		return nil
 	}
 	path := records.CurrentPath(dir, agent)
-	data, err := os.ReadFile(path)
+	data, err := state.ReadProjectFile(dir, path, state.MaxRecordSize)
 	if err != nil {
 		return nil
 	}
@@ -412,7 +412,7 @@ func docFromBackups(root string, cleared time.Time) (*progress.Document, string,
 		if err != nil || !cleared.IsZero() && !stamp.After(cleared) {
 			continue
 		}
-		data, err := os.ReadFile(p)
+		data, err := state.ReadProjectFile(root, p, progress.MaxSize)
 		if err != nil {
 			continue
 		}
@@ -435,7 +435,7 @@ const backupStamp = "20060102T150405.000000000Z"
 // clearedAt is when the checkpoint was last deleted on purpose (zero when
 // never).
 func clearedAt(root string) time.Time {
-	data, err := os.ReadFile(filepath.Join(root, state.Dir, ClearedFile))
+	data, err := state.ReadProjectFile(root, filepath.Join(root, state.Dir, ClearedFile), 1<<10)
 	if err != nil {
 		return time.Time{}
 	}
@@ -475,8 +475,12 @@ func ClearResume(ctx context.Context, root, agent string, now time.Time) (Cleare
 		return c, err
 	}
 	defer unlock()
-	marker := filepath.Join(root, state.Dir, ClearedFile)
-	if err := os.MkdirAll(filepath.Dir(marker), 0o755); err != nil {
+	dir, err := state.ProjectDir(root)
+	if err != nil {
+		return c, err
+	}
+	marker := filepath.Join(dir, ClearedFile)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return c, err
 	}
 	// The marker first: whatever fails later, nothing older is resumed.

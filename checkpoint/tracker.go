@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -412,7 +411,7 @@ func (cp *Checkpoint) deliver(ctx context.Context, s sinks.Sink, e state.Entry) 
 	// The reference as stored now, not as read at the start of the run:
 	// another process may have created the comment meanwhile.
 	st := cp.State
-	if data, err := os.ReadFile(state.Path(cp.Root)); err == nil {
+	if data, err := state.ReadProjectFile(cp.Root, state.Path(cp.Root), state.MaxStateSize); err == nil {
 		if fresh, err := state.Parse(data); err == nil {
 			st = fresh
 		}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/ccc-checkpoint/ccc/gitrepo"
 	"github.com/ccc-checkpoint/ccc/redact"
+	"github.com/ccc-checkpoint/ccc/state"
 )
 
 // PrefsFile is the user's preferences file, shared with the CCC plugin.
@@ -185,12 +186,15 @@ func Default() Prefs {
 // or unparsable one an error naming the file (and the line, for bad YAML).
 func ReadPrefsFile(root string) (doc *yaml.Node, path string, err error) {
 	path = filepath.Join(root, PrefsFile)
-	doc, err = readYAML(path)
+	doc, err = readYAML(root, path)
 	return doc, path, err
 }
 
-func readYAML(path string) (*yaml.Node, error) {
-	data, err := os.ReadFile(path)
+// readYAML reads a preferences file: a regular file under the size limit,
+// confined to root ("" for the user's own file, outside every project,
+// which may be a symlink into a dotfiles checkout).
+func readYAML(root, path string) (*yaml.Node, error) {
+	data, err := state.ReadProjectFile(root, path, state.MaxPrefsSize)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
@@ -247,7 +251,7 @@ func LoadUserPrefs(getenv func(string) string) (Prefs, error) {
 	if err != nil {
 		return Default(), err
 	}
-	doc, err := readYAML(path)
+	doc, err := readYAML("", path)
 	return decodePrefs(doc, path, err)
 }
 

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ccc-checkpoint/ccc/progress"
 	"github.com/ccc-checkpoint/ccc/state"
 )
 
@@ -61,7 +62,7 @@ func PreCompact(ctx context.Context, env Env, stdin []byte) {
 // phase), whose keys only the stop hook may change. A file that cannot be
 // read or parsed counts as one: it is left alone.
 func cccLoop(root string) bool {
-	data, err := os.ReadFile(state.Path(root))
+	data, err := state.ReadProjectFile(root, state.Path(root), state.MaxStateSize)
 	if errors.Is(err, os.ErrNotExist) {
 		return false
 	}
@@ -236,7 +237,7 @@ func SessionEnd(ctx context.Context, env Env, stdin []byte) string {
 		env.logf(event, "%v", err)
 		return ""
 	}
-	data, err := os.ReadFile(filepath.Join(root, ProgressFile))
+	data, err := state.ReadProjectFile(root, filepath.Join(root, ProgressFile), progress.MaxSize)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			err = fmt.Errorf("no %s in %s: nothing to keep", ProgressFile, root)
@@ -244,7 +245,11 @@ func SessionEnd(ctx context.Context, env Env, stdin []byte) string {
 		env.logf(event, "%v", err)
 		return ""
 	}
-	dir := filepath.Join(root, state.Dir, SessionsDir)
+	dir, err := state.ProjectDir(root, SessionsDir)
+	if err != nil {
+		env.logf(event, "%v", err)
+		return ""
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		env.logf(event, "%v", err)
 		return ""

@@ -178,7 +178,10 @@ func removeState(ctx context.Context, root string, now time.Time, orig []byte) (
 // and replaced, so the backup is of the state the hook decided on and a
 // file someone else rewrote in between is left alone.
 func unchanged(path string, orig []byte) error {
-	cur, err := os.ReadFile(path)
+	cur, err := state.ReadProjectFile("", path, int64(len(orig)))
+	if errors.Is(err, state.ErrTooLarge) {
+		return fmt.Errorf("%s: %w", path, state.ErrChanged)
+	}
 	if err != nil {
 		return err
 	}

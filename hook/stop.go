@@ -97,7 +97,7 @@ func stop(ctx context.Context, env Env, stdin []byte) Decision {
 		return Decision{Outcome: Allow, Rule: RuleRejected}
 	}
 	path := state.Path(root)
-	orig, err := os.ReadFile(path)
+	orig, err := state.ReadProjectFile(root, path, state.MaxStateSize)
 	if errors.Is(err, os.ErrNotExist) {
 		// Issue 4 wants one line for a missing project from every hook;
 		// on exit 0 Claude Code shows stderr only in its debug output.
@@ -379,7 +379,7 @@ func (s *stopper) remove(ctx context.Context, total int64) error {
 // default: the loop ends). A file that cannot be read or parsed is reported
 // and not ok: the state is then left alone rather than ended on a guess.
 func (s *stopper) progressTasks() (int64, bool) {
-	data, err := os.ReadFile(filepath.Join(s.root, ProgressFile))
+	data, err := state.ReadProjectFile(s.root, filepath.Join(s.root, ProgressFile), progress.MaxSize)
 	if errors.Is(err, os.ErrNotExist) {
 		return 0, true
 	}

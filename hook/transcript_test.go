@@ -5,7 +5,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -115,7 +117,31 @@ func TestStopUnreadableTranscript(t *testing.T) {
 	p.write(".ccc-state.json", stateJSON(t, nil))
 	d := p.stop(input(t, "stop-no-message.json", map[string]any{"transcript_path": p.root}))
 	assert.Equal(t, RuleRetry, d.Rule)
-	assert.Equal(t, fmt.Sprintf("ccc hook stop: transcript: %s is not a regular file; reading the last output as empty\n", p.root), p.errs.String())
+	assert.Equal(t, fmt.Sprintf("ccc hook stop: transcript: %s is a directory, not a regular file; reading the last output as empty\n", p.root), p.errs.String())
+}
+
+// TestTranscriptSpecialFiles: a transcript_path naming a FIFO (which would
+// block the open until a writer comes) or a device (endless bytes) is an
+// error naming what it is, returned at once.
+func TestTranscriptSpecialFiles(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "fifo")
+	require.NoError(t, syscall.Mkfifo(fifo, 0o644))
+	for path, want := range map[string]string{
+		fifo:        fifo + " is a FIFO, not a regular file",
+		"/dev/zero": "/dev/zero is a device, not a regular file",
+	} {
+		done := make(chan error, 1)
+		go func() {
+			_, err := LastOutput(Input{TranscriptPath: path})
+			done <- err
+		}()
+		select {
+		case err := <-done:
+			assert.EqualError(t, err, "transcript: "+want)
+		case <-time.After(10 * time.Second):
+			t.Fatalf("LastOutput blocked on %s", path)
+		}
+	}
 }
 
 // TestStopMissingTranscript: a transcript_path with no file is an empty

@@ -12,7 +12,6 @@ package importer
 import (
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -85,7 +84,8 @@ type Options struct {
 	// template placeholder.
 	Now time.Time
 	// ReadFile reads the files beside the imported one (seed 000's
-	// WORKFLOW-STATUS.yaml); nil means os.ReadFile.
+	// WORKFLOW-STATUS.yaml); nil means a bounded read of a regular file
+	// (state.ReadProjectFile).
 	ReadFile func(string) ([]byte, error)
 }
 
@@ -118,7 +118,7 @@ func (im *Imported) RecordJSON() ([]byte, error) {
 // Import converts the checkpoint file at path, whose content is data.
 func Import(path string, data []byte, opts Options) (*Imported, error) {
 	if opts.ReadFile == nil {
-		opts.ReadFile = os.ReadFile
+		opts.ReadFile = func(p string) ([]byte, error) { return state.ReadProjectFile("", p, state.MaxCopySize) }
 	}
 	if opts.Now.IsZero() {
 		opts.Now = time.Now()

@@ -9,6 +9,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"github.com/ccc-checkpoint/ccc/state"
 )
 
 // SubDir is where the records live, under the main worktree's root.
@@ -21,7 +23,7 @@ const SubDir = ".ccc/checkpoints"
 func Dir(ctx context.Context, root string) (string, error) {
 	out, err := runGit(ctx, root, "rev-parse", "--git-common-dir")
 	if errors.Is(err, errNotRepo) {
-		return filepath.Join(root, SubDir), nil
+		return confined(root, filepath.Join(root, filepath.FromSlash(SubDir)))
 	}
 	if err != nil {
 		return "", fmt.Errorf("records: find the shared directory: %w", err)
@@ -40,7 +42,36 @@ func Dir(ctx context.Context, root string) (string, error) {
 			main = wts[0].Path
 		}
 	}
-	return filepath.Join(main, filepath.FromSlash(SubDir)), nil
+	if state.Inside(main, root) != nil && !listed(ctx, root) {
+		// A .git/commondir (or gitdir file) naming another repository
+		// must not make ccc write its records into that one.
+		return "", fmt.Errorf("records: %s is not a worktree of the repository at %s (its git common directory points elsewhere); refusing to keep records there", root, main)
+	}
+	return confined(main, filepath.Join(main, filepath.FromSlash(SubDir)))
+}
+
+// confined returns dir when it resolves inside main: a .ccc or
+// .ccc/checkpoints committed as a symlink out of the project is refused.
+func confined(main, dir string) (string, error) {
+	if err := state.Inside(main, dir); err != nil {
+		return "", fmt.Errorf("records: %w; refusing to keep records there", err)
+	}
+	return dir, nil
+}
+
+// listed reports whether root is in one of the worktrees git lists for its
+// repository.
+func listed(ctx context.Context, root string) bool {
+	wts, err := Worktrees(ctx, root)
+	if err != nil {
+		return false
+	}
+	for _, wt := range wts {
+		if state.Inside(wt.Path, root) == nil {
+			return true
+		}
+	}
+	return false
 }
 
 // Root is the directory that holds dir's .ccc (the main worktree's root for a
@@ -119,4 +150,10 @@ func runGit(ctx context.Context, dir string, args ...string) (string, error) {
 		return "", fmt.Errorf("git %s: %s (%w)", args[0], msg, err)
 	}
 	return stdout.String(), nil
+}
+
+// readFile reads a file of the records directory dir: a regular file of at
+// most state.MaxRecordSize, that resolves inside dir.
+func readFile(dir, path string) ([]byte, error) {
+	return state.ReadProjectFile(dir, path, state.MaxRecordSize)
 }

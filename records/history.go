@@ -41,7 +41,7 @@ type Stored struct {
 // reported together in the error (the others are still returned); a
 // missing dir is no records. Ordered by agent, then newest first.
 func Top(dir string) ([]Stored, error) {
-	out, err := readDir(dir, func(name string, r *Record) Kind {
+	out, err := readDir(dir, dir, func(name string, r *Record) Kind {
 		switch {
 		case r.Status == StatusComplete:
 			return KindComplete
@@ -60,7 +60,7 @@ func Top(dir string) ([]Stored, error) {
 // Failed reads the records in dir's failed/ (kept there until ccc cleanup
 // removes them), ordered as Top orders its records.
 func Failed(dir string) ([]Stored, error) {
-	out, err := readDir(filepath.Join(dir, FailedDir), func(string, *Record) Kind { return KindFailed })
+	out, err := readDir(dir, filepath.Join(dir, FailedDir), func(string, *Record) Kind { return KindFailed })
 	sortStored(out, true)
 	return out, err
 }
@@ -91,11 +91,11 @@ func All(dir string) ([]Stored, error) {
 		if !a.IsDir() {
 			continue
 		}
-		s, err := readDir(filepath.Join(hist, a.Name()), func(string, *Record) Kind { return KindHistory })
+		s, err := readDir(dir, filepath.Join(hist, a.Name()), func(string, *Record) Kind { return KindHistory })
 		all = append(all, s...)
 		errs = append(errs, err)
 	}
-	s, err := readDir(filepath.Join(dir, FailedDir), func(string, *Record) Kind { return KindFailed })
+	s, err := readDir(dir, filepath.Join(dir, FailedDir), func(string, *Record) Kind { return KindFailed })
 	all = append(all, s...)
 	errs = append(errs, err)
 	sortStored(all, false)
@@ -125,8 +125,9 @@ func Find(dir, id string) (Stored, error) {
 	return Stored{}, fmt.Errorf("records: %q: %w", id, ErrNotFound)
 }
 
-// readDir decodes the *.json files directly in dir.
-func readDir(dir string, kind func(name string, r *Record) Kind) ([]Stored, error) {
+// readDir decodes the *.json files directly in dir, a folder of the records
+// directory top: a file that resolves outside top is an error, not read.
+func readDir(top, dir string, kind func(name string, r *Record) Kind) ([]Stored, error) {
 	entries, err := os.ReadDir(dir)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
@@ -143,7 +144,7 @@ func readDir(dir string, kind func(name string, r *Record) Kind) ([]Stored, erro
 			continue
 		}
 		path := filepath.Join(dir, name)
-		data, err := os.ReadFile(path)
+		data, err := readFile(top, path)
 		if errors.Is(err, os.ErrNotExist) {
 			continue // removed by a writer since the listing
 		}

@@ -56,6 +56,64 @@ func TestDir(t *testing.T) {
 	}
 }
 
+// TestDirRefusesOutside: the records directory is found through files the
+// repository controls (.ccc, .git/commondir); one that leads elsewhere is
+// refused, never written to.
+func TestDirRefusesOutside(t *testing.T) {
+	ctx := context.Background()
+	elsewhere := seededRepo(t)
+
+	linked := seededRepo(t)
+	require.NoError(t, os.Symlink(tempDir(t), filepath.Join(linked, ".ccc")))
+	_, err := Dir(ctx, linked)
+	require.ErrorIs(t, err, state.ErrOutside)
+	assert.Contains(t, err.Error(), "resolves outside the project")
+
+	plain := tempDir(t)
+	require.NoError(t, os.MkdirAll(filepath.Join(plain, ".ccc"), 0o755))
+	require.NoError(t, os.Symlink(tempDir(t), filepath.Join(plain, ".ccc", "checkpoints")))
+	_, err = Dir(ctx, plain)
+	require.ErrorIs(t, err, state.ErrOutside)
+
+	// A worktree-shaped .git whose commondir names another repository.
+	hijacked := tempDir(t)
+	gitdir := filepath.Join(hijacked, ".git")
+	git(t, tempDir(t), "init", "-q", hijacked)
+	writeFile(t, filepath.Join(gitdir, "commondir"), filepath.Join(elsewhere, ".git")+"\n")
+	got, err := Dir(ctx, hijacked)
+	require.Error(t, err, "got %s", got)
+	assert.Contains(t, err.Error(), "is not a worktree of the repository at "+elsewhere)
+}
+
+// TestLockRefusesFoldersOut: every records writer holds Lock, which refuses
+// a history or failed folder (or the lock) symlinked out of the project.
+func TestLockRefusesFoldersOut(t *testing.T) {
+	for _, sub := range []string{HistoryDir, FailedDir, lockFile} {
+		root, outside := tempDir(t), tempDir(t)
+		dir := filepath.Join(root, ".ccc", "checkpoints")
+		require.NoError(t, os.MkdirAll(dir, 0o755))
+		require.NoError(t, os.Symlink(filepath.Join(outside, "x"), filepath.Join(dir, sub)))
+		_, err := Lock(context.Background(), dir)
+		require.ErrorIs(t, err, state.ErrOutside, sub)
+		_, err = Write(context.Background(), dir, snap("a", "CIA-1"), t0)
+		require.ErrorIs(t, err, state.ErrOutside, sub)
+		assert.NoFileExists(t, filepath.Join(outside, "x"))
+	}
+}
+
+// TestAllSkipsFoldersOut: a failed/ folder symlinked out of the records
+// directory is not read: its files are errors, never records.
+func TestAllSkipsFoldersOut(t *testing.T) {
+	root, outside := tempDir(t), tempDir(t)
+	dir := filepath.Join(root, ".ccc", "checkpoints")
+	require.NoError(t, os.MkdirAll(dir, 0o755))
+	writeFile(t, filepath.Join(outside, "x.json"), `{"schemaVersion": 1, "id": "outside", "agent": "a"}`)
+	require.NoError(t, os.Symlink(outside, filepath.Join(dir, FailedDir)))
+	all, err := All(dir)
+	require.ErrorIs(t, err, state.ErrOutside)
+	assert.Empty(t, all)
+}
+
 // TestWriteFirst pins the record format: every key, in order, null for
 // unset times.
 func TestWriteFirst(t *testing.T) {

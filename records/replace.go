@@ -57,7 +57,7 @@ func Put(ctx context.Context, dir string, r *Record, now time.Time) (string, err
 // keepReplaced keeps the record at path, about to be replaced, in agent's
 // history and as a backup (or sets it aside when it cannot be read).
 func keepReplaced(dir, agent, path string, now time.Time) error {
-	old, err := os.ReadFile(path)
+	old, err := readFile(dir, path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
 	}
@@ -99,7 +99,7 @@ func Retire(ctx context.Context, dir, agent string, now time.Time) (string, erro
 		return "", err
 	}
 	defer unlock()
-	data, err := os.ReadFile(path)
+	data, err := readFile(dir, path)
 	if errors.Is(err, os.ErrNotExist) {
 		return "", fmt.Errorf("records: agent %q in %s: %w", agent, dir, ErrNoRecord)
 	}

@@ -104,6 +104,16 @@ func ID(agent, issue string, at time.Time) string {
 // Heartbeat, TakeOver, Cleanup, and anything else that writes records there.
 // The returned func releases it.
 func Lock(ctx context.Context, dir string) (func(), error) {
+	// Every writer holds this lock, so this is where a records directory,
+	// lock, history or failed folder (or the backups) symlinked out of the
+	// main worktree is refused: ccc writes nothing through it.
+	main := Root(dir)
+	for _, p := range []string{dir, filepath.Join(dir, lockFile), filepath.Join(dir, HistoryDir), filepath.Join(dir, FailedDir),
+		filepath.Join(main, state.Dir, state.BackupDir)} {
+		if err := state.Inside(main, p); err != nil {
+			return nil, fmt.Errorf("records: %w", err)
+		}
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("records: %w", err)
 	}
@@ -132,7 +142,7 @@ func load(dir, agent string, now time.Time) (*Record, []byte, error) {
 		return nil, nil, err
 	}
 	path := CurrentPath(dir, agent)
-	data, err := os.ReadFile(path)
+	data, err := readFile(dir, path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil, fmt.Errorf("records: agent %q in %s: %w", agent, dir, ErrNoRecord)
 	}
@@ -241,7 +251,7 @@ func Write(ctx context.Context, dir string, s Snapshot, now time.Time) (*Record,
 	switch rec.Status {
 	case StatusComplete:
 		archive := CompletePath(dir, rec.Agent, rec.Issue)
-		if old, err := os.ReadFile(archive); err == nil {
+		if old, err := readFile(dir, archive); err == nil {
 			// The same issue completed before: that archive joins the history,
 			// or, unreadable, is set aside rather than overwritten.
 			r, _, derr := Decode(archive, old)
@@ -269,6 +279,9 @@ func Write(ctx context.Context, dir string, s Snapshot, now time.Time) (*Record,
 // moveOut writes a finished record to its archive, then removes the current
 // one: a crash in between leaves both, never neither.
 func moveOut(current, archive string, data []byte) error {
+	if err := state.Inside(filepath.Dir(current), archive); err != nil {
+		return err
+	}
 	if err := os.MkdirAll(filepath.Dir(archive), 0o755); err != nil {
 		return err
 	}
@@ -418,6 +431,9 @@ func uniqueID(dir string, r, prev *Record) string {
 // must not choose where ccc writes.
 func keepHistory(dir, agent string, prev *Record, data []byte) error {
 	path := historyPath(dir, agent, historyID(agent, prev))
+	if err := state.Inside(dir, path); err != nil { // history/<agent> symlinked out
+		return fmt.Errorf("records: history: %w", err)
+	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("records: history: %w", err)
 	}

@@ -32,13 +32,16 @@ func WriteFileAtomic(path string, data []byte, perm os.FileMode) error {
 // serialise through Lock; the compare catches editors and agents that do not.
 func ReplaceFile(path string, expect, data []byte, perm os.FileMode) error {
 	return replace(path, data, perm, func() error {
-		cur, err := os.ReadFile(path)
+		// Never more than expect: a file that grew past it has changed.
+		cur, err := ReadProjectFile("", path, int64(len(expect)))
 		switch {
 		case errors.Is(err, os.ErrNotExist):
 			if expect != nil {
 				return fmt.Errorf("%s: %w", path, ErrChanged)
 			}
 			return nil
+		case errors.Is(err, ErrTooLarge):
+			return fmt.Errorf("%s: %w", path, ErrChanged)
 		case err != nil:
 			return err
 		case expect == nil || !bytes.Equal(cur, expect):

@@ -32,7 +32,7 @@ const stampLayout = "20060102T150405.000000000Z"
 // changed nothing else keep the older versions too. A missing file needs
 // no backup: it returns "", nil.
 func Backup(root, path string, now time.Time) (string, error) {
-	data, err := os.ReadFile(path)
+	data, err := ReadProjectFile(root, path, MaxCopySize)
 	if os.IsNotExist(err) {
 		return "", nil
 	}
@@ -91,7 +91,7 @@ func newestBackup(root, base, except string) string {
 // stays broken is read on every run: when a copy with the same bytes is
 // already kept, SetAside returns that one instead of adding another.
 func SetAside(root, path string, now time.Time) (string, error) {
-	data, err := os.ReadFile(path)
+	data, err := ReadProjectFile(root, path, MaxCopySize)
 	if err != nil {
 		return "", fmt.Errorf("set aside: %w", err)
 	}
@@ -126,7 +126,7 @@ func keptCopy(root, base string, data []byte) string {
 		if fi, err := entries[i].Info(); err != nil || fi.Size() != int64(len(data)) {
 			continue
 		}
-		if kept, err := os.ReadFile(p); err == nil && bytes.Equal(kept, data) {
+		if kept, err := ReadProjectFile(root, p, MaxCopySize); err == nil && bytes.Equal(kept, data) {
 			return p
 		}
 	}
@@ -144,7 +144,7 @@ func keptBackup(root, base string, data []byte) (path string, newest bool) {
 		if fi, err := os.Stat(p); err != nil || fi.Size() != int64(len(data)) {
 			continue
 		}
-		if kept, err := os.ReadFile(p); err == nil && bytes.Equal(kept, data) {
+		if kept, err := ReadProjectFile(root, p, MaxCopySize); err == nil && bytes.Equal(kept, data) {
 			return p, i == 0
 		}
 	}
@@ -152,7 +152,10 @@ func keptBackup(root, base string, data []byte) (path string, newest bool) {
 }
 
 func writeCopy(root, name string, data []byte) (string, error) {
-	dir := filepath.Join(root, Dir, BackupDir)
+	dir, err := ProjectDir(root, BackupDir)
+	if err != nil {
+		return "", fmt.Errorf("backup: %w", err)
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", fmt.Errorf("backup: %w", err)
 	}
@@ -165,7 +168,10 @@ func writeCopy(root, name string, data []byte) (string, error) {
 
 // Backups lists the rotating backups of the file named base, newest first.
 func Backups(root, base string) ([]string, error) {
-	dir := filepath.Join(root, Dir, BackupDir)
+	dir, err := ProjectDir(root, BackupDir)
+	if err != nil {
+		return nil, err
+	}
 	entries, err := os.ReadDir(dir)
 	if os.IsNotExist(err) {
 		return nil, nil

@@ -21,7 +21,7 @@ const LockFile = "lock"
 // Lock takes the project's exclusive lock, waiting for other ccc processes
 // until ctx is done. The returned func releases it.
 func Lock(ctx context.Context, root string) (unlock func(), err error) {
-	return lockFile(ctx, filepath.Join(root, Dir), LockFile)
+	return lockFile(ctx, root, filepath.Join(root, Dir), LockFile)
 }
 
 // LockDelivery takes the lock of one (sink, target, agent) delivery, so
@@ -29,7 +29,7 @@ func Lock(ctx context.Context, root string) (unlock func(), err error) {
 // no comment yet and both would create one. It is not the project lock,
 // which a delivery takes to store its reference.
 func LockDelivery(ctx context.Context, root string, e Entry) (unlock func(), err error) {
-	return lockFile(ctx, filepath.Join(root, Dir, "deliveries"), e.Key()+".lock")
+	return lockFile(ctx, root, filepath.Join(root, Dir, "deliveries"), e.Key()+".lock")
 }
 
 // ErrBusy is a lock that another live process holds until the caller gave
@@ -37,7 +37,12 @@ func LockDelivery(ctx context.Context, root string, e Entry) (unlock func(), err
 // created or opened) is not contention and says its own cause.
 var ErrBusy = errors.New("held by another ccc process")
 
-func lockFile(ctx context.Context, dir, name string) (unlock func(), err error) {
+func lockFile(ctx context.Context, root, dir, name string) (unlock func(), err error) {
+	// The lock file is opened with O_CREATE: a .ccc, or a lock, committed as
+	// a symlink out of the project would make ccc create files there.
+	if err := Inside(root, filepath.Join(dir, name)); err != nil {
+		return nil, fmt.Errorf("lock: %w", err)
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("lock: %w", err)
 	}
@@ -82,6 +87,16 @@ func Locks(root string, paths ...string) []LockStatus {
 	var out []LockStatus
 	for _, p := range append(paths, more...) {
 		if _, err := os.Lstat(p); err != nil {
+			continue
+		}
+		// Opening a FIFO read-only would block: only a regular file in
+		// the project is opened.
+		if err := Inside(root, p); err != nil {
+			out = append(out, LockStatus{Path: p, Err: err})
+			continue
+		}
+		if fi, err := os.Stat(p); err == nil && !fi.Mode().IsRegular() {
+			out = append(out, LockStatus{Path: p, Err: &FileError{Path: p, Problem: "is " + fileKind(fi.Mode()) + ", not a regular file", Kind: ErrNotRegular}})
 			continue
 		}
 		fl := flock.New(p, flock.SetFlag(os.O_RDONLY))

@@ -108,7 +108,7 @@ func outboxPath(root string, e Entry) string {
 // tracker asked to be tried again (its Retry-After): the entry waits for
 // the later of that and the backoff. Callers hold Lock.
 func Queue(root string, e Entry, cause string, now time.Time) (Entry, error) {
-	if old, err := readEntry(outboxPath(root, e)); err == nil {
+	if old, err := readEntry(root, outboxPath(root, e)); err == nil {
 		if old.RenderedAt.After(e.RenderedAt) {
 			return old, nil
 		}
@@ -120,7 +120,11 @@ func Queue(root string, e Entry, cause string, now time.Time) (Entry, error) {
 	}
 	e.LastError, e.UpdatedAt = cause, now.UTC()
 	e.NextAttempt = nextAttempt(now, e.Attempts, e.NextAttempt)
-	if err := os.MkdirAll(filepath.Join(root, Dir, OutboxDir), 0o755); err != nil {
+	dir, err := ProjectDir(root, OutboxDir)
+	if err != nil {
+		return e, fmt.Errorf("outbox: %w", err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return e, fmt.Errorf("outbox: %w", err)
 	}
 	data, err := json.MarshalIndent(e, "", "  ")
@@ -140,9 +144,12 @@ func Queue(root string, e Entry, cause string, now time.Time) (Entry, error) {
 // Lock.
 func Dequeue(root string, delivered Entry) error {
 	path := outboxPath(root, delivered)
-	cur, err := readEntry(path)
+	cur, err := readEntry(root, path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
+	}
+	if errors.Is(err, ErrOutside) {
+		return fmt.Errorf("outbox: %w", err) // never remove a file outside the project
 	}
 	if err == nil && cur.Body != delivered.Body && cur.RenderedAt.After(delivered.RenderedAt) {
 		return nil
@@ -156,7 +163,7 @@ func Dequeue(root string, delivered Entry) error {
 // Queued reads the entry queued now for e's key; an error wrapping
 // os.ErrNotExist means there is none.
 func Queued(root string, e Entry) (Entry, error) {
-	return readEntry(outboxPath(root, e))
+	return readEntry(root, outboxPath(root, e))
 }
 
 // Outbox lists the queued entries, oldest first. An entry file that cannot
@@ -190,7 +197,10 @@ type BadEntry struct {
 // are not entries, changing nothing (Outbox sets those aside; `ccc doctor`
 // only reports them).
 func ReadOutbox(root string) ([]Entry, []BadEntry, error) {
-	dir := filepath.Join(root, Dir, OutboxDir)
+	dir, err := ProjectDir(root, OutboxDir)
+	if err != nil {
+		return nil, nil, fmt.Errorf("outbox: %w", err)
+	}
 	names, err := os.ReadDir(dir)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil, nil
@@ -205,7 +215,7 @@ func ReadOutbox(root string) ([]Entry, []BadEntry, error) {
 			continue
 		}
 		path := filepath.Join(dir, n.Name())
-		e, err := readEntry(path)
+		e, err := readEntry(root, path)
 		if errors.Is(err, os.ErrNotExist) {
 			continue // delivered since the listing
 		}
@@ -235,9 +245,9 @@ func (e *EntryError) Error() string {
 
 func (e *EntryError) Unwrap() error { return e.Err }
 
-func readEntry(path string) (Entry, error) {
+func readEntry(root, path string) (Entry, error) {
 	var e Entry
-	data, err := os.ReadFile(path)
+	data, err := ReadProjectFile(root, path, MaxOutboxSize)
 	if err != nil {
 		return e, err
 	}

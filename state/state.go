@@ -312,7 +312,7 @@ func Path(root string) string { return filepath.Join(root, FileName) }
 // replaced in memory by the newest backup that parses, so callers go on.
 func Load(root string, now time.Time) (Loaded, error) {
 	path := Path(root)
-	data, err := os.ReadFile(path)
+	data, err := ReadProjectFile(root, path, MaxStateSize)
 	if os.IsNotExist(err) {
 		return Loaded{State: New()}, nil
 	}
@@ -335,7 +335,7 @@ func Load(root string, now time.Time) (Loaded, error) {
 		return l, fmt.Errorf("state: %w", err)
 	}
 	for _, b := range backups {
-		data, err := os.ReadFile(b)
+		data, err := ReadProjectFile(root, b, MaxStateSize)
 		if err != nil {
 			continue
 		}
@@ -351,7 +351,11 @@ func Load(root string, now time.Time) (Loaded, error) {
 // refuses to overwrite a file that is not valid JSON. Callers hold Lock.
 func Save(root string, st *State, now time.Time) error {
 	path := Path(root)
-	if old, err := os.ReadFile(path); err == nil {
+	old, err := ReadProjectFile(root, path, MaxStateSize)
+	switch {
+	case err != nil && !os.IsNotExist(err):
+		return fmt.Errorf("state: refusing to overwrite: %w", err)
+	case err == nil:
 		if _, perr := Parse(old); perr != nil {
 			ce := perr.(*CorruptError)
 			ce.Path = path

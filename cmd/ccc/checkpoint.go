@@ -58,7 +58,8 @@ The tracker step updates every configured sink (--sinks, else $CCC_SINKS,
 else the preferences' sinks:, else Linear when LINEAR_API_KEY is set and GitHub
 inside GitHub Actions or with --github), each independently. The sinks are
 linear, github and file (this agent's section of a Markdown file, STATUS.md
-unless sinks.file.path says otherwise).
+unless sinks.file.path says otherwise; that path must stay inside the project:
+no absolute path, no "..", no symlink out).
 
 The edit flags change .ccc-progress.md before it is saved (created from the
 template when missing). --done TEXT moves the current task to Completed when

@@ -43,7 +43,7 @@ func localChecks(ctx context.Context, root, agent string) []Check {
 		add("progress", "fail", progress.FileName, fmt.Sprintf("%s is %d MB, over the %d MB limit: not a progress document",
 			progress.FileName, fi.Size()>>20, progress.MaxSize>>20), "move it aside; ccc restore --file progress brings the last good one back")
 	default:
-		data, err := os.ReadFile(path)
+		data, err := state.ReadProjectFile(root, path, progress.MaxSize)
 		if err != nil {
 			add("progress", "fail", progress.FileName, err.Error(), "")
 			break
@@ -68,7 +68,7 @@ func localChecks(ctx context.Context, root, agent string) []Check {
 	}
 
 	// The state file: one JSON object, and ccc's own key an object too.
-	switch data, err := os.ReadFile(state.Path(root)); {
+	switch data, err := state.ReadProjectFile(root, state.Path(root), state.MaxStateSize); {
 	case errors.Is(err, os.ErrNotExist):
 		add("state", "ok", state.FileName, "no "+state.FileName+" yet (the first checkpoint writes it)", "")
 	case err != nil:
@@ -97,7 +97,7 @@ func localChecks(ctx context.Context, root, agent string) []Check {
 		add("record", "fail", "", err.Error(), "")
 	} else {
 		own := records.CurrentPath(dir, agent)
-		switch data, err := os.ReadFile(own); {
+		switch data, err := state.ReadProjectFile(dir, own, state.MaxRecordSize); {
 		case records.ValidAgent(agent) != nil:
 			add("record", "fail", "", records.ValidAgent(agent).Error(), "pass --agent NAME")
 		case errors.Is(err, os.ErrNotExist):
@@ -164,6 +164,15 @@ func localChecks(ctx context.Context, root, agent string) []Check {
 	var why error
 	for _, d := range targets {
 		if _, err := os.Stat(d); errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err := state.Inside(root, d); err != nil && d != dir {
+			// A .ccc folder symlinked out of the project: not probed (that
+			// would write there), and ccc refuses it on every checkpoint.
+			unwritable = append(unwritable, rel(d))
+			if why == nil {
+				why = err
+			}
 			continue
 		}
 		if err := writable(d); err != nil {

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -144,7 +143,7 @@ Choice [r/s/v/d]: `, r.TaskN, r.TaskM, progress.FileName)
 			fmt.Fprintln(f.IO.Out, r.Prompt)
 			return nil
 		case "v", "view":
-			data, err := os.ReadFile(path)
+			data, err := state.ReadProjectFile(root, path, progress.MaxSize)
 			if err != nil {
 				return err
 			}

@@ -17,6 +17,7 @@ import (
 	"github.com/ccc-checkpoint/ccc/config"
 	"github.com/ccc-checkpoint/ccc/hook"
 	"github.com/ccc-checkpoint/ccc/progress"
+	"github.com/ccc-checkpoint/ccc/state"
 )
 
 // maxHookInput bounds what a hook reads from stdin: Claude Code sends a few
@@ -285,9 +286,16 @@ func (f *Factory) hookRoot(ctx context.Context, dir, cwd string) (string, error)
 // progress document, then update the configured trackers. Its report comes
 // back as the error when a step failed.
 func (f *Factory) hookCheckpoint(ctx context.Context, c hook.Checkpoint) error {
-	cp, err := f.newCheckpoint(c.Root, checkpoint.Automated, "", c.Deadline, TrackerFlags{})
+	// The hook has said what is wrong with the preferences in its own line
+	// (hook.Prefs); newCheckpoint's "Warning: …" would be a second one.
+	quiet := *f
+	quiet.IO.ErrOut = io.Discard
+	cp, err := quiet.newCheckpoint(c.Root, checkpoint.Automated, "", c.Deadline, TrackerFlags{})
 	if err != nil {
 		return err
+	}
+	if cp.Debug != nil {
+		cp.Debug = f.IO.ErrOut
 	}
 	cp.KeepState, cp.SessionID = c.KeepState, c.SessionID
 	cp.DrainLimit = hookDrainLimit
@@ -334,7 +342,7 @@ func (f *Factory) hookResume(ctx context.Context, root string) (hook.Resume, boo
 	path := filepath.Join(root, progress.FileName)
 	out := hook.Resume{Prompt: r.Prompt, Issue: r.Issue, TaskN: r.TaskN, TaskM: r.TaskM, Age: r.Age, Broken: r.Broken}
 	out.Warnings = append(append(out.Warnings, r.Warnings...), driftWarnings(r, staleAfter)...)
-	if data, err := os.ReadFile(path); err == nil && r.Broken == "" {
+	if data, err := state.ReadProjectFile(root, path, progress.MaxSize); err == nil && r.Broken == "" {
 		if doc, err := progress.Parse(data); err == nil {
 			for _, b := range doc.Blockers {
 				if b.Checkbox && b.Checked {

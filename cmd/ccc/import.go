@@ -176,7 +176,9 @@ func importFile(ctx context.Context, root, file string, opts *ImportOptions, wri
 		}
 		return res
 	}
-	data, err := os.ReadFile(file)
+	// The file is often a repository's own: never a FIFO or a device, and
+	// never more than a progress document may be.
+	data, err := state.ReadProjectFile("", file, progress.MaxSize)
 	if err != nil {
 		return fail(fmt.Errorf("import: %w", err))
 	}

@@ -240,7 +240,7 @@ func inspectBackup(t restoreTarget, path string) backupEntry {
 	if ts, err := time.Parse(backupStamp, strings.TrimPrefix(filepath.Base(path), filepath.Base(t.Path)+".")); err == nil {
 		b.Time = ts
 	}
-	data, err := os.ReadFile(path)
+	data, err := state.ReadProjectFile(t.backupRoot, path, state.MaxCopySize)
 	if err == nil {
 		err = t.validate(data)
 	}
@@ -314,7 +314,7 @@ func restoreOne(ctx context.Context, t restoreTarget, named bool, now time.Time)
 	}
 	defer unlock()
 
-	cur, err := os.ReadFile(t.Path)
+	cur, err := state.ReadProjectFile(t.backupRoot, t.Path, state.MaxCopySize)
 	missing := errors.Is(err, os.ErrNotExist)
 	if err != nil && !missing {
 		return fail("%v", err)
@@ -344,7 +344,7 @@ func restoreOne(ctx context.Context, t restoreTarget, named bool, now time.Time)
 			res.Skipped = append(res.Skipped, info)
 			continue
 		}
-		d, err := os.ReadFile(b)
+		d, err := state.ReadProjectFile(t.backupRoot, b, state.MaxCopySize)
 		if err != nil {
 			info.Valid, info.Problem = false, err.Error()
 			res.Skipped = append(res.Skipped, info)

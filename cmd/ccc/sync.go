@@ -349,7 +349,7 @@ func watchCheckpoint(ctx context.Context, f *Factory, root string, timeout time.
 }
 
 func fileHash(path string) string {
-	data, err := os.ReadFile(path)
+	data, err := state.ReadProjectFile(filepath.Dir(path), path, progress.MaxSize)
 	if err != nil {
 		return ""
 	}

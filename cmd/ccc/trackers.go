@@ -125,6 +125,9 @@ func (f *Factory) trackers(root string, prefs config.Prefs, fl TrackerFlags) ([]
 			tr.Target, tr.Skip = githubTarget(fl.GitHub, prefs.Sinks["github"], f.Getenv)
 		case file.Name:
 			tr.Target = cmp.Or(strings.TrimSpace(prefs.Sinks[file.Name].Path), file.DefaultPath)
+			if err := file.CheckTarget(root, tr.Target); err != nil {
+				tr.Skip = err.Error()
+			}
 		}
 		out = append(out, tr)
 	}

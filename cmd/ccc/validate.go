@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ccc-checkpoint/ccc/progress"
+	"github.com/ccc-checkpoint/ccc/state"
 )
 
 // ValidateOptions is `ccc validate` as parsed.
@@ -72,7 +73,9 @@ func validateRun(ctx context.Context, f *Factory, opts *ValidateOptions) error {
 	if fi.Size() > progress.MaxSize {
 		return fmt.Errorf("%s is %d MB, over the %d MB limit for a progress document", path, fi.Size()>>20, progress.MaxSize>>20)
 	}
-	data, err := os.ReadFile(path)
+	// The path is the user's to name (no confinement); still never a FIFO
+	// or a device, and never more than the limit.
+	data, err := state.ReadProjectFile("", path, progress.MaxSize)
 	if err != nil {
 		return err
 	}

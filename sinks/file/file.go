@@ -17,6 +17,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -52,7 +53,9 @@ func (OS) Edit(ctx context.Context, path string, edit func([]byte) ([]byte, erro
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	old, err := os.ReadFile(path)
+	// OS has no root: Upsert checked the path is in the project; this
+	// refuses what the path turned into since (a FIFO, a device, a huge file).
+	old, err := state.ReadProjectFile("", path, state.MaxCopySize)
 	if errors.Is(err, fs.ErrNotExist) {
 		old, err = nil, nil
 	}
@@ -132,6 +135,26 @@ func (s *Sink) Phrase(a sinks.Action, target string) string {
 	return fmt.Sprintf("%s section in %s", a, target)
 }
 
+// CheckTarget refuses a configured path that would make the sink write
+// outside the project root: an absolute path, one with a ".." element, or
+// one whose file or any folder on the way is a symlink pointing out. The
+// path comes from .ccc-preferences.yaml, which the repository controls: a
+// clone must not be able to append to ~/.bashrc or ~/.gitconfig.
+func CheckTarget(root, target string) error {
+	if filepath.IsAbs(target) || slices.Contains(strings.Split(filepath.ToSlash(target), "/"), "..") {
+		return fmt.Errorf("sinks.file.path %q names a path outside the project; the file sink writes only inside it", target)
+	}
+	if err := state.Inside(root, filepath.Join(root, target)); err != nil {
+		problem := err.Error()
+		var fe *state.FileError
+		if errors.As(err, &fe) {
+			problem = fe.Problem
+		}
+		return fmt.Errorf("sinks.file.path %q %s; the file sink writes only inside it", target, problem)
+	}
+	return nil
+}
+
 // Path resolves a configured path against the project root.
 func (s *Sink) Path(target string) string {
 	if filepath.IsAbs(target) {
@@ -161,6 +184,9 @@ func (s *Sink) Upsert(ctx context.Context, d sinks.Delivery) (sinks.Result, erro
 	agent := d.Target.Agent
 	if target == "" {
 		return sinks.Result{Action: sinks.Skipped, Ref: d.Prev}, sinks.Skip("no status file (set sinks.file.path)")
+	}
+	if err := CheckTarget(s.cfg.Root, target); err != nil {
+		return sinks.Result{Action: sinks.Skipped, Ref: d.Prev}, sinks.Skip("%v", err)
 	}
 	fail := func(f *failure, requests int, ref sinks.Ref) (sinks.Result, error) {
 		return sinks.Result{Action: sinks.Failed, Ref: ref, Requests: requests},
@@ -294,10 +320,13 @@ func (s *Sink) Health(ctx context.Context, target string) (sinks.Health, error) 
 	if strings.TrimSpace(target) == "" {
 		return sinks.Health{}, sinks.Skip("no status file (set sinks.file.path)")
 	}
+	if err := CheckTarget(s.cfg.Root, target); err != nil {
+		return sinks.Health{Target: target}, sinks.Skip("%v", err)
+	}
 	path := s.Path(target)
 	u := url.URL{Scheme: "file", Path: filepath.ToSlash(path)}
 	h := sinks.Health{Target: target, TargetURL: u.String()}
-	data, err := os.ReadFile(path)
+	data, err := state.ReadProjectFile(s.cfg.Root, path, state.MaxCopySize)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		dir := filepath.Dir(path)

@@ -3,6 +3,7 @@ package file_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -210,11 +211,44 @@ func TestTargets(t *testing.T) {
 	require.True(t, errors.As(err, &skip))
 	assert.Equal(t, "no status file (set sinks.file.path)", skip.Reason)
 
-	abs := filepath.Join(t.TempDir(), "elsewhere.md")
-	res, err := deliver(t, s, abs, "main", "x", sinks.Ref{})
+	res, err := deliver(t, s, "docs/STATUS.md", "main", "x", sinks.Ref{})
 	require.NoError(t, err)
-	assert.Equal(t, "file://"+filepath.ToSlash(abs), res.Ref.URL)
-	assert.FileExists(t, abs)
+	assert.Equal(t, "file://"+filepath.ToSlash(filepath.Join(root, "docs/STATUS.md")), res.Ref.URL)
+}
+
+// TestTargetsOutsideTheProject: the path comes from the repository's
+// preferences; one that leads out of the project is skipped with the
+// reason, and nothing is written there.
+func TestTargetsOutsideTheProject(t *testing.T) {
+	outside := t.TempDir()
+	root := filepath.Join(t.TempDir(), "proj")
+	require.NoError(t, os.MkdirAll(root, 0o755))
+	bashrc := filepath.Join(outside, ".bashrc")
+	require.NoError(t, os.WriteFile(bashrc, []byte("export PS1=x\n"), 0o644))
+	require.NoError(t, os.Symlink(bashrc, filepath.Join(root, "STATUS.md")))
+	require.NoError(t, os.Symlink(outside, filepath.Join(root, "docs")))
+	rel, err := filepath.Rel(root, bashrc)
+	require.NoError(t, err)
+	s := file.New(file.Config{Root: root})
+	for _, tt := range []struct{ target, why string }{
+		{bashrc, "names a path outside the project; the file sink writes only inside it"},
+		{rel, "names a path outside the project; the file sink writes only inside it"},
+		{"notes/../../x.md", "names a path outside the project; the file sink writes only inside it"},
+		{"STATUS.md", "resolves outside the project (to " + bashrc + "); the file sink writes only inside it"},
+		{"docs/new.md", "resolves outside the project (to " + filepath.Join(outside, "new.md") + "); the file sink writes only inside it"},
+	} {
+		_, err := deliver(t, s, tt.target, "main", "x", sinks.Ref{})
+		var skip *sinks.SkipError
+		require.True(t, errors.As(err, &skip), "%s: %v", tt.target, err)
+		assert.Contains(t, skip.Reason, fmt.Sprintf("sinks.file.path %q %s", tt.target, tt.why))
+		_, err = s.Health(context.Background(), tt.target)
+		assert.True(t, errors.As(err, &skip), "health of %s: %v", tt.target, err)
+	}
+	data, err := os.ReadFile(bashrc)
+	require.NoError(t, err)
+	assert.Equal(t, "export PS1=x\n", string(data))
+	assert.NoFileExists(t, filepath.Join(outside, "new.md"))
+	assert.NoFileExists(t, filepath.Join(filepath.Dir(root), "x.md"))
 }
 
 func TestPersistBeforeCreate(t *testing.T) {

@@ -1,0 +1,213 @@
+package state
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Size limits of the project files ccc reads. Every one of them is
+// repository-controlled input (a clone can commit any of them), so each is
+// read through a limit: a file over it is refused, never parsed. The limits
+// sit far above what ccc itself writes (a state file of a few KB, a record
+// of a few KB, an outbox entry of one status body) and far below what would
+// hurt a hook's memory budget. The progress file's limit (10 MB) is
+// progress.MaxSize.
+const (
+	MaxStateSize  = 4 << 20  // .ccc-state.json and its backups
+	MaxPrefsSize  = 1 << 20  // .ccc-preferences.yaml
+	MaxRecordSize = 4 << 20  // a record under .ccc/checkpoints
+	MaxOutboxSize = 4 << 20  // an outbox entry: one body (at most 65 536 characters) and its metadata
+	MaxCopySize   = 16 << 20 // any other file ccc copies or compares (backups, session copies, status files)
+)
+
+// Errors of ReadProjectFile and Inside, for errors.Is; the error itself says
+// which file and what is wrong with it.
+var (
+	ErrOutside    = errors.New("outside the project")
+	ErrNotRegular = errors.New("not a regular file")
+	ErrTooLarge   = errors.New("over the size limit")
+)
+
+// FileError is a project file ccc refuses to read or write.
+type FileError struct {
+	Path    string
+	Problem string // "is a FIFO, not a regular file", "resolves outside the project (to /dev/zero)"
+	Kind    error  // ErrOutside, ErrNotRegular or ErrTooLarge
+}
+
+func (e *FileError) Error() string { return e.Path + " " + e.Problem }
+func (e *FileError) Unwrap() error { return e.Kind }
+
+// ReadProjectFile reads the file at path, which must be a regular file of at
+// most limit bytes and, when root is not "", resolve (symlinks followed) to a
+// place inside root. It never blocks on a FIFO and never reads more than
+// limit+1 bytes, so a file committed as a FIFO or as a symlink to /dev/zero
+// is an error naming the path, not a hang or an out-of-memory kill. A
+// missing file is the open's own error (errors.Is fs.ErrNotExist, and
+// os.IsNotExist).
+//
+// root "" is for files outside every project (the hook's transcript): they
+// get the file-type check and the limit, not the confinement.
+func ReadProjectFile(root, path string, limit int64) ([]byte, error) {
+	f, err := OpenProjectFile(root, path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err == nil && fi.Size() > limit {
+		return nil, tooLarge(path, limit)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > limit {
+		return nil, tooLarge(path, limit)
+	}
+	return data, nil
+}
+
+// OpenProjectFile opens path for reading after the checks of
+// ReadProjectFile (inside root unless root is "", a regular file); the
+// caller bounds what it reads.
+func OpenProjectFile(root, path string) (*os.File, error) {
+	if root != "" {
+		if err := Inside(root, path); err != nil {
+			return nil, err
+		}
+	}
+	// O_NONBLOCK: opening a FIFO for reading would otherwise wait for a
+	// writer forever. It changes nothing for a regular file.
+	f, err := os.OpenFile(path, os.O_RDONLY|openNonblock, 0)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, &FileError{Path: path, Problem: "is " + fileKind(fi.Mode()) + ", not a regular file", Kind: ErrNotRegular}
+	}
+	return f, nil
+}
+
+func tooLarge(path string, limit int64) error {
+	return &FileError{Path: path, Problem: "is over the " + sizeText(limit) + " limit", Kind: ErrTooLarge}
+}
+
+func sizeText(n int64) string {
+	if n >= 1<<20 && n%(1<<20) == 0 {
+		return fmt.Sprintf("%d MB", n>>20)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+func fileKind(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&fs.ModeCharDevice != 0, m&fs.ModeDevice != 0:
+		return "a device"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeSymlink != 0:
+		return "a symlink"
+	}
+	return "a special file"
+}
+
+// Inside reports, as a *FileError of kind ErrOutside, a path that is not
+// inside root: lexically (an absolute path elsewhere, ".." climbing out) or
+// once symlinks are followed (the file itself, or any directory on the way,
+// pointing outside). The path need not exist: its deepest existing part is
+// resolved and the rest appended. root itself counts as inside.
+func Inside(root, path string) error {
+	absRoot, err := filepath.Abs(root)
+	if err != nil {
+		return err
+	}
+	absPath, err := filepath.Abs(path)
+	if err != nil {
+		return err
+	}
+	if !within(absRoot, absPath) {
+		return &FileError{Path: path, Problem: "is outside the project", Kind: ErrOutside}
+	}
+	realRoot, err := filepath.EvalSymlinks(absRoot)
+	if err != nil {
+		realRoot = absRoot
+	}
+	real, err := resolve(absPath, 40)
+	if err != nil {
+		return &FileError{Path: path, Problem: "cannot be resolved (" + err.Error() + ")", Kind: ErrOutside}
+	}
+	if !within(realRoot, real) {
+		return &FileError{Path: path, Problem: "resolves outside the project (to " + real + ")", Kind: ErrOutside}
+	}
+	return nil
+}
+
+// within: p is dir or below it; both are clean absolute paths.
+func within(dir, p string) bool {
+	rel, err := filepath.Rel(dir, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+}
+
+// resolve follows the symlinks of p's deepest existing part, dangling ones
+// included (a dangling link is where a write would create its target), and
+// appends the part that does not exist yet.
+func resolve(p string, depth int) (string, error) {
+	existing, rest := p, ""
+	for {
+		if _, err := os.Lstat(existing); err == nil {
+			break
+		}
+		parent := filepath.Dir(existing)
+		if parent == existing {
+			return p, nil
+		}
+		rest = filepath.Join(filepath.Base(existing), rest)
+		existing = parent
+	}
+	real, err := filepath.EvalSymlinks(existing)
+	if err == nil {
+		return filepath.Join(real, rest), nil
+	}
+	fi, lerr := os.Lstat(existing)
+	if depth == 0 || lerr != nil || fi.Mode()&fs.ModeSymlink == 0 {
+		return "", err
+	}
+	target, rerr := os.Readlink(existing)
+	if rerr != nil {
+		return "", err
+	}
+	if !filepath.IsAbs(target) {
+		dir, derr := filepath.EvalSymlinks(filepath.Dir(existing))
+		if derr != nil {
+			return "", derr
+		}
+		target = filepath.Join(dir, target)
+	}
+	return resolve(filepath.Join(target, rest), depth-1)
+}
+
+// ProjectDir returns root/.ccc/sub (sub may be empty) after checking that
+// it stays inside root: a .ccc, or a folder under it, committed as a symlink
+// to somewhere else must not make ccc write its files there.
+func ProjectDir(root string, sub ...string) (string, error) {
+	dir := filepath.Join(append([]string{root, Dir}, sub...)...)
+	if err := Inside(root, dir); err != nil {
+		return "", err
+	}
+	return dir, nil
+}

@@ -1,0 +1,162 @@
+package state_test
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/ccc-checkpoint/ccc/state"
+)
+
+func TestReadProjectFile(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	outside := t.TempDir()
+	write := func(dir, name, data string) string {
+		p := filepath.Join(dir, name)
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		require.NoError(t, os.WriteFile(p, []byte(data), 0o644))
+		return p
+	}
+	link := func(target, name string) {
+		require.NoError(t, os.Symlink(target, filepath.Join(root, name)))
+	}
+	write(root, "regular", "hello")
+	write(root, "sub/inner", "inner")
+	write(outside, "secret", "outside")
+	require.NoError(t, syscall.Mkfifo(filepath.Join(root, "fifo"), 0o644))
+	link("sub/inner", "link-in")
+	link(filepath.Join(outside, "secret"), "link-out")
+	link("../"+filepath.Base(outside)+"/secret", "link-out-relative")
+	link("/dev/zero", "zero")
+	link(outside, "dir-out")
+	link(filepath.Join(outside, "missing"), "dangling-out")
+	write(root, "big", strings.Repeat("x", 11))
+
+	tests := []struct {
+		name, path string
+		want       string
+		kind       error
+		problem    string
+	}{
+		{name: "regular file", path: "regular", want: "hello"},
+		{name: "symlink inside the project", path: "link-in", want: "inner"},
+		{name: "exactly the limit", path: "sub/inner", want: "inner"},
+		{name: "FIFO", path: "fifo", kind: state.ErrNotRegular, problem: "is a FIFO, not a regular file"},
+		{name: "directory", path: "sub", kind: state.ErrNotRegular, problem: "is a directory, not a regular file"},
+		{name: "symlink to /dev/zero", path: "zero", kind: state.ErrOutside, problem: "resolves outside the project (to /dev/zero)"},
+		{name: "symlink out", path: "link-out", kind: state.ErrOutside, problem: "resolves outside the project"},
+		{name: "relative symlink out", path: "link-out-relative", kind: state.ErrOutside, problem: "resolves outside the project"},
+		{name: "directory symlinked out", path: "dir-out/secret", kind: state.ErrOutside, problem: "resolves outside the project"},
+		{name: "dangling symlink out", path: "dangling-out", kind: state.ErrOutside, problem: "resolves outside the project"},
+		{name: "dot-dot out", path: "../" + filepath.Base(outside) + "/secret", kind: state.ErrOutside, problem: "is outside the project"},
+		{name: "over the limit", path: "big", kind: state.ErrTooLarge, problem: "is over the 10 bytes limit"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			path := filepath.Join(root, tt.path)
+			done := make(chan struct{})
+			var data []byte
+			var err error
+			go func() {
+				defer close(done)
+				data, err = state.ReadProjectFile(root, path, 10)
+			}()
+			select {
+			case <-done:
+			case <-time.After(10 * time.Second):
+				t.Fatal("ReadProjectFile blocked")
+			}
+			if tt.kind == nil {
+				require.NoError(t, err)
+				assert.Equal(t, tt.want, string(data))
+				return
+			}
+			require.ErrorIs(t, err, tt.kind)
+			assert.Nil(t, data)
+			assert.Contains(t, err.Error(), path+" "+tt.problem)
+		})
+	}
+
+	t.Run("missing file", func(t *testing.T) {
+		t.Parallel()
+		_, err := state.ReadProjectFile(root, filepath.Join(root, "nothing"), 10)
+		assert.True(t, os.IsNotExist(err), "%v", err)
+		assert.ErrorIs(t, err, fs.ErrNotExist)
+	})
+	t.Run("no root: no confinement, still no device", func(t *testing.T) {
+		t.Parallel()
+		data, err := state.ReadProjectFile("", filepath.Join(outside, "secret"), 10)
+		require.NoError(t, err)
+		assert.Equal(t, "outside", string(data))
+		_, err = state.ReadProjectFile("", "/dev/zero", 10)
+		assert.ErrorIs(t, err, state.ErrNotRegular)
+		assert.EqualError(t, err, "/dev/zero is a device, not a regular file")
+	})
+}
+
+func TestProjectDirRefusesSymlinkedCCC(t *testing.T) {
+	t.Parallel()
+	root, outside := t.TempDir(), t.TempDir()
+	dir, err := state.ProjectDir(root, "backups")
+	require.NoError(t, err)
+	assert.Equal(t, filepath.Join(root, ".ccc", "backups"), dir)
+
+	require.NoError(t, os.Symlink(outside, filepath.Join(root, ".ccc")))
+	_, err = state.ProjectDir(root, "backups")
+	assert.ErrorIs(t, err, state.ErrOutside)
+	assert.True(t, errors.Is(err, state.ErrOutside))
+}
+
+// TestNoWritesThroughSymlinksOut: a progress or state file symlinked to a
+// file outside is never copied into the backups, and a .ccc or lock
+// symlinked out is never created or written through.
+func TestNoWritesThroughSymlinksOut(t *testing.T) {
+	t.Parallel()
+	root, outside := t.TempDir(), t.TempDir()
+	secret := filepath.Join(outside, ".bashrc")
+	require.NoError(t, os.WriteFile(secret, []byte("export TOKEN=x\n"), 0o644))
+	progress := filepath.Join(root, ".ccc-progress.md")
+	require.NoError(t, os.Symlink(secret, progress))
+	now := time.Date(2026, 11, 21, 13, 45, 0, 0, time.UTC)
+
+	_, err := state.Backup(root, progress, now)
+	assert.ErrorIs(t, err, state.ErrOutside)
+	_, err = state.SetAside(root, progress, now)
+	assert.ErrorIs(t, err, state.ErrOutside)
+	assert.NoDirExists(t, filepath.Join(root, ".ccc", "backups"), "nothing of the outside file was copied in")
+
+	require.NoError(t, os.Symlink(secret, state.Path(root)))
+	_, err = state.Load(root, now)
+	assert.ErrorIs(t, err, state.ErrOutside)
+	assert.ErrorIs(t, state.Save(root, state.New(), now), state.ErrOutside)
+
+	require.NoError(t, os.MkdirAll(filepath.Join(root, ".ccc"), 0o755))
+	require.NoError(t, os.Symlink(filepath.Join(outside, "lock"), filepath.Join(root, ".ccc", "lock")))
+	_, err = state.Lock(context.Background(), root)
+	assert.ErrorIs(t, err, state.ErrOutside)
+
+	linked := t.TempDir()
+	require.NoError(t, os.Symlink(outside, filepath.Join(linked, ".ccc")))
+	_, err = state.Lock(context.Background(), linked)
+	assert.ErrorIs(t, err, state.ErrOutside)
+	_, err = state.Queue(linked, state.Entry{Sink: "linear", Target: "CIA-1", Agent: "main", Body: "x"}, "down", now)
+	assert.ErrorIs(t, err, state.ErrOutside)
+
+	entries, err := os.ReadDir(outside)
+	require.NoError(t, err)
+	require.Len(t, entries, 1, "only the user's file is outside")
+	data, err := os.ReadFile(secret)
+	require.NoError(t, err)
+	assert.Equal(t, "export TOKEN=x\n", string(data))
+}
