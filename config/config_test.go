@@ -285,3 +285,21 @@ func TestGitHooksCanOnlyBeTurnedOff(t *testing.T) {
 		})
 	}
 }
+
+// The user's own preferences may be a symlink into a dotfiles checkout: only
+// a repository's files are confined to their project.
+func TestUserPrefsMayBeASymlink(t *testing.T) {
+	dir, dotfiles := t.TempDir(), t.TempDir()
+	real := filepath.Join(dotfiles, "ccc.yaml")
+	require.NoError(t, os.WriteFile(real, []byte("sinks:\n  file: {redact: false}\n"), 0o644))
+	require.NoError(t, os.Symlink(real, filepath.Join(dir, "preferences.yaml")))
+	user, err := LoadUserPrefs(func(k string) string {
+		if k == "CCC_CONFIG_DIR" {
+			return dir
+		}
+		return ""
+	})
+	require.NoError(t, err)
+	off, _ := RedactOff(Default(), user)
+	assert.Equal(t, map[string]bool{"file": true}, off)
+}
