@@ -117,6 +117,11 @@ type Checkpoint struct {
 	// NoRedact names the sinks whose user turned pattern redaction off
 	// (config.RedactOff); the held credentials are redacted for them too.
 	NoRedact map[string]bool
+	// Key is the user's signing key (config.UserKey): the outbox entries
+	// and tracker references the run writes are signed with it, and only
+	// signed ones are trusted. Nil trusts nothing: queued entries wait and
+	// every stored comment is checked before it is updated.
+	Key []byte
 	// SessionID names the coding session (the hook's session_id), for the
 	// agent's record.
 	SessionID string

@@ -288,8 +288,14 @@ func (u *upsert) do(ctx context.Context) (*comment, sinks.Action, *failure) {
 // storedID is d.Prev.ID when it can name a comment on this target: a ref
 // whose address names another issue or repository (the target changed
 // since it was stored) is not patched, since GitHub would let it edit a
-// comment elsewhere.
+// comment elsewhere. An Unverified id is not patched at all: GitHub lets a
+// token edit any of its account's comments in the repository, on any issue,
+// and the address beside the id may be missing or forged; the marker search
+// (which checks the issue, the author and the marker) finds ours instead.
 func (u *upsert) storedID() (int64, bool) {
+	if u.d.Unverified {
+		return 0, false
+	}
 	id, err := strconv.ParseInt(u.d.Prev.ID, 10, 64)
 	if err != nil || id <= 0 {
 		return 0, false

@@ -115,6 +115,9 @@ func CommentID(issue, agent string) string {
 // d.Prev.PendingID is tried, as an update then a create, before anything
 // else.
 //
+// A d.Prev.ID that is Unverified is updated only after a query shows the
+// comment is ours (as adopt checks), else recover.
+//
 // When Linear says that id is taken, the comment is fetched and updated if
 // it is the same user's and ends with this agent's marker (ours, from a
 // state that was lost). When it is not, or the stored comment is gone, the
@@ -160,6 +163,18 @@ type upsert struct {
 }
 
 func (u *upsert) do(ctx context.Context) (*comment, sinks.Action, *failure) {
+	if id := u.d.Prev.ID; id != "" && u.d.Unverified {
+		// A stored id this user's ccc did not sign may name anyone's
+		// comment: adopt checks it (one more request) before updating.
+		c, ok, f := u.adopt(ctx, id)
+		if f != nil {
+			return nil, "", f
+		}
+		if ok {
+			return c, sinks.Updated, nil
+		}
+		return u.recover(ctx)
+	}
 	if id := u.d.Prev.ID; id != "" {
 		c, f := u.update(ctx, id, u.body)
 		if f == nil {
@@ -268,9 +283,9 @@ func (u *upsert) create(ctx context.Context, id string, probe bool) (*comment, *
 	return c, f
 }
 
-// adopt updates the comment that holds id when the same user wrote it and
-// it ends with this agent's marker: it is our own comment, whose stored id
-// was lost. ok is false, with no failure, when the comment is not ours to
+// adopt updates the comment that holds id when it is on the target issue,
+// the same user wrote it and it ends with this agent's marker: it is our
+// own comment, whose stored id was lost or cannot be trusted. ok is false, with no failure, when the comment is not ours to
 // take (another user's, another agent's, archived, or deleted).
 func (u *upsert) adopt(ctx context.Context, id string) (c *comment, ok bool, f *failure) {
 	var got commentAnswer
@@ -282,7 +297,7 @@ func (u *upsert) adopt(ctx context.Context, id string) (c *comment, ok bool, f *
 		return nil, false, nil
 	case f != nil:
 		return nil, false, f
-	case !got.Comment.by(got.Viewer.ID) || got.Comment.ArchivedAt != nil || !HasMarker(got.Comment.Body, u.d.Target.Agent):
+	case !got.ours(u.d.Target):
 		return nil, false, nil
 	}
 	c, f = u.update(ctx, id, u.body)
