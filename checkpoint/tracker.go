@@ -352,7 +352,7 @@ func (cp *Checkpoint) withLock(ctx context.Context, fn func() error) error {
 func (cp *Checkpoint) drainOutbox(ctx context.Context, trackers []Tracker, issue string) {
 	entries, err := state.TrustedOutbox(cp.Root, cp.Key, cp.Now)
 	if err != nil {
-		cp.warnf("%v", err)
+		cp.alertf("%v", err)
 	}
 	bySink := map[string]sinks.Sink{}
 	own := map[string]bool{}
@@ -399,7 +399,7 @@ func (cp *Checkpoint) deliver(ctx context.Context, s sinks.Sink, e state.Entry) 
 			// a pending id, which the sink would create or update
 			// unchecked, is dropped. A delivery replaces the reference
 			// with a signed one, so this is said once.
-			cp.warnf("%s: the comment reference stored for %s (agent %s) in %s is not signed by this user's ccc: checking the comment before updating it",
+			cp.alertf("%s: the comment reference stored for %s (agent %s) in %s is not signed by this user's ccc: checking the comment before updating it",
 				s.Title(), target, agent, state.FileName)
 			prev.PendingID, unverified = "", true
 		}
