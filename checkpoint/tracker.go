@@ -432,6 +432,7 @@ func (cp *Checkpoint) deliver(ctx context.Context, s sinks.Sink, e state.Entry) 
 		Body:       e.Body,
 		Prev:       prev,
 		Unverified: unverified,
+		Tag:        cp.tagger(),
 		Persist:    saveRef,
 		FullText:   e.FullText,
 	})
@@ -467,6 +468,15 @@ func validRef(key []byte, sink, target, agent string, r sinks.Ref) bool {
 		return true
 	}
 	return state.ValidTag(key, r.Sig, refFields(sink, target, agent, r)...)
+}
+
+// tagger signs with the user's key for the sinks' markers; nil without a
+// key.
+func (cp *Checkpoint) tagger() func(fields ...string) string {
+	if len(cp.Key) == 0 {
+		return nil
+	}
+	return func(fields ...string) string { return state.Tag(cp.Key, fields...) }
 }
 
 // refError is a sink's reference that could not be stored in the state

@@ -55,6 +55,12 @@ type Delivery struct {
 	// when it is not, leaves it alone and finds or creates the agent's
 	// comment as if nothing were stored. Prev.PendingID is then empty.
 	Unverified bool
+	// Tag, when set, signs fields with the user's key (hex). A sink that
+	// can bind its marker to one comment (Linear, whose ids the client
+	// chooses) writes the tag into the marker and adopts only a comment
+	// whose tag verifies, so that a person's look-alike comment is never
+	// taken for ccc's. Nil: untagged markers, adopted as before.
+	Tag func(fields ...string) string
 	// Persist stores an intermediate Ref (a PendingID) before a create is
 	// sent. Sinks that choose ids on the client must call it and must not
 	// send the create if it fails. May be nil in tests.

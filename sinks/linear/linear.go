@@ -7,6 +7,7 @@ package linear
 import (
 	"context"
 	"crypto/sha256"
+	"crypto/subtle"
 	"fmt"
 	"net/http"
 	"slices"
@@ -140,7 +141,7 @@ func (s *Sink) Upsert(ctx context.Context, d sinks.Delivery) (sinks.Result, erro
 		return sinks.Result{Action: sinks.Failed, Ref: d.Prev}, &sinks.Error{Cause: "no agent name", Permanent: true}
 	}
 	r := s.newRun(ctx)
-	u := &upsert{run: r, d: d, body: s.cfg.CommentBody(d.Body, Marker(d.Target.Agent), d.FullText), ref: d.Prev}
+	u := &upsert{run: r, d: d, ref: d.Prev}
 	c, action, f := u.do(ctx)
 	res := sinks.Result{Requests: r.requests}
 	if f != nil {
@@ -156,8 +157,7 @@ func (s *Sink) Upsert(ctx context.Context, d sinks.Delivery) (sinks.Result, erro
 // upsert is the state of one Upsert.
 type upsert struct {
 	*run
-	d    sinks.Delivery
-	body string
+	d sinks.Delivery
 	// ref is what the caller should store if the delivery fails.
 	ref sinks.Ref
 }
@@ -176,7 +176,7 @@ func (u *upsert) do(ctx context.Context) (*comment, sinks.Action, *failure) {
 		return u.recover(ctx)
 	}
 	if id := u.d.Prev.ID; id != "" {
-		c, f := u.update(ctx, id, u.body)
+		c, f := u.update(ctx, id)
 		if f == nil {
 			return c, sinks.Updated, nil
 		}
@@ -218,7 +218,7 @@ func (u *upsert) recover(ctx context.Context) (*comment, sinks.Action, *failure)
 		return nil, "", f
 	}
 	if own != nil {
-		c, f := u.update(ctx, own.ID, u.body)
+		c, f := u.update(ctx, own.ID)
 		if f == nil {
 			return c, sinks.Updated, nil
 		}
@@ -252,7 +252,7 @@ func (u *upsert) create(ctx context.Context, id string, probe bool) (*comment, *
 	missing := false
 	f := u.retry(ctx, func() *failure {
 		if probe {
-			got, f := u.updateOnce(ctx, id, u.body)
+			got, f := u.updateOnce(ctx, id)
 			switch {
 			case f == nil:
 				c = got
@@ -297,10 +297,10 @@ func (u *upsert) adopt(ctx context.Context, id string) (c *comment, ok bool, f *
 		return nil, false, nil
 	case f != nil:
 		return nil, false, f
-	case !got.ours(u.d.Target):
+	case !got.ours(u.d.Target) || !u.owns(&got.Comment.fullComment):
 		return nil, false, nil
 	}
-	c, f = u.update(ctx, id, u.body)
+	c, f = u.update(ctx, id)
 	switch {
 	case f != nil && f.notFound:
 		return nil, false, nil
@@ -308,6 +308,39 @@ func (u *upsert) adopt(ctx context.Context, id string) (c *comment, ok bool, f *
 		return nil, false, f
 	}
 	return c, true, nil
+}
+
+// body is the comment sent as id: the status, then the agent's marker,
+// tagged for id when the delivery can tag.
+func (u *upsert) body(id string) string {
+	return u.s.cfg.CommentBody(u.d.Body, TaggedMarker(u.d.Target.Agent, u.tag(id)), u.d.FullText)
+}
+
+// tag binds the marker of comment id to this user, issue and agent: a
+// person who quotes the marker in a comment of their own quotes a tag made
+// for another id. "" when the delivery has no Tag.
+func (u *upsert) tag(id string) string {
+	if u.d.Tag == nil {
+		return ""
+	}
+	return u.d.Tag("ccc/linear-marker/v1", strings.ToUpper(strings.TrimSpace(u.d.Target.Issue)), u.d.Target.Agent, id)[:tagLen]
+}
+
+// owns says whether c's marker is one this user's ccc wrote for this
+// agent. Untagged markers come from a ccc older than tags (or a delivery
+// without Tag): with a Tag one is taken only on the comment whose id ccc
+// derives itself (CommentID), which no one creates through Linear's UI.
+func (u *upsert) owns(c *fullComment) bool {
+	tag, ok := markerTag(c.Body, u.d.Target.Agent)
+	switch {
+	case !ok:
+		return false
+	case u.d.Tag == nil:
+		return true
+	case tag == "":
+		return c.ID == CommentID(u.d.Target.Issue, u.d.Target.Agent)
+	}
+	return subtle.ConstantTimeCompare([]byte(tag), []byte(u.tag(c.ID))) == 1
 }
 
 // persist stores id as the pending id of the comment about to be created,
@@ -370,7 +403,7 @@ func (u *upsert) findOwn(ctx context.Context, t sinks.Target) (*fullComment, *fa
 		nodes := slices.Clone(conn.Nodes)
 		slices.SortStableFunc(nodes, func(a, b fullComment) int { return b.CreatedAt.Compare(a.CreatedAt) })
 		for i := range nodes {
-			if nodes[i].by(page.Viewer.ID) && HasMarker(nodes[i].Body, t.Agent) {
+			if nodes[i].by(page.Viewer.ID) && u.owns(&nodes[i]) {
 				return &nodes[i], nil
 			}
 		}
@@ -390,21 +423,21 @@ func newestFirst(nodes []fullComment) bool {
 	return len(nodes) > 1 && nodes[0].CreatedAt.After(nodes[len(nodes)-1].CreatedAt)
 }
 
-func (u *upsert) update(ctx context.Context, id, body string) (*comment, *failure) {
+func (u *upsert) update(ctx context.Context, id string) (*comment, *failure) {
 	var c *comment
 	f := u.retry(ctx, func() *failure {
 		var f *failure
-		c, f = u.updateOnce(ctx, id, body)
+		c, f = u.updateOnce(ctx, id)
 		return f
 	})
 	return c, f
 }
 
-func (u *upsert) updateOnce(ctx context.Context, id, body string) (*comment, *failure) {
+func (u *upsert) updateOnce(ctx context.Context, id string) (*comment, *failure) {
 	var out struct {
 		CommentUpdate commentPayload `json:"commentUpdate"`
 	}
-	vars := map[string]any{"id": id, "input": map[string]any{"body": body}}
+	vars := map[string]any{"id": id, "input": map[string]any{"body": u.body(id)}}
 	if f := u.call(ctx, "CommentUpdate", mutationCommentUpdate, vars, &out); f != nil {
 		return nil, f
 	}
@@ -416,7 +449,7 @@ func (u *upsert) createOnce(ctx context.Context, id string) (*comment, *failure)
 		CommentCreate commentPayload `json:"commentCreate"`
 	}
 	vars := map[string]any{"input": map[string]any{
-		"id": id, "issueId": u.d.Target.Issue, "body": u.body, "doNotSubscribeToIssue": true,
+		"id": id, "issueId": u.d.Target.Issue, "body": u.body(id), "doNotSubscribeToIssue": true,
 	}}
 	if f := u.call(ctx, "CommentCreate", mutationCommentCreate, vars, &out); f != nil {
 		return nil, u.issueNotFound(f, u.d.Target.Issue)

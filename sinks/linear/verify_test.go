@@ -1,6 +1,9 @@
 package linear_test
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -70,4 +73,66 @@ func TestVerifiedRefUpdatesInOneRequest(t *testing.T) {
 	_, err = upsert(t, s, delivery("CIA-9", "main", "second", first.Ref))
 	require.NoError(t, err)
 	assert.Equal(t, []string{"CommentUpdate"}, ops(srv.Requests()[before:]))
+}
+
+// With the user's tag, a look-alike comment by the same account — a person
+// quoting ccc's visible marker line, tag included, at the end of their own
+// comment after ccc's was deleted — is never adopted: the tag names another
+// comment id. ccc's own tagged comment is still found when its id was lost,
+// and an untagged marker of an older ccc is adopted on the id ccc derives.
+func TestTaggedMarkerAdoption(t *testing.T) {
+	key := func(fields ...string) string {
+		sum := sha256.Sum256([]byte(strings.Join(fields, "\x00")))
+		return hex.EncodeToString(sum[:])
+	}
+	withTag := func(d sinks.Delivery) sinks.Delivery { d.Tag = key; return d }
+
+	t.Run("a quoted marker", func(t *testing.T) {
+		srv := newFake(t)
+		s := newSink(srv)
+		first, err := upsert(t, s, withTag(delivery("CIA-9", "main", "first", sinks.Ref{})))
+		require.NoError(t, err)
+		ours, ok := srv.Comment(first.Ref.ID)
+		require.True(t, ok)
+		lines := strings.Split(strings.TrimSpace(ours.Body), "\n")
+		marker := lines[len(lines)-1]
+		assert.Regexp(t, "^ccc checkpoint · agent: `main` · `[0-9a-f]{16}`$", marker)
+		srv.DeleteComment(first.Ref.ID)
+		quote := srv.AddCommentWithID("CIA-9", linearfake.ViewerID, "7a1e0c3d-0000-4000-8000-0000000000aa", "I agree with ccc:\n\n"+marker)
+
+		res, err := upsert(t, s, withTag(delivery("CIA-9", "main", "second", sinks.Ref{})))
+		require.NoError(t, err)
+		assert.NotEqual(t, quote.ID, res.Ref.ID)
+		c, _ := srv.Comment(quote.ID)
+		assert.Equal(t, quote.Body, c.Body, "the person's comment is untouched")
+	})
+	t.Run("ours, id lost", func(t *testing.T) {
+		srv := newFake(t)
+		s := newSink(srv, func(c *linear.Config) { c.NewID = func() string { return "7a1e0c3d-0000-4000-8000-0000000000bb" } })
+		srv.AddCommentWithID("CIA-9", linearfake.OtherUserID, linear.CommentID("CIA-9", "main"), "taken by someone else")
+		first, err := upsert(t, s, withTag(delivery("CIA-9", "main", "first", sinks.Ref{})))
+		require.NoError(t, err)
+		require.Equal(t, "7a1e0c3d-0000-4000-8000-0000000000bb", first.Ref.ID, "a random id: the derived one was taken")
+		res, err := upsert(t, s, withTag(delivery("CIA-9", "main", "second", sinks.Ref{})))
+		require.NoError(t, err)
+		assert.Equal(t, sinks.Updated, res.Action)
+		assert.Equal(t, first.Ref.ID, res.Ref.ID, "found by its tagged marker")
+	})
+	t.Run("an older ccc's untagged marker", func(t *testing.T) {
+		srv := newFake(t)
+		s := newSink(srv)
+		old := srv.AddCommentWithID("CIA-9", linearfake.ViewerID, linear.CommentID("CIA-9", "main"), "old\n\n"+linear.Marker("main"))
+		res, err := upsert(t, s, withTag(delivery("CIA-9", "main", "new", sinks.Ref{})))
+		require.NoError(t, err)
+		assert.Equal(t, sinks.Updated, res.Action)
+		assert.Equal(t, old.ID, res.Ref.ID)
+		// A person's untagged copy on another id is not.
+		srv.DeleteComment(old.ID)
+		copyC := srv.AddCommentWithID("CIA-9", linearfake.ViewerID, "7a1e0c3d-0000-4000-8000-0000000000cc", "mine\n\n"+linear.Marker("main"))
+		res, err = upsert(t, s, withTag(delivery("CIA-9", "main", "newer", sinks.Ref{})))
+		require.NoError(t, err)
+		assert.NotEqual(t, copyC.ID, res.Ref.ID)
+		c, _ := srv.Comment(copyC.ID)
+		assert.Equal(t, copyC.Body, c.Body)
+	})
 }
