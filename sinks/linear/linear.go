@@ -327,18 +327,19 @@ func (u *upsert) tag(id string) string {
 }
 
 // owns says whether c's marker is one this user's ccc wrote for this
-// agent. Untagged markers come from a ccc older than tags (or a delivery
-// without Tag): with a Tag one is taken only on the comment whose id ccc
-// derives itself (CommentID), which no one creates through Linear's UI.
+// agent: its tag verifies, or the comment holds the id ccc derives itself
+// (CommentID), which no one creates through Linear's UI — so an older
+// ccc's untagged marker and a CI job's (whose key is new on every run)
+// are still found. Without a Tag any marker is.
 func (u *upsert) owns(c *fullComment) bool {
 	tag, ok := markerTag(c.Body, u.d.Target.Agent)
 	switch {
 	case !ok:
 		return false
-	case u.d.Tag == nil:
+	case u.d.Tag == nil, c.ID == CommentID(u.d.Target.Issue, u.d.Target.Agent):
 		return true
 	case tag == "":
-		return c.ID == CommentID(u.d.Target.Issue, u.d.Target.Agent)
+		return false
 	}
 	return subtle.ConstantTimeCompare([]byte(tag), []byte(u.tag(c.ID))) == 1
 }
