@@ -72,3 +72,19 @@ func TestStoredRefsAreTrustedOnlyWhenSigned(t *testing.T) {
 		})
 	}
 }
+
+// Without a key (the user config dir cannot be written) nothing stored is
+// trusted, silently: the key's own warning says why.
+func TestNoKeyTrustsNoRef(t *testing.T) {
+	root := t.TempDir()
+	require.NoError(t, os.WriteFile(state.Path(root), []byte(`{"linearIssue": "CIA-1", "ccc": {"refs": {"linear": {"CIA-1": {"main": {"id": "c-1"}}}}}}`), 0o644))
+	sink := &seenSink{}
+	cp := newCP(root, Automated, progress.Edits{Current: "a"})
+	cp.Key = nil
+	cp.Trackers = []Tracker{{Sink: sink, Target: "CIA-1"}}
+	runCP(cp)
+	require.Len(t, sink.got, 1)
+	assert.True(t, sink.got[0].Unverified)
+	assert.Nil(t, sink.got[0].Tag)
+	assert.Empty(t, cp.Alerts)
+}

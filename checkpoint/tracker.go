@@ -398,9 +398,13 @@ func (cp *Checkpoint) deliver(ctx context.Context, s sinks.Sink, e state.Entry) 
 			// comment anywhere. The sink checks it before updating it;
 			// a pending id, which the sink would create or update
 			// unchecked, is dropped. A delivery replaces the reference
-			// with a signed one, so this is said once.
-			cp.alertf("%s: the comment reference stored for %s (agent %s) in %s is not signed by this user's ccc: checking the comment before updating it",
-				s.Title(), target, agent, state.FileName)
+			// with a signed one, so this is said once. Without a key
+			// every reference is unverified, and the key's own warning
+			// says why.
+			if len(cp.Key) > 0 {
+				cp.alertf("%s: the comment reference stored for %s (agent %s) in %s is not signed by this user's ccc: checking the comment before updating it",
+					s.Title(), target, agent, state.FileName)
+			}
 			prev.PendingID, unverified = "", true
 		}
 		// A project that CCC's own tooling set up keeps the main agent's
