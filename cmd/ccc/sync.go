@@ -72,7 +72,7 @@ line on a terminal (clipped to the terminal's width, else $COLUMNS, else
 80 columns), plain lines otherwise; --json does not apply.` + exitStatusHelp(
 			"0  the outbox is empty (--watch: stopped by a signal)",
 			"75 deliveries remain queued",
-			"1  the project cannot be read, or a queued entry was set aside (not\n   signed by this user's ccc, or its name does not match its key)",
+			"1  the project cannot be read, or a queued entry was set aside (unsigned, misnamed)",
 			"2  usage error"),
 		Example: `  ccc sync
   ccc sync --json
