@@ -124,6 +124,14 @@ type Checkpoint struct {
 	// NoRedact names the sinks whose user turned pattern redaction off
 	// (config.RedactOff); the held credentials are redacted for them too.
 	NoRedact map[string]bool
+	// Key is the user's signing key (config.UserKey): the outbox entries
+	// and tracker references the run writes are signed with it, and only
+	// signed ones are trusted. Nil trusts nothing: queued entries wait and
+	// every stored comment is checked before it is updated.
+	Key []byte
+	// Alerts are the warnings about forged files (alertf), also in
+	// Warnings, for a hook to say even when the run succeeded.
+	Alerts []string
 	// SessionID names the coding session (the hook's session_id), for the
 	// agent's record.
 	SessionID string
@@ -177,6 +185,16 @@ type Checkpoint struct {
 
 func (cp *Checkpoint) warnf(format string, args ...any) {
 	cp.Warnings = append(cp.Warnings, fmt.Sprintf(format, args...))
+}
+
+// alertf is a warning that must reach the user even from a hook that
+// otherwise stays quiet when it succeeds: something in the project tried
+// to make ccc act for its user (a forged outbox entry or comment
+// reference). It is one line.
+func (cp *Checkpoint) alertf(format string, args ...any) {
+	s := strings.ReplaceAll(fmt.Sprintf(format, args...), "\n", "; ")
+	cp.Warnings = append(cp.Warnings, s)
+	cp.Alerts = append(cp.Alerts, s)
 }
 
 // notef records what a succeeding step did, for its report line.

@@ -72,8 +72,11 @@ func read(t *testing.T, dir, name string) string {
 }
 
 func newCP(root string, p Profile, e progress.Edits) *Checkpoint {
-	return &Checkpoint{Root: root, Now: t0, Profile: p, Agent: "main", Prefs: config.Default(), Edits: e, Issue: e.Issue}
+	return &Checkpoint{Root: root, Now: t0, Profile: p, Agent: "main", Prefs: config.Default(), Edits: e, Issue: e.Issue, Key: testKey}
 }
+
+// testKey is the user's signing key in these tests.
+var testKey = []byte("0123456789abcdef0123456789abcdef")
 
 func runCP(cp *Checkpoint) Report {
 	return Run(context.Background(), cp, cp.Profile.Steps(cp))

@@ -61,7 +61,7 @@ func TestRedeliverSendsWhatIsQueuedWhenItGetsTheLock(t *testing.T) {
 
 	synced := make(chan SinkResult)
 	go func() {
-		cp := &Checkpoint{Root: root, Now: t0, Agent: "main"}
+		cp := &Checkpoint{Root: root, Now: t0, Agent: "main", Key: testKey}
 		synced <- cp.Redeliver(context.Background(), gate, old)
 	}()
 	close(gate.release)
@@ -111,9 +111,10 @@ func TestQueuedBodyIsRedacted(t *testing.T) {
 	// is redacted again on its way out.
 	raw := entries[0]
 	raw.Body, raw.RenderedAt = "key AKIAQWERTYUIOPASDFGH", time.Now()
+	raw = raw.Sign(testKey)
 	require.NoError(t, func() error { _, err := state.Queue(root, raw, "x", t0); return err }())
 	sink := &fakeSink{}
-	cp = &Checkpoint{Root: root, Now: t0, Agent: "main", Redactor: red}
+	cp = &Checkpoint{Root: root, Now: t0, Agent: "main", Redactor: red, Key: testKey}
 	res := cp.Redeliver(context.Background(), sink, raw)
 	assert.Equal(t, sinks.Created, res.Action)
 	assert.Equal(t, 1, res.Redacted)
@@ -126,7 +127,7 @@ func TestRedeliverOfAnEntryAlreadyDelivered(t *testing.T) {
 	root := t.TempDir()
 	e := state.Entry{Sink: "fake", Target: "CIA-1", Agent: "main", Body: "x", RenderedAt: time.Now()}
 	sink := &fakeSink{}
-	cp := &Checkpoint{Root: root, Now: t0, Agent: "main"}
+	cp := &Checkpoint{Root: root, Now: t0, Agent: "main", Key: testKey}
 	res := cp.Redeliver(context.Background(), sink, e)
 	assert.Equal(t, sinks.Unchanged, res.Action)
 	assert.Zero(t, sink.calls)

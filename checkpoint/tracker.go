@@ -228,7 +228,7 @@ func (cp *Checkpoint) Redeliver(ctx context.Context, s sinks.Sink, e state.Entry
 	res := SinkResult{Sink: s.Name(), Title: s.Title(), Target: e.Target}
 	next := func() (state.Entry, bool) {
 		cur, err := state.Queued(cp.Root, e)
-		if err != nil {
+		if err != nil || !cur.Verify(cp.Key) {
 			return state.Entry{}, false
 		}
 		return cur, true
@@ -337,6 +337,9 @@ func (cp *Checkpoint) redacted(s sinks.Sink, key, e state.Entry, res *SinkResult
 // queue keeps a failed delivery in the outbox; it reports whether it could.
 func (cp *Checkpoint) queue(ctx context.Context, e state.Entry, cause string) bool {
 	cause, _ = cp.Redactor.Redact(cause)
+	if len(cp.Key) > 0 {
+		e = e.Sign(cp.Key)
+	}
 	err := cp.withLock(ctx, func() error {
 		_, err := state.Queue(cp.Root, e, cause, cp.Now)
 		return err
@@ -366,9 +369,9 @@ func (cp *Checkpoint) withLock(ctx context.Context, fn func() error) error {
 // most that many within a third of it). The key this run is about to
 // deliver is left alone: its new body supersedes the queued one.
 func (cp *Checkpoint) drainOutbox(ctx context.Context, trackers []Tracker, issue string) {
-	entries, err := state.Outbox(cp.Root, cp.Now)
+	entries, err := state.TrustedOutbox(cp.Root, cp.Key, cp.Now)
 	if err != nil {
-		cp.warnf("%v", err)
+		cp.alertf("%v", err)
 	}
 	if cp.DrainLimit > 0 {
 		// This agent's own backlog first: nobody else's hooks send it.
@@ -417,10 +420,25 @@ func (cp *Checkpoint) deliver(ctx context.Context, s sinks.Sink, e state.Entry) 
 		}
 	}
 	var prev sinks.Ref
+	unverified := false
 	if st != nil {
 		found, err := st.Ref(s.Name(), target, agent, &prev)
 		if err != nil {
 			cp.warnf("%v", err)
+		}
+		if found && !validRef(cp.Key, s.Name(), target, agent, prev) {
+			// Not written by this user's ccc: the id may name anyone's
+			// comment anywhere. The sink checks it before updating it;
+			// a pending id, which the sink would create or update
+			// unchecked, is dropped. A delivery replaces the reference
+			// with a signed one, so this is said once. Without a key
+			// every reference is unverified, and the key's own warning
+			// says why.
+			if len(cp.Key) > 0 {
+				cp.alertf("%s: the comment reference stored for %s (agent %s) in %s is not signed by this user's ccc: checking the comment before updating it",
+					s.Title(), target, agent, state.FileName)
+			}
+			prev.PendingID, unverified = "", true
 		}
 		// A project that CCC's own tooling set up keeps the main agent's
 		// Linear comment id under the seed's key: adopt that comment
@@ -429,10 +447,12 @@ func (cp *Checkpoint) deliver(ctx context.Context, s sinks.Sink, e state.Entry) 
 		// (with --issue the id may name a comment on another issue).
 		if !found && s.Name() == "linear" && agent == "main" && !st.HasRefs("linear") &&
 			cp.Edits.Issue == "" && st.Issue() == target {
-			prev.ID = st.String("checkpointCommentId")
+			// Unsigned by nature: checked by the sink like any.
+			prev.ID, unverified = st.String("checkpointCommentId"), true
 		}
 	}
 	saveRef := func(ref sinks.Ref) error {
+		ref = signRef(cp.Key, s.Name(), target, agent, ref)
 		return refErr(cp.updateState(ctx, func(st *state.State) error {
 			if err := st.SetRef(s.Name(), target, agent, ref); err != nil {
 				return err
@@ -445,11 +465,13 @@ func (cp *Checkpoint) deliver(ctx context.Context, s sinks.Sink, e state.Entry) 
 		}))
 	}
 	res, err := sinks.Deliver(ctx, s, sinks.Delivery{
-		Target:   sinks.Target{Issue: target, Agent: agent},
-		Body:     e.Body,
-		Prev:     prev,
-		Persist:  saveRef,
-		FullText: e.FullText,
+		Target:     sinks.Target{Issue: target, Agent: agent},
+		Body:       e.Body,
+		Prev:       prev,
+		Unverified: unverified,
+		Tag:        cp.tagger(),
+		Persist:    saveRef,
+		FullText:   e.FullText,
 	})
 	if err == nil && res.Action != sinks.Unchanged {
 		res.Ref.UpdatedAt = cp.Now.UTC()
@@ -458,6 +480,40 @@ func (cp *Checkpoint) deliver(ctx context.Context, s sinks.Sink, e state.Entry) 
 		}
 	}
 	return res, err
+}
+
+// refFields lists what a reference's signature covers: the comment it
+// names, where, for whom.
+func refFields(sink, target, agent string, r sinks.Ref) []string {
+	return []string{"ccc/ref/v1", sink, target, agent, r.ID, r.URL, r.PendingID, r.BodyHash}
+}
+
+// signRef signs r with key (no key: r stays unsigned, and is checked when
+// next used).
+func signRef(key []byte, sink, target, agent string, r sinks.Ref) sinks.Ref {
+	r.Sig = ""
+	if len(key) > 0 {
+		r.Sig = state.Tag(key, refFields(sink, target, agent, r)...)
+	}
+	return r
+}
+
+// validRef says whether r, stored for (sink, target, agent), was signed
+// with key. The zero reference needs no signature: it names nothing.
+func validRef(key []byte, sink, target, agent string, r sinks.Ref) bool {
+	if r.ID == "" && r.PendingID == "" {
+		return true
+	}
+	return state.ValidTag(key, r.Sig, refFields(sink, target, agent, r)...)
+}
+
+// tagger signs with the user's key for the sinks' markers; nil without a
+// key.
+func (cp *Checkpoint) tagger() func(fields ...string) string {
+	if len(cp.Key) == 0 {
+		return nil
+	}
+	return func(fields ...string) string { return state.Tag(cp.Key, fields...) }
 }
 
 // refError is a sink's reference that could not be stored in the state

@@ -34,6 +34,10 @@ type Ref struct {
 	// answer has not been seen yet, so a retry cannot create a duplicate.
 	PendingID string    `json:"pendingId,omitempty"`
 	UpdatedAt time.Time `json:"updatedAt,omitzero"`
+	// Sig is the caller's signature of the reference (sinks neither set
+	// nor read it): a stored reference without a valid one was not written
+	// by this user's ccc, and is delivered with Delivery.Unverified.
+	Sig string `json:"sig,omitempty"`
 }
 
 // Delivery is one status body for one target.
@@ -44,6 +48,19 @@ type Delivery struct {
 	Body string
 	// Prev is the reference stored by the last successful delivery.
 	Prev Ref
+	// Unverified says Prev was not written by this user's ccc (a
+	// repository may have committed it, naming anyone's comment): before
+	// updating Prev.ID the sink checks that the comment is on Target.Issue,
+	// written by the same account and ends with the agent's marker, and
+	// when it is not, leaves it alone and finds or creates the agent's
+	// comment as if nothing were stored. Prev.PendingID is then empty.
+	Unverified bool
+	// Tag, when set, signs fields with the user's key (hex). A sink that
+	// can bind its marker to one comment (Linear, whose ids the client
+	// chooses) writes the tag into the marker and adopts only a comment
+	// whose tag verifies, so that a person's look-alike comment is never
+	// taken for ccc's. Nil: untagged markers, adopted as before.
+	Tag func(fields ...string) string
 	// Persist stores an intermediate Ref (a PendingID) before a create is
 	// sent. Sinks that choose ids on the client must call it and must not
 	// send the create if it fails. May be nil in tests.
@@ -134,10 +151,10 @@ func BodyHash(body string) string {
 }
 
 // Deliver runs one delivery through s, sending nothing at all when the body
-// is unchanged since d.Prev. It fills Result.Ref.BodyHash.
+// is unchanged since d.Prev (a verified one). It fills Result.Ref.BodyHash.
 func Deliver(ctx context.Context, s Sink, d Delivery) (Result, error) {
 	hash := BodyHash(d.Body)
-	if d.Prev.ID != "" && d.Prev.BodyHash == hash {
+	if d.Prev.ID != "" && d.Prev.BodyHash == hash && !d.Unverified {
 		return Result{Action: Unchanged, Ref: d.Prev}, nil
 	}
 	res, err := s.Upsert(ctx, d)

@@ -21,6 +21,9 @@ const LockFile = "lock"
 // Lock takes the project's exclusive lock, waiting for other ccc processes
 // until ctx is done. The returned func releases it.
 func Lock(ctx context.Context, root string) (unlock func(), err error) {
+	if err := EnsureDir(root); err != nil {
+		return nil, fmt.Errorf("lock: %w", err)
+	}
 	return lockFile(ctx, root, filepath.Join(root, Dir), LockFile)
 }
 
@@ -29,7 +32,35 @@ func Lock(ctx context.Context, root string) (unlock func(), err error) {
 // no comment yet and both would create one. It is not the project lock,
 // which a delivery takes to store its reference.
 func LockDelivery(ctx context.Context, root string, e Entry) (unlock func(), err error) {
+	if err := EnsureDir(root); err != nil {
+		return nil, fmt.Errorf("lock: %w", err)
+	}
 	return lockFile(ctx, root, filepath.Join(root, Dir, "deliveries"), e.Key()+".lock")
+}
+
+// ignoreFile keeps .ccc/ out of git whatever the project's .gitignore
+// says: nothing in it (outbox bodies, locks, records) belongs in a commit,
+// and a repository that did commit it would hand the next clone's ccc
+// entries it never wrote.
+const ignoreFile = ".gitignore"
+
+// EnsureDir makes the project's .ccc directory with its own .gitignore
+// ("*"), which is written when missing and otherwise left alone. Only a
+// directory that cannot be made is an error: a read-only .ccc still locks.
+func EnsureDir(root string) error {
+	dir, err := ProjectDir(root) // a .ccc symlinked out is not written through
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(filepath.Join(dir, ignoreFile), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err == nil {
+		_, _ = f.WriteString("*\n")
+		_ = f.Close()
+	}
+	return nil
 }
 
 // ErrBusy is a lock that another live process holds until the caller gave

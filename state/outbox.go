@@ -38,6 +38,10 @@ type Entry struct {
 	RenderedAt time.Time `json:"renderedAt,omitzero"`
 	// NextAttempt is when a run should try it again (ccc sync does not wait).
 	NextAttempt time.Time `json:"nextAttempt"`
+	// Sig is the entry's signature with the user's key (Sign): an entry
+	// without a valid one did not come from this user's ccc and is never
+	// delivered.
+	Sig string `json:"sig,omitempty"`
 }
 
 // Key names the entry's file: readable, and unique through a short hash.
@@ -187,6 +191,35 @@ func Outbox(root string, now time.Time) ([]Entry, error) {
 	return entries, errors.Join(problems...)
 }
 
+// TrustedOutbox lists the queued entries like Outbox, keeping only those
+// signed with key: the others were not queued by this user's ccc (a
+// repository committed them, or a ccc older than signing queued them) and
+// are set aside (kept as .corrupt under backups), never delivered, and
+// named once in the error. Without a key nothing can be trusted: the
+// entries stay where they are, undelivered.
+func TrustedOutbox(root string, key []byte, now time.Time) ([]Entry, error) {
+	entries, err := Outbox(root, now)
+	problems := []error{err}
+	if len(key) == 0 {
+		return nil, err
+	}
+	trusted := entries[:0]
+	for _, e := range entries {
+		if e.Verify(key) {
+			trusted = append(trusted, e)
+			continue
+		}
+		path := outboxPath(root, e)
+		err := &EntryError{Path: path, Err: errors.New("not signed by this user's ccc: not delivered")}
+		if aside, aerr := SetAside(root, path, now); aerr == nil {
+			_ = os.Remove(path)
+			err.Err = fmt.Errorf("%w (moved to %s)", err.Err, aside)
+		}
+		problems = append(problems, err)
+	}
+	return trusted, errors.Join(problems...)
+}
+
 // BadEntry is an outbox file that cannot be read as an entry.
 type BadEntry struct {
 	Path string
@@ -221,6 +254,12 @@ func ReadOutbox(root string) ([]Entry, []BadEntry, error) {
 		}
 		if err != nil {
 			bad = append(bad, BadEntry{Path: path, Err: err})
+			continue
+		}
+		if n.Name() != e.Key()+".json" {
+			// Never delivered nor removed under its key's name: set
+			// aside rather than left to block the outbox forever.
+			bad = append(bad, BadEntry{Path: path, Err: &EntryError{Path: path, Err: fmt.Errorf("its name does not match its key (%s.json)", e.Key())}})
 			continue
 		}
 		entries = append(entries, e)

@@ -222,6 +222,9 @@ func (f *Factory) newCheckpoint(root string, profile checkpoint.Profile, agent s
 		cp.Redactor, _ = redact.New(redact.SecretsFromEnv(f.Getenv), nil)
 		cp.Warnings = append(cp.Warnings, fmt.Sprintf("%s: %v; redacting with the built-in patterns only", config.PrefsFile, err))
 	}
+	if cp.Key, err = config.UserKey(f.Getenv); err != nil {
+		cp.Warnings = append(cp.Warnings, fmt.Sprintf("%v: queued updates wait, stored comment references are checked", err))
+	}
 	var ignored []string
 	cp.NoRedact, ignored = config.RedactOff(prefs, user)
 	if len(ignored) > 0 {

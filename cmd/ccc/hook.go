@@ -309,6 +309,11 @@ func (f *Factory) hookCheckpoint(ctx context.Context, c hook.Checkpoint) error {
 	}
 	report := checkpoint.Run(ctx, cp, checkpoint.Automated.Steps(cp))
 	if report.ExitCode() == checkpoint.ExitOK {
+		if len(cp.Alerts) > 0 {
+			// Quiet on success, but not about a project that tried to
+			// post as its user.
+			return errors.New(strings.Join(cp.Alerts, "; "))
+		}
 		return nil
 	}
 	return errors.New(strings.Join(report.Lines(), " "))

@@ -36,6 +36,14 @@ func TestScripts(t *testing.T) {
 		Setup: func(env *testscript.Env) error {
 			isolateGit(env.Setenv, env.WorkDir)
 			env.Setenv("CCC_NOW", "2026-11-21T13:45:00Z")
+			// The user's config (its signing key) lives outside the
+			// project, as a real user's does: $HOME is the project here.
+			conf, err := os.MkdirTemp("", "ccc-userconf-")
+			if err != nil {
+				return err
+			}
+			env.Defer(func() { os.RemoveAll(conf) })
+			env.Setenv("CCC_CONFIG_DIR", conf)
 			// Every script gets its own fake Linear; LINEAR_API_KEY stays
 			// unset until a script sets it from FAKE_LINEAR_KEY.
 			lin := linearfake.New()
@@ -90,6 +98,10 @@ type fake interface {
 	slow(d time.Duration, n int)
 	heal()
 	deleteAll(target string)
+	// addComment writes a comment as the credential's own account (who
+	// "me") or another person ("other"); id is Linear's (GitHub chooses
+	// its own).
+	addComment(target, id, who, body string)
 }
 
 type linearFake struct{ *linearfake.Server }
@@ -109,6 +121,13 @@ func (f linearFake) bodies(target string) []string {
 		out = append(out, c.Body)
 	}
 	return out
+}
+func (f linearFake) addComment(target, id, who, body string) {
+	user := linearfake.ViewerID
+	if who == "other" {
+		user = linearfake.OtherUserID
+	}
+	f.AddCommentWithID(target, user, id, body)
 }
 func (f linearFake) deleteAll(target string) {
 	for _, c := range f.Comments(target) {
@@ -134,6 +153,13 @@ func (f githubFake) bodies(target string) []string {
 	}
 	return out
 }
+func (f githubFake) addComment(target, _, who, body string) {
+	login := githubfake.BotLogin
+	if who == "other" {
+		login = githubfake.OtherLogin
+	}
+	f.AddComment(target, login, body)
+}
 func (f githubFake) deleteAll(target string) {
 	for _, c := range f.Comments(target) {
 		f.DeleteComment(c.ID)
@@ -152,12 +178,13 @@ func (f githubFake) deleteAll(target string) {
 //	NAME body TARGET           print TARGET's newest comment body
 //	NAME first TARGET          print TARGET's oldest comment body
 //	NAME delete TARGET         delete TARGET's comments
+//	NAME comment TARGET ID WHO BODY  add a comment by me or other (ID: Linear's)
 func cmdFake(name string) func(ts *testscript.TestScript, neg bool, args []string) {
 	return func(ts *testscript.TestScript, neg bool, args []string) {
 		if neg || len(args) == 0 {
 			ts.Fatalf("usage: %s target|fail|slow|heal|reset|requests|comments|body|first|delete ...", name)
 		}
-		arity := map[string]int{"target": 3, "fail": 3, "slow": 3, "heal": 1, "reset": 1, "requests": 2, "comments": 3, "body": 2, "first": 2, "delete": 2}
+		arity := map[string]int{"target": 3, "fail": 3, "slow": 3, "heal": 1, "reset": 1, "requests": 2, "comments": 3, "body": 2, "first": 2, "delete": 2, "comment": 5}
 		if n, ok := arity[args[0]]; ok && len(args) != n {
 			ts.Fatalf("%s %s: want %d arguments, got %q (quote targets with #)", name, args[0], n-1, args[1:])
 		}
@@ -204,6 +231,8 @@ func cmdFake(name string) func(ts *testscript.TestScript, neg bool, args []strin
 			fmt.Fprint(ts.Stdout(), bodies[0])
 		case "delete":
 			f.deleteAll(args[1])
+		case "comment":
+			f.addComment(args[1], args[2], args[3], args[4])
 		default:
 			ts.Fatalf("%s: unknown subcommand %q", name, args[0])
 		}

@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ccc-checkpoint/ccc/checkpoint"
+	"github.com/ccc-checkpoint/ccc/config"
 	"github.com/ccc-checkpoint/ccc/progress"
 	"github.com/ccc-checkpoint/ccc/records"
 	"github.com/ccc-checkpoint/ccc/sinks"
@@ -253,13 +254,19 @@ func TestTrackerFaults(t *testing.T) {
 
 func runFaultCase(t *testing.T, e *faultEnv, tc faultCase) {
 	root := t.TempDir()
+	// The in-process runs and the real `ccc sync` are the same user: one
+	// signing key.
+	conf := t.TempDir()
+	key, err := config.UserKey(func(k string) string { return map[string]string{"CCC_CONFIG_DIR": conf}[k] })
+	require.NoError(t, err)
+	e.env = append(slices.Clip(e.env), "CCC_CONFIG_DIR="+conf)
 	now := time.Now().UTC().Truncate(time.Second)
 	checkpointWith := func(cred string, timeout time.Duration, edits progress.Edits) (checkpoint.Report, *vclock, sinks.Sink) {
 		clk := &vclock{}
 		s := e.newSink(cred, clk)
 		cp := &checkpoint.Checkpoint{
 			Root: root, Now: now, Profile: checkpoint.Automated, Agent: "main", Edits: edits, Issue: "CIA-1",
-			Timeout: timeout, Trackers: []checkpoint.Tracker{{Sink: s, Target: e.trackerTarget}},
+			Timeout: timeout, Trackers: []checkpoint.Tracker{{Sink: s, Target: e.trackerTarget}}, Key: key,
 		}
 		return checkpoint.Run(context.Background(), cp, checkpoint.Automated.Steps(cp)), clk, s
 	}
@@ -340,7 +347,11 @@ func runFaultCase(t *testing.T, e *faultEnv, tc faultCase) {
 	assert.Empty(t, entries)
 	bodies := e.bodies(e.target)
 	require.Len(t, bodies, 1, "exactly one comment for the agent")
-	assert.Equal(t, s.(bodySink).Body(r.StatusBody, "main"), bodies[0], "the comment holds the latest status")
+	// The marker line carries the user's tag, which Body does not know.
+	want := s.(bodySink).Body(r.StatusBody, "main")
+	cut := func(b string) string { return b[:strings.LastIndexByte(b, '\n')] }
+	assert.Equal(t, cut(want), cut(bodies[0]), "the comment holds the latest status")
+	assert.Contains(t, bodies[0][strings.LastIndexByte(bodies[0], '\n'):], strings.TrimSuffix(want[strings.LastIndexByte(want, '\n'):], " -->"))
 }
 
 // assertNowhere checks that no file under root contains secret.

@@ -72,7 +72,7 @@ line on a terminal (clipped to the terminal's width, else $COLUMNS, else
 80 columns), plain lines otherwise; --json does not apply.` + exitStatusHelp(
 			"0  the outbox is empty (--watch: stopped by a signal)",
 			"75 deliveries remain queued",
-			"1  the project cannot be read",
+			"1  the project cannot be read, or a queued entry was set aside (unsigned, misnamed)",
 			"2  usage error"),
 		Example: `  ccc sync
   ccc sync --json
@@ -149,7 +149,7 @@ func syncRun(ctx context.Context, f *Factory, opts *SyncOptions) error {
 	if err := cp.LoadProgress(); err != nil {
 		fmt.Fprintf(f.IO.ErrOut, "Warning: %v\n", err)
 	}
-	results, remaining, err := drainAll(ctx, f, cp, false, nil)
+	results, remaining, aside, err := drainAll(ctx, f, cp, false, nil)
 	if err != nil {
 		return err
 	}
@@ -181,15 +181,22 @@ func syncRun(ctx context.Context, f *Factory, opts *SyncOptions) error {
 	if remaining > 0 {
 		return &exitError{code: ExitQueued}
 	}
+	if aside {
+		// Said in the warning above; the status tells a script that
+		// something queued was not delivered.
+		return &exitError{code: 1}
+	}
 	return nil
 }
 
 // drainAll retries queued deliveries within cp's deadline: every entry, or
 // with dueOnly those whose backoff has passed. before, when not nil, is
 // called before each delivery; false stops the round there. It returns what
-// it did and how many entries remain.
-func drainAll(ctx context.Context, f *Factory, cp *checkpoint.Checkpoint, dueOnly bool, before func(state.Entry) bool) ([]SyncEntry, int, error) {
-	entries, err := state.Outbox(cp.Root, cp.Now)
+// it did, how many entries remain, and whether some were set aside (not
+// signed by this user's ccc, misnamed, unreadable: said in a warning).
+func drainAll(ctx context.Context, f *Factory, cp *checkpoint.Checkpoint, dueOnly bool, before func(state.Entry) bool) ([]SyncEntry, int, bool, error) {
+	entries, err := state.TrustedOutbox(cp.Root, cp.Key, cp.Now)
+	aside := err != nil
 	if err != nil {
 		fmt.Fprintf(f.IO.ErrOut, "Warning: %v\n", err)
 	}
@@ -222,7 +229,7 @@ func drainAll(ctx context.Context, f *Factory, cp *checkpoint.Checkpoint, dueOnl
 		results = append(results, SyncEntry{SinkResult: r, Agent: e.Agent, Attempts: attempts})
 	}
 	left, err := state.Outbox(cp.Root, cp.Now)
-	return results, len(left), err
+	return results, len(left), aside, err
 }
 
 func syncLine(r SyncEntry) string {
@@ -319,7 +326,7 @@ func watchRun(ctx context.Context, f *Factory, opts *SyncOptions) error {
 			}
 			// After a signal the entry in flight finishes; the rest wait
 			// for the next run.
-			results, remaining, _ := drainAll(work, f, cp, true, func(e state.Entry) bool {
+			results, remaining, _, _ := drainAll(work, f, cp, true, func(e state.Entry) bool {
 				if ctx.Err() != nil {
 					return false
 				}

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/ccc-checkpoint/ccc/config"
 	"github.com/ccc-checkpoint/ccc/progress"
 	"github.com/ccc-checkpoint/ccc/sinks/linear/linearfake"
 	"github.com/ccc-checkpoint/ccc/state"
@@ -123,7 +124,7 @@ func newWorkerProject(t *testing.T, extra ...string) (string, *linearfake.Server
 	srv.AddIssue("CIA-30", "Watch")
 	root := t.TempDir()
 	env := map[string]string{"CCC_PROJECT_ROOT": root, "LINEAR_API_URL": srv.URL, "LINEAR_API_KEY": linearfake.APIKey,
-		"NO_COLOR": "1", "CCC_NOW": "2026-11-21T13:45:00Z"}
+		"NO_COLOR": "1", "CCC_NOW": "2026-11-21T13:45:00Z", "CCC_CONFIG_DIR": t.TempDir()}
 	for _, kv := range extra {
 		k, v, _ := strings.Cut(kv, "=")
 		env[k] = v
@@ -133,6 +134,15 @@ func newWorkerProject(t *testing.T, extra ...string) (string, *linearfake.Server
 		inProcFactory(root, env, &out, false))
 	require.Equal(t, 0, code, out.String())
 	return root, srv, env
+}
+
+// signed signs e with the key of the user env describes, as ccc does
+// before it queues an entry.
+func signed(t *testing.T, env map[string]string, e state.Entry) state.Entry {
+	t.Helper()
+	key, err := config.UserKey(func(k string) string { return env[k] })
+	require.NoError(t, err)
+	return e.Sign(key)
 }
 
 func inProcFactory(root string, env map[string]string, errOut io.Writer, tty bool) *Factory {
@@ -226,8 +236,8 @@ func TestSyncWatchRetriesOutbox(t *testing.T) {
 	root, srv, env := newWorkerProject(t, "COLUMNS=200")
 	delete(env, "CCC_NOW") // the entry below is due by the wall clock
 	failed := time.Now().Add(-time.Hour)
-	_, err := state.Queue(root, state.Entry{Sink: "linear", Target: "CIA-30", Agent: "main", Body: "**Task:** the queued status",
-		RenderedAt: failed}, "HTTP 503", failed)
+	_, err := state.Queue(root, signed(t, env, state.Entry{Sink: "linear", Target: "CIA-30", Agent: "main", Body: "**Task:** the queued status",
+		RenderedAt: failed}), "HTTP 503", failed)
 	require.NoError(t, err)
 
 	w := startWorker(t, root, env, true, SyncOptions{Debounce: time.Hour, RetryEvery: 50 * time.Millisecond})
@@ -253,7 +263,7 @@ func TestSyncWatchStopsBetweenQueuedEntries(t *testing.T) {
 	failed := time.Now().Add(-time.Hour)
 	for i, agent := range []string{"first", "second"} {
 		at := failed.Add(time.Duration(i) * time.Minute) // the outbox is read oldest first
-		_, err := state.Queue(root, state.Entry{Sink: "linear", Target: "CIA-30", Agent: agent, Body: "status of " + agent, RenderedAt: at},
+		_, err := state.Queue(root, signed(t, env, state.Entry{Sink: "linear", Target: "CIA-30", Agent: agent, Body: "status of " + agent, RenderedAt: at}),
 			"HTTP 503", at)
 		require.NoError(t, err)
 	}
@@ -280,7 +290,7 @@ func TestSyncWatchTimeout(t *testing.T) {
 	root, srv, env := newWorkerProject(t)
 	delete(env, "CCC_NOW")
 	failed := time.Now().Add(-time.Hour)
-	_, err := state.Queue(root, state.Entry{Sink: "linear", Target: "CIA-30", Agent: "main", Body: "queued", RenderedAt: failed},
+	_, err := state.Queue(root, signed(t, env, state.Entry{Sink: "linear", Target: "CIA-30", Agent: "main", Body: "queued", RenderedAt: failed}),
 		"HTTP 503", failed)
 	require.NoError(t, err)
 	srv.Inject(linearfake.Repeat(20, linearfake.Slow(time.Minute))...)

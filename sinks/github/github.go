@@ -7,6 +7,9 @@ package github
 
 import (
 	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/hex"
 	"errors"
 	"net/http"
 	"net/url"
@@ -191,7 +194,8 @@ func (s *Sink) Upsert(ctx context.Context, d sinks.Delivery) (sinks.Result, erro
 		return fail("invalid GITHUB_API_URL", s.baseErr)
 	}
 	r := s.newRun(ctx)
-	u := &upsert{run: r, d: d, t: t, body: s.cfg.CommentBody(d.Body, Marker(d.Target.Agent), d.FullText), ref: d.Prev}
+	u := &upsert{run: r, d: d, t: t, ref: d.Prev}
+	u.body = u.tagged(s.cfg.CommentBody(d.Body, TaggedMarker(d.Target.Agent, u.placeholder()), d.FullText))
 	c, action, f := u.do(ctx)
 	res := sinks.Result{Requests: r.requests, Ref: u.ref}
 	switch {
@@ -285,11 +289,65 @@ func (u *upsert) do(ctx context.Context) (*comment, sinks.Action, *failure) {
 	return u.create(ctx)
 }
 
+// tag binds a marker to the text above it, the target and the agent, with
+// the user's key: a hand-written comment by the same account that carries
+// the marker has no valid tag. "" without a Tag.
+func (u *upsert) tag(content string) string {
+	if u.d.Tag == nil {
+		return ""
+	}
+	sum := sha256.Sum256([]byte(content))
+	target := strings.ToLower(u.t.Owner + "/" + u.t.Repo + "#" + strconv.Itoa(u.t.Number))
+	return u.d.Tag("ccc/github-marker/v1", target, u.d.Target.Agent, hex.EncodeToString(sum[:]))[:tagLen]
+}
+
+// placeholder stands for the tag while the body is cut to its limit (the
+// tag's length is fixed); "" without a Tag.
+func (u *upsert) placeholder() string {
+	if u.d.Tag == nil {
+		return ""
+	}
+	return strings.Repeat("0", tagLen)
+}
+
+// tagged replaces the placeholder tag of body's marker with the tag of
+// the text above it.
+func (u *upsert) tagged(body string) string {
+	if u.d.Tag == nil {
+		return body
+	}
+	i := strings.LastIndexByte(body, '\n')
+	return body[:i+1] + TaggedMarker(u.d.Target.Agent, u.tag(tagContent(body[:max(i, 0)])))
+}
+
+// owns says whether c's marker is one this user's ccc wrote for this
+// agent: its tag verifies. A bot account's marker is taken tagged or not
+// (no person types as a bot, and a CI job's key is new on every run), as is
+// any without a Tag.
+func (u *upsert) owns(c *comment) bool {
+	tag, content, ok := markerTag(c.Body, u.d.Target.Agent)
+	switch {
+	case !ok:
+		return false
+	case u.d.Tag == nil, strings.HasSuffix(c.author(), "[bot]"):
+		return true
+	case tag == "":
+		return false
+	}
+	return subtle.ConstantTimeCompare([]byte(tag), []byte(u.tag(content))) == 1
+}
+
 // storedID is d.Prev.ID when it can name a comment on this target: a ref
 // whose address names another issue or repository (the target changed
 // since it was stored) is not patched, since GitHub would let it edit a
-// comment elsewhere.
+// comment elsewhere. An Unverified id is not patched at all: GitHub lets a
+// token edit any of its account's comments in the repository, on any issue,
+// and the address beside the id may be missing or forged; the marker search
+// (which checks the issue, the author and the marker) finds ours instead.
 func (u *upsert) storedID() (int64, bool) {
+	if u.d.Unverified {
+		return 0, false
+	}
 	id, err := strconv.ParseInt(u.d.Prev.ID, 10, 64)
 	if err != nil || id <= 0 {
 		return 0, false
@@ -465,7 +523,7 @@ func (u *upsert) findOwn(ctx context.Context, retrying bool) (*comment, *failure
 	}
 	var best *comment
 	for i, c := range marked {
-		if !strings.EqualFold(c.author(), login) {
+		if !strings.EqualFold(c.author(), login) || !u.owns(&marked[i]) {
 			continue
 		}
 		if best == nil || c.CreatedAt.After(best.CreatedAt) || (c.CreatedAt.Equal(best.CreatedAt) && c.ID > best.ID) {

@@ -12,6 +12,11 @@ import (
 // fakeControl adapts the Linear fake to the conformance suite.
 type fakeControl struct{ srv *linearfake.Server }
 
+// AddOwn writes as the viewer: a personal API key's viewer is a person.
+func (f fakeControl) AddOwn(issue, body string) string {
+	return f.srv.AddComment(issue, linearfake.ViewerID, body).ID
+}
+
 func (f fakeControl) Comments(issue string) []sinktest.Comment {
 	var out []sinktest.Comment
 	for _, c := range f.srv.Comments(issue) {

@@ -37,7 +37,7 @@ const (
 }`
 	queryComment = `query Comment($id: String!) {
   viewer { id }
-  comment(id: $id) { id url body createdAt updatedAt archivedAt user { id } }
+  comment(id: $id) { id url body createdAt updatedAt archivedAt user { id } issue { id identifier } }
 }`
 	queryViewer = `query Viewer {
   viewer { id name email }
@@ -105,8 +105,23 @@ type commentsPage struct {
 }
 
 type commentAnswer struct {
-	Viewer  viewer      `json:"viewer"`
-	Comment fullComment `json:"comment"`
+	Viewer  viewer `json:"viewer"`
+	Comment struct {
+		fullComment
+		Issue *struct {
+			ID         string `json:"id"`
+			Identifier string `json:"identifier"`
+		} `json:"issue"`
+	} `json:"comment"`
+}
+
+// ours says whether the comment is one this sink may update for t: on
+// t's issue, written by the viewer, not archived, ending with t's agent's
+// marker.
+func (a *commentAnswer) ours(t sinks.Target) bool {
+	c := &a.Comment
+	onIssue := c.Issue != nil && (strings.EqualFold(c.Issue.Identifier, t.Issue) || c.Issue.ID == t.Issue)
+	return onIssue && c.by(a.Viewer.ID) && c.ArchivedAt == nil && HasMarker(c.Body, t.Agent)
 }
 
 // failure is one classified failed request.

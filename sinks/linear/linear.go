@@ -7,6 +7,7 @@ package linear
 import (
 	"context"
 	"crypto/sha256"
+	"crypto/subtle"
 	"fmt"
 	"net/http"
 	"slices"
@@ -115,6 +116,9 @@ func CommentID(issue, agent string) string {
 // d.Prev.PendingID is tried, as an update then a create, before anything
 // else.
 //
+// A d.Prev.ID that is Unverified is updated only after a query shows the
+// comment is ours (as adopt checks), else recover.
+//
 // When Linear says that id is taken, the comment is fetched and updated if
 // it is the same user's and ends with this agent's marker (ours, from a
 // state that was lost). When it is not, or the stored comment is gone, the
@@ -137,7 +141,7 @@ func (s *Sink) Upsert(ctx context.Context, d sinks.Delivery) (sinks.Result, erro
 		return sinks.Result{Action: sinks.Failed, Ref: d.Prev}, &sinks.Error{Cause: "no agent name", Permanent: true}
 	}
 	r := s.newRun(ctx)
-	u := &upsert{run: r, d: d, body: s.cfg.CommentBody(d.Body, Marker(d.Target.Agent), d.FullText), ref: d.Prev}
+	u := &upsert{run: r, d: d, ref: d.Prev}
 	c, action, f := u.do(ctx)
 	res := sinks.Result{Requests: r.requests}
 	if f != nil {
@@ -153,15 +157,26 @@ func (s *Sink) Upsert(ctx context.Context, d sinks.Delivery) (sinks.Result, erro
 // upsert is the state of one Upsert.
 type upsert struct {
 	*run
-	d    sinks.Delivery
-	body string
+	d sinks.Delivery
 	// ref is what the caller should store if the delivery fails.
 	ref sinks.Ref
 }
 
 func (u *upsert) do(ctx context.Context) (*comment, sinks.Action, *failure) {
+	if id := u.d.Prev.ID; id != "" && u.d.Unverified {
+		// A stored id this user's ccc did not sign may name anyone's
+		// comment: adopt checks it (one more request) before updating.
+		c, ok, f := u.adopt(ctx, id)
+		if f != nil {
+			return nil, "", f
+		}
+		if ok {
+			return c, sinks.Updated, nil
+		}
+		return u.recover(ctx)
+	}
 	if id := u.d.Prev.ID; id != "" {
-		c, f := u.update(ctx, id, u.body)
+		c, f := u.update(ctx, id)
 		if f == nil {
 			return c, sinks.Updated, nil
 		}
@@ -203,7 +218,7 @@ func (u *upsert) recover(ctx context.Context) (*comment, sinks.Action, *failure)
 		return nil, "", f
 	}
 	if own != nil {
-		c, f := u.update(ctx, own.ID, u.body)
+		c, f := u.update(ctx, own.ID)
 		if f == nil {
 			return c, sinks.Updated, nil
 		}
@@ -237,7 +252,7 @@ func (u *upsert) create(ctx context.Context, id string, probe bool) (*comment, *
 	missing := false
 	f := u.retry(ctx, func() *failure {
 		if probe {
-			got, f := u.updateOnce(ctx, id, u.body)
+			got, f := u.updateOnce(ctx, id)
 			switch {
 			case f == nil:
 				c = got
@@ -268,9 +283,9 @@ func (u *upsert) create(ctx context.Context, id string, probe bool) (*comment, *
 	return c, f
 }
 
-// adopt updates the comment that holds id when the same user wrote it and
-// it ends with this agent's marker: it is our own comment, whose stored id
-// was lost. ok is false, with no failure, when the comment is not ours to
+// adopt updates the comment that holds id when it is on the target issue,
+// the same user wrote it and it ends with this agent's marker: it is our
+// own comment, whose stored id was lost or cannot be trusted. ok is false, with no failure, when the comment is not ours to
 // take (another user's, another agent's, archived, or deleted).
 func (u *upsert) adopt(ctx context.Context, id string) (c *comment, ok bool, f *failure) {
 	var got commentAnswer
@@ -282,10 +297,10 @@ func (u *upsert) adopt(ctx context.Context, id string) (c *comment, ok bool, f *
 		return nil, false, nil
 	case f != nil:
 		return nil, false, f
-	case !got.Comment.by(got.Viewer.ID) || got.Comment.ArchivedAt != nil || !HasMarker(got.Comment.Body, u.d.Target.Agent):
+	case !got.ours(u.d.Target) || !u.owns(&got.Comment.fullComment):
 		return nil, false, nil
 	}
-	c, f = u.update(ctx, id, u.body)
+	c, f = u.update(ctx, id)
 	switch {
 	case f != nil && f.notFound:
 		return nil, false, nil
@@ -293,6 +308,40 @@ func (u *upsert) adopt(ctx context.Context, id string) (c *comment, ok bool, f *
 		return nil, false, f
 	}
 	return c, true, nil
+}
+
+// body is the comment sent as id: the status, then the agent's marker,
+// tagged for id when the delivery can tag.
+func (u *upsert) body(id string) string {
+	return u.s.cfg.CommentBody(u.d.Body, TaggedMarker(u.d.Target.Agent, u.tag(id)), u.d.FullText)
+}
+
+// tag binds the marker of comment id to this user, issue and agent: a
+// person who quotes the marker in a comment of their own quotes a tag made
+// for another id. "" when the delivery has no Tag.
+func (u *upsert) tag(id string) string {
+	if u.d.Tag == nil {
+		return ""
+	}
+	return u.d.Tag("ccc/linear-marker/v1", strings.ToUpper(strings.TrimSpace(u.d.Target.Issue)), u.d.Target.Agent, id)[:tagLen]
+}
+
+// owns says whether c's marker is one this user's ccc wrote for this
+// agent: its tag verifies, or the comment holds the id ccc derives itself
+// (CommentID), which no one creates through Linear's UI — so an older
+// ccc's untagged marker and a CI job's (whose key is new on every run)
+// are still found. Without a Tag any marker is.
+func (u *upsert) owns(c *fullComment) bool {
+	tag, ok := markerTag(c.Body, u.d.Target.Agent)
+	switch {
+	case !ok:
+		return false
+	case u.d.Tag == nil, c.ID == CommentID(u.d.Target.Issue, u.d.Target.Agent):
+		return true
+	case tag == "":
+		return false
+	}
+	return subtle.ConstantTimeCompare([]byte(tag), []byte(u.tag(c.ID))) == 1
 }
 
 // persist stores id as the pending id of the comment about to be created,
@@ -355,7 +404,7 @@ func (u *upsert) findOwn(ctx context.Context, t sinks.Target) (*fullComment, *fa
 		nodes := slices.Clone(conn.Nodes)
 		slices.SortStableFunc(nodes, func(a, b fullComment) int { return b.CreatedAt.Compare(a.CreatedAt) })
 		for i := range nodes {
-			if nodes[i].by(page.Viewer.ID) && HasMarker(nodes[i].Body, t.Agent) {
+			if nodes[i].by(page.Viewer.ID) && u.owns(&nodes[i]) {
 				return &nodes[i], nil
 			}
 		}
@@ -375,21 +424,21 @@ func newestFirst(nodes []fullComment) bool {
 	return len(nodes) > 1 && nodes[0].CreatedAt.After(nodes[len(nodes)-1].CreatedAt)
 }
 
-func (u *upsert) update(ctx context.Context, id, body string) (*comment, *failure) {
+func (u *upsert) update(ctx context.Context, id string) (*comment, *failure) {
 	var c *comment
 	f := u.retry(ctx, func() *failure {
 		var f *failure
-		c, f = u.updateOnce(ctx, id, body)
+		c, f = u.updateOnce(ctx, id)
 		return f
 	})
 	return c, f
 }
 
-func (u *upsert) updateOnce(ctx context.Context, id, body string) (*comment, *failure) {
+func (u *upsert) updateOnce(ctx context.Context, id string) (*comment, *failure) {
 	var out struct {
 		CommentUpdate commentPayload `json:"commentUpdate"`
 	}
-	vars := map[string]any{"id": id, "input": map[string]any{"body": body}}
+	vars := map[string]any{"id": id, "input": map[string]any{"body": u.body(id)}}
 	if f := u.call(ctx, "CommentUpdate", mutationCommentUpdate, vars, &out); f != nil {
 		return nil, f
 	}
@@ -401,7 +450,7 @@ func (u *upsert) createOnce(ctx context.Context, id string) (*comment, *failure)
 		CommentCreate commentPayload `json:"commentCreate"`
 	}
 	vars := map[string]any{"input": map[string]any{
-		"id": id, "issueId": u.d.Target.Issue, "body": u.body, "doNotSubscribeToIssue": true,
+		"id": id, "issueId": u.d.Target.Issue, "body": u.body(id), "doNotSubscribeToIssue": true,
 	}}
 	if f := u.call(ctx, "CommentCreate", mutationCommentCreate, vars, &out); f != nil {
 		return nil, u.issueNotFound(f, u.d.Target.Issue)

@@ -55,12 +55,43 @@ func plain(s string) string {
 	return s
 }
 
-// HasMarker says whether the last non-blank line of body is agent's marker.
-// The line is compared as plain text, so that Linear's rewriting of the
-// Markdown does not matter, and in full: "main" matches neither "main-2"
-// nor "main 2" nor a line that only quotes the marker.
+// HasMarker says whether the last non-blank line of body is agent's marker,
+// tagged or not. The line is compared as plain text, so that Linear's
+// rewriting of the Markdown does not matter, and in full: "main" matches
+// neither "main-2" nor "main 2" nor a line that only quotes the marker.
 func HasMarker(body, agent string) bool {
+	_, ok := markerTag(body, agent)
+	return ok
+}
+
+// tagSep separates the marker from its tag: "ccc checkpoint · agent:
+// `main` · `0123456789abcdef`".
+const tagSep = " · "
+
+// tagLen is the length of a marker's tag in hex digits (64 bits).
+const tagLen = 16
+
+// TaggedMarker is Marker(agent) followed by tag, which binds the marker to
+// one comment (see commentTag).
+func TaggedMarker(agent, tag string) string {
+	if tag == "" {
+		return Marker(agent)
+	}
+	return Marker(agent) + tagSep + "`" + tag + "`"
+}
+
+// markerTag reads agent's marker on the last non-blank line of body: ok
+// when there is one, tag "" when it carries none.
+func markerTag(body, agent string) (tag string, ok bool) {
 	body = strings.TrimRightFunc(body, unicode.IsSpace)
-	last := body[strings.LastIndexByte(body, '\n')+1:]
-	return last != "" && plain(last) == plain(Marker(agent))
+	last := plain(body[strings.LastIndexByte(body, '\n')+1:])
+	want := plain(Marker(agent))
+	if last == want {
+		return "", true
+	}
+	rest, found := strings.CutPrefix(last, want+tagSep)
+	if !found || len(rest) != tagLen || strings.Trim(rest, "0123456789abcdef") != "" {
+		return "", false
+	}
+	return rest, true
 }

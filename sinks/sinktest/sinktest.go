@@ -7,6 +7,8 @@ package sinktest
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"strings"
@@ -57,6 +59,14 @@ type Fake interface {
 	Requests() int
 }
 
+// OwnWriter is an optional power of a Fake: write body on issue as the
+// account the sink authenticates as, by hand, as a person using that
+// account in the tracker's UI would. It returns "" when no person can write
+// as that account (a bot), and the look-alike test is then skipped.
+type OwnWriter interface {
+	AddOwn(issue, body string) string
+}
+
 // Instance is a sink talking to a fresh fake.
 type Instance struct {
 	Sink sinks.Sink
@@ -95,6 +105,7 @@ func Run(t *testing.T, h Harness) {
 		{"lost create response leaves one comment", testLostCreate},
 		{"lost create then failed run leaves one comment", testLostCreateAcrossRuns},
 		{"another account's marker is never adopted", testForeignMarker},
+		{"a look-alike by the same account is never adopted", testLookAlike},
 		{"two agents own two comments", testTwoAgents},
 	}
 	for _, tt := range tests {
@@ -335,6 +346,49 @@ func testForeignMarker(t *testing.T, in Instance) {
 	assert.Equal(t, copied, f.Body, "another account's comment is never touched")
 	assert.False(t, f.Own)
 	assert.Len(t, in.Fake.Comments(in.Issue), 2)
+}
+
+// testTag stands for the user's key: what it signs only this user's ccc
+// can sign.
+func testTag(fields ...string) string {
+	sum := sha256.Sum256([]byte("test key\x00" + strings.Join(fields, "\x00")))
+	return hex.EncodeToString(sum[:])
+}
+
+// A person using the sink's own account writes a comment that ends with
+// ccc's marker line (copied from ccc's comment, tag and all, after it was
+// deleted; or bare): with the user's tag in the delivery, it is never
+// taken for ccc's comment.
+func testLookAlike(t *testing.T, in Instance) {
+	w, ok := in.Fake.(OwnWriter)
+	if !ok {
+		t.Skip("the fake cannot write as the sink's account by hand")
+	}
+	tagged := func(next string) sinks.Result {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		res, err := sinks.Deliver(ctx, in.Sink, sinks.Delivery{
+			Target: sinks.Target{Issue: in.Issue, Agent: "main"}, Body: Body(next), Tag: testTag,
+		})
+		require.NoError(t, err)
+		return res
+	}
+	first := tagged("first")
+	require.NotEmpty(t, first.Ref.ID)
+	lines := strings.Split(strings.TrimSpace(byID(t, in, first.Ref.ID).Body), "\n")
+	in.Fake.Delete(first.Ref.ID)
+	for _, body := range []string{"I agree.\n\n" + lines[len(lines)-1], "I agree.\n\n" + Body("mine") + "\n\n" + lines[len(lines)-1]} {
+		id := w.AddOwn(in.Issue, body)
+		if id == "" {
+			t.Skip("no person writes as the sink's account")
+		}
+		res := tagged("second")
+		assert.NotEqual(t, id, res.Ref.ID)
+		assert.Equal(t, body, byID(t, in, id).Body, "the person's comment is never touched")
+		in.Fake.Delete(res.Ref.ID)
+		in.Fake.Delete(id)
+	}
 }
 
 func testTwoAgents(t *testing.T, in Instance) {

@@ -680,9 +680,13 @@ func (s *Server) commentObject(c *Comment, viewer *user) object {
 	if c.Archived {
 		archivedAt = c.ArchivedAt
 	}
+	var is any
+	if i := s.issue(c.IssueID); i != nil {
+		is = s.issueObject(i, viewer)
+	}
 	return object{
 		"id": c.ID, "body": c.Body, "url": c.URL, "createdAt": c.CreatedAt, "updatedAt": c.UpdatedAt,
-		"archivedAt": archivedAt, "issueId": c.IssueID, "user": s.userObject(s.userByID(c.UserID), viewer),
+		"archivedAt": archivedAt, "issueId": c.IssueID, "issue": is, "user": s.userObject(s.userByID(c.UserID), viewer),
 	}
 }
 
