@@ -41,7 +41,7 @@ func TestQueuedEntryWaitsForTheTrackersRetryAfter(t *testing.T) {
 func queueOthers(t *testing.T, root string, n int) {
 	t.Helper()
 	for i := range n {
-		e := state.Entry{Sink: "fake", Target: "CIA-1", Agent: fmt.Sprintf("agent-%d", i), Body: "queued", RenderedAt: t0.Add(-time.Hour)}
+		e := state.Entry{Sink: "fake", Target: "CIA-1", Agent: fmt.Sprintf("agent-%d", i), Body: "queued", RenderedAt: t0.Add(-time.Hour)}.Sign(testKey)
 		_, err := state.Queue(root, e, "HTTP 503", t0.Add(-time.Hour))
 		require.NoError(t, err)
 	}

@@ -22,6 +22,15 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	// In-process tests whose Getenv names no CCC_CONFIG_DIR fall back to
+	// os.UserConfigDir: keep the signing key they make out of the real one.
+	if os.Getenv("CCC_CONFIG_DIR") == "" {
+		dir, err := os.MkdirTemp("", "ccc-test-config-")
+		if err != nil {
+			panic(err)
+		}
+		os.Setenv("XDG_CONFIG_HOME", dir)
+	}
 	testscript.Main(m, map[string]func(){
 		"ccc": func() { os.Exit(run(os.Args[1:], systemFactory())) },
 	})
