@@ -205,10 +205,9 @@ func (cp *Checkpoint) updateProgress(path string) (created bool, err error) {
 	if orig != nil && string(out) == string(orig) {
 		return false, nil
 	}
-	if orig != nil {
-		if err := progress.CheckRewrite(rel(cp.Root, path), orig, out); err != nil {
-			return false, err
-		}
+	// A new file is checked too: what ccc writes, the next run must read.
+	if err := progress.CheckRewrite(rel(cp.Root, path), orig, out); err != nil {
+		return false, err
 	}
 	if cp.beforeWrite != nil {
 		cp.beforeWrite()
