@@ -176,6 +176,9 @@ func importFile(ctx context.Context, root, file string, opts *ImportOptions, wri
 		}
 		return res
 	}
+	if fi, err := os.Stat(file); err == nil && fi.Size() > importer.MaxSize {
+		return fail(importer.TooBig(file, fi.Size())) // not read at all
+	}
 	data, err := os.ReadFile(file)
 	if err != nil {
 		return fail(fmt.Errorf("import: %w", err))
