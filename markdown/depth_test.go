@@ -32,11 +32,11 @@ func TestLimit(t *testing.T) {
 		{"a rule after block quotes counts the quotes", strings.Repeat("> ", 101) + "- - -\n", 1, "nested 101 levels deep"},
 		{"a long number is text", strings.Repeat("1", 500) + ". x\n" + strings.Repeat("12345", 100) + "\n", 0, ""},
 		{"dashes without spaces are text", strings.Repeat("-", 500) + "x\n", 0, ""},
-		{"a flat list of 149,999 items", strings.Repeat("- x\n", 149999), 0, ""},
-		{"a flat list of 150,001 items", strings.Repeat("- x\n", 150001), 150001, "pass 300000 here"},
-		{"deep nesting kept open by blank lines", deep("- ", 100) + strings.Repeat("\n", 3000), 2971, "flatten its lists"},
-		{"deep nesting kept open by lazy lines", deep("- ", 100) + strings.Repeat("y\n", 3000), 2971, "shorten the file"},
-		{"a blank line and text close what the text does not continue", deep("- ", 100) + "\nz\n" + strings.Repeat("y\n", 290000), 0, ""},
+		{"a flat list of 49,999 items", strings.Repeat("- x\n", 49999), 0, ""},
+		{"a flat list of 50,001 items", strings.Repeat("- x\n", 50001), 50001, "pass 100000 here"},
+		{"deep nesting kept open by blank lines", deep("- ", 100) + strings.Repeat("\n", 3000), 991, "flatten its lists"},
+		{"deep nesting kept open by lazy lines", deep("- ", 100) + strings.Repeat("y\n", 3000), 991, "shorten the file"},
+		{"a blank line and text close what the text does not continue", deep("- ", 100) + "\nz\n" + strings.Repeat("y\n", 90000), 0, ""},
 		{"a BOM is not text", "\uFEFF" + deep("- ", 100), 0, ""},
 	}
 	for _, tc := range tests {
