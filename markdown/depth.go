@@ -144,14 +144,14 @@ func listMarker(b []byte) int {
 // thematicBreak reports whether line, after its block quote markers, is a thematic break ("- - - -",
 // "***"): a row of list markers that is a rule, not a nesting. at is where the rule starts.
 func thematicBreak(line []byte) (rule bool, at int) {
-	var c byte
+	var c byte // the rule's character, once one is seen
 	count := 0
 	for i, b := range line {
 		switch {
-		case b == ' ' || b == '\t' || b == '\r' || (b == '>' && c == 0):
-		case c == 0 && (b == '-' || b == '*' || b == '_'):
+		case b == ' ' || b == '\t' || b == '\r' || (b == '>' && count == 0):
+		case count == 0 && (b == '-' || b == '*' || b == '_'):
 			c, count, at = b, 1, i
-		case b == c:
+		case count > 0 && b == c:
 			count++
 		default:
 			return false, 0

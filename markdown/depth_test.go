@@ -100,3 +100,18 @@ func goldmarkDepth(src []byte) int {
 	})
 	return deepest
 }
+
+// FuzzLimit checks the property of TestLimitNeverUnderestimates on any input.
+func FuzzLimit(f *testing.F) {
+	for _, s := range []string{"- - x\n", "> > - x\n", "- a\n    - b\n      c\n", "1. - > x\n\n   y\n", "-\n\n  - x\n", "* - - -\n", "\t- x\n\t\t- y\n"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, src []byte) {
+		if len(src) > 4<<10 {
+			return
+		}
+		if got := goldmarkDepth(src); got > 0 && limit(src, got-1, MaxWork) == nil {
+			t.Fatalf("goldmark nests %d levels in %q; Limit counts fewer", got, src)
+		}
+	})
+}
