@@ -2,6 +2,7 @@ package checkpoint
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -10,11 +11,13 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/ccc-checkpoint/ccc/config"
+	"github.com/ccc-checkpoint/ccc/gitrepo"
 	"github.com/ccc-checkpoint/ccc/progress"
 	"github.com/ccc-checkpoint/ccc/records"
 	"github.com/ccc-checkpoint/ccc/sinks"
@@ -859,4 +862,31 @@ func TestIssueKeysInAnyCase(t *testing.T) {
 		assert.Equal(t, want, got)
 		assert.Equal(t, "branch "+branch, from)
 	}
+}
+
+// A task of megabytes makes a commit with a readable subject: the task cut
+// to 72 characters there, and in full (up to a limit) in the body.
+func TestCommitMessageCapsALongTask(t *testing.T) {
+	root := newRepo(t)
+	write(t, root, state.FileName, `{"activeTaskFiles": ["parser.go"]}`)
+	write(t, root, "parser.go", "package parser // changed\n")
+	task := strings.Repeat("parse ", 1<<20)
+	r := runCP(newCP(root, Manual, progress.Edits{Issue: "CIA-10", Current: task}))
+	require.Equal(t, OK, step(t, r, "Git snapshot").Status, r.Lines())
+	subject := git(t, root, "log", "-1", "--format=%s")
+	assert.Equal(t, "chore(CIA-10): checkpoint — task 1/1: "+strings.Repeat("parse ", 11)+"parse…", strings.TrimSpace(subject))
+	body := git(t, root, "log", "-1", "--format=%b")
+	assert.Equal(t, maxBodyTask, utf8.RuneCountInString(strings.TrimSpace(body)))
+	assert.True(t, strings.HasSuffix(strings.TrimSpace(body), "…"))
+}
+
+func TestGitFailureNamesTheCause(t *testing.T) {
+	err := gitFailure(&gitrepo.GitError{Args: []string{"commit"}, Err: errors.New("fork/exec /usr/bin/git: argument list too long")})
+	var f *Failure
+	require.ErrorAs(t, err, &f)
+	assert.Equal(t, "git commit: fork/exec /usr/bin/git: argument list too long", f.Cause)
+
+	err = gitFailure(&gitrepo.GitError{Args: []string{"commit"}, Stderr: "fatal: bad object", Err: errors.New("exit status 128")})
+	require.ErrorAs(t, err, &f)
+	assert.Equal(t, "fatal: bad object", f.Cause)
 }

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/ccc-checkpoint/ccc/config"
 	"github.com/ccc-checkpoint/ccc/gitrepo"
@@ -49,11 +50,7 @@ func (gitStep) Run(ctx context.Context, cp *Checkpoint) error {
 		cp.warnf("git snapshot: refused %q: %s", r.Path, r.Reason)
 	}
 	if err != nil {
-		var gerr *gitrepo.GitError
-		if errors.As(err, &gerr) {
-			return &Failure{Cause: gerr.Message(), Err: err}
-		}
-		return err
+		return gitFailure(err)
 	}
 	if res.Skipped != "" {
 		return Skip("%s", res.Skipped)
@@ -72,6 +69,21 @@ func (gitStep) Run(ctx context.Context, cp *Checkpoint) error {
 	}
 	cp.notef("committed %s (%d %s: %s)", short(res.Commit), len(res.Files), noun, strings.Join(res.Files, ", "))
 	return nil
+}
+
+// gitFailure gives a git error the cause the report shows: git's own words,
+// else (git printed nothing, maybe never started) the error itself, never
+// an empty "()".
+func gitFailure(err error) error {
+	var gerr *gitrepo.GitError
+	if !errors.As(err, &gerr) {
+		return err
+	}
+	cause := gerr.Message()
+	if cause == "" {
+		cause = gerr.Error()
+	}
+	return &Failure{Cause: cause, Err: err}
 }
 
 // commitMessage fills the preferences' template (CCC's `type(ISSUE):`
@@ -93,9 +105,34 @@ func (cp *Checkpoint) commitMessage() string {
 			task, n = c.text, c.n
 		}
 	}
-	return strings.NewReplacer(
-		"{issue}", issue, "{n}", strconv.Itoa(n), "{m}", strconv.Itoa(m), "{task}", firstLine(task),
+	subject := clipRunes(firstLine(task), maxSubjectTask)
+	msg := strings.NewReplacer(
+		"{issue}", issue, "{n}", strconv.Itoa(n), "{m}", strconv.Itoa(m), "{task}", subject,
 	).Replace(cp.Prefs.Checkpoint.CommitMessage)
+	// A task the subject could not hold whole goes, in full up to a limit,
+	// into the body.
+	if full := strings.TrimSpace(task); subject != full && strings.Contains(cp.Prefs.Checkpoint.CommitMessage, "{task}") {
+		msg += "\n\n" + clipRunes(full, maxBodyTask)
+	}
+	return clipRunes(msg, maxCommitMessage)
+}
+
+// The commit message's limits: the task in the subject line (a summary
+// line stays readable in `git log --oneline`), the task in the body, and
+// the whole message (a template from the preferences may be long too).
+const (
+	maxSubjectTask   = 72
+	maxBodyTask      = 8 << 10
+	maxCommitMessage = 16 << 10
+)
+
+// clipRunes shortens s to at most n runes, the last one "…".
+func clipRunes(s string, n int) string {
+	if len(s) <= n || utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n-1]) + "…"
 }
 
 func firstLine(s string) string {

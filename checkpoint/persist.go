@@ -222,13 +222,16 @@ func (cp *Checkpoint) updateProgress(path string) (created bool, err error) {
 	if orig != nil && string(out) == string(orig) {
 		return false, nil
 	}
+	// A new file is checked too: what ccc writes, the next run must read.
+	// Tasks are matched by text: compare with the original as redacted, so
+	// a task whose held credential was replaced is not counted lost.
+	var was []byte
 	if orig != nil {
-		// Tasks are matched by text: compare with the original as redacted,
-		// so a task whose held credential was replaced is not counted lost.
-		was, _ := cp.Redactor.HeldOnly().Redact(string(orig))
-		if err := progress.CheckRewrite(rel(cp.Root, path), []byte(was), out); err != nil {
-			return false, err
-		}
+		r, _ := cp.Redactor.HeldOnly().Redact(string(orig))
+		was = []byte(r)
+	}
+	if err := progress.CheckRewrite(rel(cp.Root, path), was, out); err != nil {
+		return false, err
 	}
 	if cp.beforeWrite != nil {
 		cp.beforeWrite()

@@ -414,7 +414,7 @@ func (cp *Checkpoint) deliver(ctx context.Context, s sinks.Sink, e state.Entry) 
 	// The reference as stored now, not as read at the start of the run:
 	// another process may have created the comment meanwhile.
 	st := cp.State
-	if data, err := state.ReadProjectFile(cp.Root, state.Path(cp.Root), state.MaxStateSize); err == nil {
+	if data, err := state.ReadProjectFile(cp.Root, state.Path(cp.Root), state.MaxSize); err == nil {
 		if fresh, err := state.Parse(data); err == nil {
 			st = fresh
 		}

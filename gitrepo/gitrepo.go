@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -118,8 +119,15 @@ const waitDelay = 3 * time.Second
 // run runs git in dir and returns its stdout. stdout is returned on failure
 // too because some commands ("nothing to commit") explain themselves there.
 func run(ctx context.Context, dir string, extraEnv []string, args ...string) (string, error) {
+	return runInput(ctx, dir, extraEnv, nil, args...)
+}
+
+// runInput is run with stdin: text an argument could not carry (the OS
+// limits one argument to 128 KB).
+func runInput(ctx context.Context, dir string, extraEnv []string, stdin io.Reader, args ...string) (string, error) {
 	cmd := exec.CommandContext(ctx, "git", args...)
 	cmd.Dir = dir
+	cmd.Stdin = stdin
 	env := append(os.Environ(), "LC_ALL=C", "GIT_TERMINAL_PROMPT=0")
 	cmd.Env = append(env, extraEnv...)
 	var stdout, stderr bytes.Buffer

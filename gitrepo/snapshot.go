@@ -209,12 +209,14 @@ func (r *Repo) commit(ctx context.Context, picked []Change, scope []string, mess
 	// --only commits these paths from the work tree and leaves whatever else
 	// the user staged staged; --literal-pathspecs keeps a file named "*.go"
 	// from matching every Go file.
-	args := []string{"-c", "core.quotepath=off", "--literal-pathspecs", "commit", "--only", "-m", message}
+	// The message goes on stdin (-F -): as an argument, one over the OS's
+	// 128 KB limit for a single argument made git fail to start at all.
+	args := []string{"-c", "core.quotepath=off", "--literal-pathspecs", "commit", "--only", "-F", "-"}
 	if r.NoHooks {
 		args = append(args, "--no-verify")
 	}
 	args = append(append(args, "--"), files...)
-	stdout, err := r.git(ctx, args...)
+	stdout, err := runInput(ctx, r.Dir, nil, strings.NewReader(message), r.withConfig(args)...)
 	if err != nil {
 		var gerr *GitError
 		if ctx.Err() == nil && errors.As(err, &gerr) && gerr.ExitCode() == 1 {

@@ -535,3 +535,17 @@ func TestReservedReason(t *testing.T) {
 		assert.Equal(t, want, reservedReason(path), path)
 	}
 }
+
+// A message of megabytes is committed whole: it goes to git on stdin, where
+// as an argument (over the OS's 128 KB per argument) git never started.
+func TestSnapshotHugeMessage(t *testing.T) {
+	dir := seededRepo(t)
+	write(t, dir, "a.txt", "changed\n")
+	msg := "wip: a long task\n\n" + strings.Repeat("word ", 2<<20)
+	res, err := (&Repo{Dir: dir}).Snapshot(context.Background(), []string{"a.txt"}, msg)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"a.txt"}, res.Files)
+	assert.Equal(t, "wip: a long task", strings.TrimSpace(git(t, dir, "log", "-1", "--format=%s")))
+	body := git(t, dir, "log", "-1", "--format=%b")
+	assert.Equal(t, len(strings.TrimSpace(msg[len("wip: a long task\n\n"):])), len(strings.TrimSpace(body)))
+}

@@ -62,7 +62,7 @@ func PreCompact(ctx context.Context, env Env, stdin []byte) {
 // phase), whose keys only the stop hook may change. A file that cannot be
 // read or parsed counts as one: it is left alone.
 func cccLoop(root string) bool {
-	data, err := state.ReadProjectFile(root, state.Path(root), state.MaxStateSize)
+	data, err := state.ReadProjectFile(root, state.Path(root), state.MaxSize)
 	if errors.Is(err, os.ErrNotExist) {
 		return false
 	}

@@ -97,7 +97,7 @@ func stop(ctx context.Context, env Env, stdin []byte) Decision {
 		return Decision{Outcome: Allow, Rule: RuleRejected}
 	}
 	path := state.Path(root)
-	orig, err := state.ReadProjectFile(root, path, state.MaxStateSize)
+	orig, err := state.ReadProjectFile(root, path, state.MaxSize)
 	if errors.Is(err, os.ErrNotExist) {
 		// Issue 4 wants one line for a missing project from every hook;
 		// on exit 0 Claude Code shows stderr only in its debug output.

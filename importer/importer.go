@@ -115,8 +115,21 @@ func (im *Imported) RecordJSON() ([]byte, error) {
 	return data, nil
 }
 
+// MaxSize is the largest checkpoint file Import reads. The protocols' files
+// are JSON objects of a few kilobytes, read like a state file (state.MaxSize);
+// a 59 MB one once took 630 MB.
+const MaxSize = state.MaxSize
+
+// TooBig is the error of a checkpoint file of size bytes, over MaxSize.
+func TooBig(path string, size int64) error {
+	return &Error{Path: path, Err: fmt.Errorf("%d bytes, over the %d KB a checkpoint file may hold; not imported", size, MaxSize>>10)}
+}
+
 // Import converts the checkpoint file at path, whose content is data.
 func Import(path string, data []byte, opts Options) (*Imported, error) {
+	if len(data) > MaxSize {
+		return nil, TooBig(path, int64(len(data)))
+	}
 	if opts.ReadFile == nil {
 		opts.ReadFile = func(p string) ([]byte, error) { return state.ReadProjectFile("", p, state.MaxCopySize) }
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -370,4 +371,22 @@ func marshalIndent(v any) ([]byte, error) {
 		return nil, err
 	}
 	return []byte(b.String()), nil
+}
+
+// A checkpoint file over MaxSize is refused before it is decoded (a 59 MB
+// one took 630 MB); one at the limit is read.
+func TestImportTooBig(t *testing.T) {
+	pad := func(n int) []byte {
+		return []byte(`{"schemaVersion": 1, "pad": "` + strings.Repeat("x", n) + `"}`)
+	}
+	big := pad(MaxSize)
+	_, err := Import("ckpt.json", big, Options{Now: now})
+	var ie *Error
+	require.ErrorAs(t, err, &ie)
+	assert.Equal(t, fmt.Sprintf("import: ckpt.json: %d bytes, over the 1024 KB a checkpoint file may hold; not imported", len(big)), err.Error())
+
+	atLimit := pad(MaxSize - len(pad(0)))
+	require.Equal(t, MaxSize, len(atLimit))
+	_, err = Import("ckpt.json", atLimit, Options{Now: now})
+	assert.False(t, strings.Contains(fmt.Sprint(err), "not imported"), "%v", err)
 }

@@ -28,16 +28,29 @@ func (d *Document) AlignTo(done, total int) bool {
 		}
 		changed = true
 	}
-	for d.done() > done && len(d.Completed) > 0 {
+	// Finished tasks go back one at a time, each previous current task to the
+	// front of Remaining; counted as they move, so a plan far behind a long
+	// document costs one pass, not one count of the document per task.
+	var back []Task
+	for n := d.done(); n > done && len(d.Completed) > 0; {
 		last := d.Completed[len(d.Completed)-1]
 		d.Completed = d.Completed[:len(d.Completed)-1]
+		if last.Done {
+			n--
+		}
 		if d.Current != nil {
-			back := Task{Text: d.Current.Text, Checkbox: d.Current.Checkbox}
-			d.Remaining = slices.Insert(d.Remaining, 0, back)
+			if d.Current.Done {
+				n--
+			}
+			back = append(back, Task{Text: d.Current.Text, Checkbox: d.Current.Checkbox})
 		}
 		last.Done, last.Status = false, ""
 		d.Current = &last
 		changed = true
+	}
+	if len(back) > 0 {
+		slices.Reverse(back)
+		d.Remaining = append(back, d.Remaining...)
 	}
 	for d.TaskM() < total {
 		d.Remaining = append(d.Remaining, Task{Text: placeholder(d.TaskM() + 1)})

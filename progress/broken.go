@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/ccc-checkpoint/ccc/markdown"
 )
 
 // ErrBroken is what every *BrokenError matches with errors.Is: a progress file ccc must neither rewrite nor
@@ -35,6 +37,8 @@ func (e *BrokenError) Is(target error) bool { return target == ErrBroken }
 //
 // Too broken to touch:
 //   - merge conflict markers (Conflicts): either side may be the truth, and only a person can tell;
+//   - Markdown past markdown.Limit (lists or block quotes nested more than 100 levels deep, or so many
+//     lines of them that a parse would outlast a hook's budget): no parse reads it in bounded time;
 //   - text with none of the sections ccc knows (no "## Current Task", "## Completed Tasks", …): it is not
 //     a progress document, and normalising it would report 0 of 0 tasks as complete.
 //
@@ -44,6 +48,12 @@ func Check(path string, src []byte) error {
 	if c := Conflicts(path, src); len(c) > 0 {
 		return &BrokenError{Path: path, Line: c[0].Line, Problem: fmt.Sprintf(
 			"unresolved merge conflict (%d marker lines, the first here)", len(c))}
+	}
+	if msg := tooBig(src); msg != "" {
+		return &BrokenError{Path: path, Line: 1, Problem: msg}
+	}
+	if e := markdown.Limit(src); e != nil {
+		return &BrokenError{Path: path, Line: e.Line, Problem: e.Msg}
 	}
 	if len(strings.TrimSpace(string(src))) == 0 {
 		return nil
@@ -67,45 +77,64 @@ func Check(path string, src []byte) error {
 // reported. Markers count wherever they start a line, in a code block too; an example meant to show one
 // is indented.
 func Conflicts(path string, src []byte) []Problem {
-	lines := strings.Split(string(src), "\n")
+	// Lines are cut one at a time, never all at once: a file of a few megabytes of short lines must not
+	// cost millions of strings before a hook has read anything.
+	s := string(src)
 	var ps []Problem
-	for i := 0; i < len(lines); i++ {
-		if !isMarker(lines[i], '<') {
+	for off, n := 0, 1; off < len(s); {
+		line, next := lineAt(s, off)
+		if !isMarker(line, '<') {
+			off, n = next, n+1
 			continue
 		}
 		end := -1
-		for j := i + 1; j < len(lines); j++ {
-			if isMarker(lines[j], '>') {
-				end = j
+		for o := next; o < len(s); {
+			l, nx := lineAt(s, o)
+			if isMarker(l, '>') {
+				end = o
 				break
 			}
+			o = nx
 		}
 		if end < 0 {
 			break // no later conflict can end either
 		}
-		for j := i; j <= end; j++ {
-			l := strings.TrimRight(lines[j], "\r")
+		for o, k := off, n; ; k++ {
+			l, nx := lineAt(s, o)
+			l = strings.TrimRight(l, "\r")
 			var what string
 			switch {
-			case j == i:
+			case o == off:
 				what = "start of a merge conflict"
-			case j == end:
+			case o == end:
 				what = "end of a merge conflict"
 			case isMarker(l, '|'):
 				what = "merge conflict base marker"
 			case strings.TrimRight(l, " \t") == "=======":
 				what = "merge conflict separator"
-			default:
-				continue
 			}
-			if len(l) > 40 {
-				l = l[:40] + "…"
+			if what != "" {
+				if len(l) > 40 {
+					l = l[:40] + "…"
+				}
+				ps = append(ps, Problem{Path: path, Line: k, Message: fmt.Sprintf("%s %q", what, l)})
 			}
-			ps = append(ps, Problem{Path: path, Line: j + 1, Message: fmt.Sprintf("%s %q", what, l)})
+			if o == end {
+				off, n = nx, k+1
+				break
+			}
+			o = nx
 		}
-		i = end
 	}
 	return ps
+}
+
+// lineAt returns the line of s that starts at off, without its "\n", and the offset of the next line.
+func lineAt(s string, off int) (line string, next int) {
+	if i := strings.IndexByte(s[off:], '\n'); i >= 0 {
+		return s[off : off+i], off + i + 1
+	}
+	return s[off:], len(s)
 }
 
 // isMarker reports whether line is a conflict marker made of seven c: exactly seven, then the end of the
@@ -118,18 +147,27 @@ func isMarker(line string, c byte) bool {
 	return len(line) == 7 || line[7] == ' ' || line[7] == '\t'
 }
 
-// CheckRewrite refuses a rewrite that would drop more than it keeps: it counts the tasks of orig
+// CheckRewrite refuses a rewrite that the next run could not read (over MaxSize, past markdown.Limit) or
+// that would drop more than it keeps: it counts the tasks of orig
 // (Completed, Current and Remaining, matched by their text without checkbox or ✓, in any of the three
 // sections) that out still has, and returns a *BrokenError when fewer are kept than dropped. No edit or
 // alignment ccc makes drops a task, so this only ever stops a misreading; a file with no tasks passes.
 func CheckRewrite(path string, orig, out []byte) error {
-	before, err := Parse(orig)
-	if err != nil {
-		return nil
+	// What ccc writes, the next run must read: a rewrite over the size or parse limits is refused too.
+	if msg := tooBig(out); msg != "" {
+		return &BrokenError{Path: path, Line: 1, Problem: "ccc's rewrite of the file would be " + msg + "; refused"}
 	}
 	after, err := Parse(out)
 	if err != nil {
+		var pe *ParseError
+		if errors.As(err, &pe) {
+			return &BrokenError{Path: path, Line: 1, Problem: fmt.Sprintf("ccc's rewrite of the file would not be readable (its line %d: %s); refused", pe.Line, pe.Msg)}
+		}
 		return &BrokenError{Path: path, Line: 1, Problem: "ccc's rewrite of the file would not be text; refused"}
+	}
+	before, err := Parse(orig)
+	if err != nil {
+		return nil
 	}
 	have := map[string]int{}
 	for _, t := range after.tasks() {

@@ -2,6 +2,7 @@ package progress
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -147,4 +148,39 @@ func TestValidateBrokenFirst(t *testing.T) {
 	}
 	require.NotEmpty(t, got)
 	assert.Contains(t, got[0], "p.md:1: none of the sections ccc knows")
+}
+
+// Markdown a parse cannot read in bounded time is broken: refused by Check at its line, by Parse as a
+// ParseError, listed once by Validate; a rewrite that would reach it, or pass MaxSize, is refused.
+func TestLimitsMakeAFileBroken(t *testing.T) {
+	nested := func(n int) string {
+		return "# P\n\n## Current Task\n- a\n\n## Completed Tasks\n" + strings.Repeat("- ", n) + "x ✓\n"
+	}
+	require.NoError(t, Check("p.md", []byte(nested(100))), "100 levels are read")
+	_, err := Parse([]byte(nested(100)))
+	require.NoError(t, err)
+
+	err = Check("p.md", []byte(nested(101)))
+	var be *BrokenError
+	require.ErrorAs(t, err, &be)
+	assert.Equal(t, 7, be.Line)
+	assert.Equal(t, "lists or block quotes nested 101 levels deep; ccc reads at most 100", be.Problem)
+	_, err = Parse([]byte(nested(101)))
+	var pe *ParseError
+	require.ErrorAs(t, err, &pe)
+	assert.Equal(t, 7, pe.Line)
+	assert.Equal(t, []Problem{{Path: "p.md", Line: 7, Message: be.Problem}}, Validate("p.md", []byte(nested(101))))
+
+	big := []byte("## Current Task\n- " + strings.Repeat("a", MaxSize) + "\n")
+	require.ErrorAs(t, Check("p.md", big), &be)
+	assert.Contains(t, be.Problem, "over the 10 MB limit for a progress document")
+	_, err = Parse(big)
+	require.ErrorAs(t, err, &pe)
+
+	orig := []byte(nested(1))
+	require.ErrorAs(t, CheckRewrite("p.md", orig, big), &be)
+	assert.Contains(t, be.Problem, "ccc's rewrite of the file would be ")
+	require.ErrorAs(t, CheckRewrite("p.md", orig, []byte(nested(101))), &be)
+	assert.Contains(t, be.Problem, "would not be readable (its line 7: lists or block quotes nested 101 levels deep")
+	require.ErrorAs(t, CheckRewrite("p.md", nil, big), &be, "a new file too")
 }

@@ -1,6 +1,7 @@
 package progress
 
 import (
+	"fmt"
 	"regexp"
 	"slices"
 	"strings"
@@ -141,11 +142,19 @@ var (
 	learningRe   = regexp.MustCompile(`(?s)^\[([^\]\n]+)\][ \t]*(.*)$`)
 )
 
-// Parse reads a progress file. It fails only for input that is not text (invalid UTF-8 or NUL bytes);
-// any text parses, with what ccc does not understand kept for Render.
+// Parse reads a progress file. It fails only for input over MaxSize, input that is not text (invalid
+// UTF-8 or NUL bytes) and Markdown past markdown.Limit (lists or block quotes nested too deep, or too
+// many lines of them), which no parse reads in bounded time and memory; any other text parses, with
+// what ccc does not understand kept for Render.
 func Parse(src []byte) (*Document, error) {
+	if msg := tooBig(src); msg != "" {
+		return nil, &ParseError{Line: 1, Msg: msg}
+	}
 	if err := checkText(src); err != nil {
 		return nil, err
+	}
+	if e := markdown.Limit(src); e != nil {
+		return nil, &ParseError{Line: e.Line, Msg: e.Msg}
 	}
 	md := markdown.Parse(src)
 	s := &source{nl: md.Newline, bom: md.BOM}
@@ -162,6 +171,14 @@ func Parse(src []byte) (*Document, error) {
 	}
 	s.snap = d.clone()
 	return d, nil
+}
+
+// tooBig says why a source over MaxSize is not read; "" for one within it.
+func tooBig(src []byte) string {
+	if len(src) <= MaxSize {
+		return ""
+	}
+	return fmt.Sprintf("%d bytes, over the %d MB limit for a progress document", len(src), MaxSize>>20)
 }
 
 func checkText(src []byte) error {

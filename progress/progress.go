@@ -11,7 +11,8 @@ import (
 	"slices"
 )
 
-// MaxSize is the largest progress file callers should read; Parse itself does not enforce it.
+// MaxSize is the largest progress file callers should read; Parse and Check refuse a bigger one, and
+// CheckRewrite a rewrite that would be bigger.
 const MaxSize = 10 << 20
 
 // Document is the parsed progress file. The exported fields are the model; Render writes them back
@@ -136,7 +137,7 @@ const (
 
 func (s Status) String() string { return string(s) }
 
-// ParseError reports input that is not text.
+// ParseError reports input that is not text, or Markdown past markdown.Limit.
 type ParseError struct {
 	// Line is the 1-based line of the offending byte.
 	Line int

@@ -33,7 +33,7 @@ func (d *Document) generate(files []string, next string) string {
 		b.WriteString("Resume the session.")
 	}
 	if d.active() {
-		fmt.Fprintf(&b, " Current task: task %d of %d — %s.", d.TaskN(), d.TaskM(), sentence(d.Current.Text))
+		fmt.Fprintf(&b, " Current task: task %d of %d — %s.", d.TaskN(), d.TaskM(), promptText(d.Current.Text))
 	} else {
 		fmt.Fprintf(&b, " Current task: none (%d of %d tasks done).", d.done(), d.TaskM())
 	}
@@ -41,9 +41,18 @@ func (d *Document) generate(files []string, next string) string {
 	if len(files) > 0 {
 		keyFiles = strings.Join(files, ", ")
 	}
-	fmt.Fprintf(&b, " Key files: %s. Next action: %s.", sentence(keyFiles), sentence(next))
+	fmt.Fprintf(&b, " Key files: %s. Next action: %s.", promptText(keyFiles), promptText(next))
 	return b.String()
 }
+
+// MaxPromptText is how many characters of one text (the current task, the key files, the next action)
+// the generated prompt holds. The prompt is a pointer to the document, not a copy: a task of megabytes
+// once made a prompt, and a progress file, twice its size, which the next run refused.
+const MaxPromptText = 1000
+
+// promptText is text as the generated prompt holds it: on one line, at most MaxPromptText characters,
+// the last one "…" when it was cut.
+func promptText(s string) string { return clipN(sentence(s), MaxPromptText) }
 
 // Next returns the next action: the Next Action field; else, while the work has failed (an open
 // FAILED: blocker), looking into the failure; else continuing the current task (which the prompt and
@@ -258,12 +267,17 @@ func (d *Document) PromptConflicts() []string {
 // taskPosRe is the "task 3 of 5 — " before the current task's text in the protocol's prompt.
 var taskPosRe = regexp.MustCompile(`^(?i:task)\s+\d+\s+(?i:of)\s+\d+\s*[—–-]\s*`)
 
-func sameWords(a, b string) bool { return strings.EqualFold(sentence(a), sentence(b)) }
+// sameWords reports whether a prompt's words a are b's, also as the generated prompt cuts a long b.
+func sameWords(a, b string) bool {
+	return strings.EqualFold(sentence(a), sentence(b)) || strings.EqualFold(sentence(a), promptText(b))
+}
 
 // clip shortens text quoted in a warning.
-func clip(s string) string {
-	const limit = 80
-	if utf8.RuneCountInString(s) <= limit {
+func clip(s string) string { return clipN(s, 80) }
+
+// clipN shortens s to at most limit runes, the last one "…".
+func clipN(s string, limit int) string {
+	if len(s) <= limit || utf8.RuneCountInString(s) <= limit {
 		return s
 	}
 	r := []rune(s)

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -258,4 +260,25 @@ func TestFailureReplacesThePlannedNextAction(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, d.Apply(Edits{Blockers: []string{"waiting for review"}}))
 	assert.Equal(t, "write the docs", d.Next(), "another blocker leaves the plan alone")
+}
+
+// A task of megabytes does not make the prompt (and the file) twice its size: each text the prompt
+// holds is cut to MaxPromptText, and the cut prompt still counts as ccc's and agrees with the document.
+func TestPromptCapsLongTexts(t *testing.T) {
+	long := strings.Repeat("write the parser ", 1<<12)
+	d := New("CIA-1", time.Date(2026, 11, 21, 13, 45, 0, 0, time.UTC))
+	require.NoError(t, d.Apply(Edits{Current: long, Next: long, AddTasks: []string{"later " + long}}))
+	files := []string{strings.Repeat("dir/", 1000) + "a.go"}
+	p := d.GeneratePrompt(files)
+	assert.Less(t, utf8.RuneCountInString(p), 4*MaxPromptText, "three texts of at most MaxPromptText and the frame")
+	assert.Contains(t, p, "Current task: task 1 of 2 — write the parser write")
+	assert.Contains(t, p, "…. Key files: dir/dir/")
+	assert.True(t, strings.HasSuffix(p, "….") || strings.HasSuffix(p, "…"), p[len(p)-20:])
+
+	d.RefreshPrompt(files, true)
+	back, err := Parse(d.Render())
+	require.NoError(t, err)
+	assert.True(t, back.PromptByCCC(files))
+	assert.True(t, back.LooksGenerated(files))
+	assert.Empty(t, back.PromptConflicts())
 }

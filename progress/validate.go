@@ -29,7 +29,11 @@ func Validate(path string, src []byte) []Problem {
 			first = []Problem{{Path: path, Line: be.Line, Message: be.Problem}}
 		}
 	}
-	return append(first, validate(path, src)...)
+	rest := validate(path, src)
+	if len(first) == 1 && len(rest) == 1 && first[0] == rest[0] {
+		return first // a file too deep to parse: Check and Parse say the same
+	}
+	return append(first, rest...)
 }
 
 func validate(path string, src []byte) []Problem {

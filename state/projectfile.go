@@ -15,10 +15,9 @@ import (
 // read through a limit: a file over it is refused, never parsed. The limits
 // sit far above what ccc itself writes (a state file of a few KB, a record
 // of a few KB, an outbox entry of one status body) and far below what would
-// hurt a hook's memory budget. The progress file's limit (10 MB) is
-// progress.MaxSize.
+// hurt a hook's memory budget. The state file's limit (1 MB) is MaxSize;
+// the progress file's (10 MB) is progress.MaxSize.
 const (
-	MaxStateSize  = 4 << 20  // .ccc-state.json and its backups
 	MaxPrefsSize  = 1 << 20  // .ccc-preferences.yaml
 	MaxRecordSize = 4 << 20  // a record under .ccc/checkpoints
 	MaxOutboxSize = 4 << 20  // an outbox entry: one body (at most 65 536 characters) and its metadata

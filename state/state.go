@@ -46,9 +46,18 @@ func (e *CorruptError) Where() string {
 	return e.Path
 }
 
-// Parse reads a state file's bytes. Anything but one JSON object is a
-// *CorruptError (with Path left empty for the caller to fill).
+// MaxSize is the largest state file ccc reads. CCC's loop state and ccc's
+// references take a few kilobytes; decoding a 100 MB file took 830 MB, so a
+// bigger one is reported like a corrupt one: never parsed, never overwritten.
+const MaxSize = 1 << 20
+
+// Parse reads a state file's bytes. Anything but one JSON object, or more
+// than MaxSize bytes, is a *CorruptError (with Path left empty for the
+// caller to fill).
 func Parse(data []byte) (*State, error) {
+	if len(data) > MaxSize {
+		return nil, tooBig(int64(len(data)))
+	}
 	st := New()
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, &CorruptError{Msg: "empty file, expected a JSON object"}
@@ -304,6 +313,11 @@ type Loaded struct {
 	From string
 }
 
+// tooBig is the CorruptError of a state file over MaxSize.
+func tooBig(size int64) *CorruptError {
+	return &CorruptError{Msg: fmt.Sprintf("%d bytes, over the %d KB a state file may hold; not read", size, MaxSize>>10)}
+}
+
 // Path is the state file of a project root.
 func Path(root string) string { return filepath.Join(root, FileName) }
 
@@ -312,30 +326,44 @@ func Path(root string) string { return filepath.Join(root, FileName) }
 // replaced in memory by the newest backup that parses, so callers go on.
 func Load(root string, now time.Time) (Loaded, error) {
 	path := Path(root)
-	data, err := ReadProjectFile(root, path, MaxStateSize)
+	var data []byte
+	fi, err := os.Stat(path)
+	if err == nil && fi.Size() > MaxSize {
+		err = tooBig(fi.Size()) // not read at all
+	} else {
+		data, err = ReadProjectFile(root, path, MaxSize)
+	}
 	if os.IsNotExist(err) {
 		return Loaded{State: New()}, nil
 	}
-	if err != nil {
+	var ce *CorruptError
+	if err != nil && !errors.As(err, &ce) {
 		return Loaded{}, fmt.Errorf("state: %w", err)
 	}
-	st, err := Parse(data)
-	if err == nil {
-		return Loaded{State: st}, nil
+	if ce == nil {
+		st, perr := Parse(data)
+		if perr == nil {
+			return Loaded{State: st}, nil
+		}
+		ce = perr.(*CorruptError)
 	}
 	l := Loaded{State: New()}
-	l.Corrupt = err.(*CorruptError)
+	l.Corrupt = ce
 	l.Corrupt.Path = path
-	if l.SetAside, err = SetAside(root, path, now); err != nil {
-		return l, fmt.Errorf("state: %w", err)
+	// A file too big to read stays where it is, untouched: a copy would only
+	// double it.
+	if data != nil {
+		if l.SetAside, err = SetAside(root, path, now); err != nil {
+			return l, fmt.Errorf("state: %w", err)
+		}
+		l.Corrupt.Copy = l.SetAside
 	}
-	l.Corrupt.Copy = l.SetAside
 	backups, err := Backups(root, FileName)
 	if err != nil {
 		return l, fmt.Errorf("state: %w", err)
 	}
 	for _, b := range backups {
-		data, err := ReadProjectFile(root, b, MaxStateSize)
+		data, err := ReadProjectFile(root, b, MaxSize)
 		if err != nil {
 			continue
 		}
@@ -351,7 +379,12 @@ func Load(root string, now time.Time) (Loaded, error) {
 // refuses to overwrite a file that is not valid JSON. Callers hold Lock.
 func Save(root string, st *State, now time.Time) error {
 	path := Path(root)
-	old, err := ReadProjectFile(root, path, MaxStateSize)
+	if fi, err := os.Stat(path); err == nil && fi.Size() > MaxSize {
+		ce := tooBig(fi.Size())
+		ce.Path = path
+		return fmt.Errorf("state: refusing to overwrite: %w", ce)
+	}
+	old, err := ReadProjectFile(root, path, MaxSize)
 	switch {
 	case err != nil && !os.IsNotExist(err):
 		return fmt.Errorf("state: refusing to overwrite: %w", err)

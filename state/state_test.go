@@ -353,3 +353,37 @@ func must(b []byte, err error) []byte {
 	}
 	return b
 }
+
+// A state file over MaxSize is reported like a corrupt one, without being
+// decoded (a 100 MB file once took 830 MB), copied aside or overwritten.
+func TestLoadTooBigIsCorruptAndLeftAlone(t *testing.T) {
+	root := t.TempDir()
+	require.NoError(t, Save(root, mustParse(t, `{"linearIssue": "CIA-1"}`), t0))
+	require.NoError(t, Save(root, mustParse(t, `{"linearIssue": "CIA-2"}`), t0.Add(time.Second)))
+	big := []byte(`{"pad": "` + strings.Repeat("x", MaxSize) + `"}`)
+	require.NoError(t, os.WriteFile(Path(root), big, 0o644))
+
+	_, err := Parse(big)
+	var ce *CorruptError
+	require.ErrorAs(t, err, &ce)
+	assert.Contains(t, ce.Msg, "over the 1024 KB a state file may hold")
+
+	l, err := Load(root, t0.Add(time.Hour))
+	require.NoError(t, err)
+	require.NotNil(t, l.Corrupt)
+	assert.Contains(t, l.Corrupt.Error(), Path(root)+": ")
+	assert.Contains(t, l.Corrupt.Msg, "a state file may hold")
+	assert.Empty(t, l.SetAside, "no copy of a file too big to read")
+	assert.Equal(t, "CIA-1", l.State.Issue(), "the newest backup stands in")
+
+	err = Save(root, l.State, t0.Add(2*time.Hour))
+	require.ErrorAs(t, err, &ce, "never overwritten")
+	onDisk, _ := os.ReadFile(Path(root))
+	assert.True(t, string(big) == string(onDisk), "the file is unchanged")
+
+	// One byte less than the limit is read as usual.
+	ok := []byte(`{"pad": "` + strings.Repeat("x", MaxSize-11) + `"}`)
+	require.Equal(t, MaxSize, len(ok))
+	_, err = Parse(ok)
+	assert.NoError(t, err)
+}

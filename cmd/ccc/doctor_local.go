@@ -68,7 +68,7 @@ func localChecks(ctx context.Context, root, agent string) []Check {
 	}
 
 	// The state file: one JSON object, and ccc's own key an object too.
-	switch data, err := state.ReadProjectFile(root, state.Path(root), state.MaxStateSize); {
+	switch data, err := state.ReadProjectFile(root, state.Path(root), state.MaxSize); {
 	case errors.Is(err, os.ErrNotExist):
 		add("state", "ok", state.FileName, "no "+state.FileName+" yet (the first checkpoint writes it)", "")
 	case err != nil:

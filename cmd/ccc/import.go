@@ -176,9 +176,11 @@ func importFile(ctx context.Context, root, file string, opts *ImportOptions, wri
 		}
 		return res
 	}
-	// The file is often a repository's own: never a FIFO or a device, and
-	// never more than a progress document may be.
-	data, err := state.ReadProjectFile("", file, progress.MaxSize)
+	if fi, err := os.Stat(file); err == nil && fi.Size() > importer.MaxSize {
+		return fail(importer.TooBig(file, fi.Size())) // not read at all
+	}
+	// The file is often a repository's own: never a FIFO or a device.
+	data, err := state.ReadProjectFile("", file, importer.MaxSize)
 	if err != nil {
 		return fail(fmt.Errorf("import: %w", err))
 	}

@@ -29,7 +29,8 @@ func NewCmdValidate(f *Factory, dir *string, runF func(*ValidateOptions) error) 
 		Long: `Check .ccc-progress.md (or FILE): required sections present, an Issue line
 that names an issue key like CIA-123, no duplicated section, text input.
 Problems are printed on stdout as file:line: message. Merge conflict markers
-(or a file with no section ccc knows), which make a checkpoint refuse the
+(or a file with no section ccc knows, or lists nested more than 100 levels
+deep, or more Markdown than ccc reads), which make a checkpoint refuse the
 file, come first.` + exitStatusHelp(
 			"0  no problems",
 			"1  problems found, or the file cannot be read",
