@@ -57,8 +57,12 @@ func (persistStep) Run(ctx context.Context, cp *Checkpoint) (err error) {
 		}
 		where := *c
 		where.Path = rel(cp.Root, c.Path)
-		cp.warnf("%s: not valid JSON: %s; a copy is kept at %s and the file is left untouched; continuing from %s. Fix or remove it to record checkpoints again.",
-			where.Where(), c.Msg, rel(cp.Root, loaded.SetAside), from)
+		kept := "a copy is kept at " + rel(cp.Root, loaded.SetAside) + " and the file"
+		if loaded.SetAside == "" { // too big to copy
+			kept = "the file"
+		}
+		cp.warnf("%s: not valid JSON: %s; %s is left untouched; continuing from %s. Fix or remove it to record checkpoints again.",
+			where.Where(), c.Msg, kept, from)
 	}
 	if repo, err := gitrepo.Open(ctx, cp.Root); err == nil {
 		cp.branch, _ = repo.Branch(ctx)
