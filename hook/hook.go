@@ -150,7 +150,17 @@ const abandonAfter = 250 * time.Millisecond
 // runCheckpoint runs the injected checkpoint within its deadline. A panic,
 // an error or an overrun is reported and changes nothing else.
 func runCheckpoint(ctx context.Context, env Env, event string, c Checkpoint) {
+	runCheckpointAfter(ctx, env, event, c, nil)
+}
+
+// runCheckpointAfter is runCheckpoint for a hook that already has a problem
+// to say (broken preferences): said and the checkpoint's failure share the
+// hook's one stderr line.
+func runCheckpointAfter(ctx context.Context, env Env, event string, c Checkpoint, said error) {
 	if env.Checkpoint == nil {
+		if said != nil {
+			env.logf(event, "%v", said)
+		}
 		return
 	}
 	if c.Deadline <= 0 {
@@ -177,7 +187,12 @@ func runCheckpoint(ctx context.Context, env Env, event string, c Checkpoint) {
 			err = fmt.Errorf("still running after %s; not waiting for it", c.Deadline)
 		}
 	}
-	if err != nil {
+	switch {
+	case said != nil && err != nil:
+		env.logf(event, "%v; checkpoint: %v", said, err)
+	case said != nil:
+		env.logf(event, "%v", said)
+	case err != nil:
 		env.logf(event, "checkpoint: %v", err)
 	}
 }

@@ -50,12 +50,9 @@ func PreCompact(ctx context.Context, env Env, stdin []byte) {
 		env.logf(event, "%v", err)
 		return
 	}
-	p, err := LoadPrefs(root)
-	if err != nil {
-		env.logf(event, "%v", err)
-	}
-	runCheckpoint(ctx, env, event, Checkpoint{Root: root, Deadline: p.CheckpointTimeout, SessionID: in.SessionID,
-		KeepState: cccLoop(root)})
+	p, perr := LoadPrefs(root)
+	runCheckpointAfter(ctx, env, event, Checkpoint{Root: root, Deadline: p.CheckpointTimeout, SessionID: in.SessionID,
+		KeepState: cccLoop(root)}, perr)
 }
 
 // cccLoop reports whether root's state file belongs to a CCC loop (it has a
@@ -92,6 +89,10 @@ type Resume struct {
 	// problem, the fix); Prompt is then a stand-in's, or empty when there
 	// was none.
 	Broken string
+	// PrefsReported says the loader has already said on stderr that the
+	// preferences are broken: the startup check does not say it again
+	// (a hook says its problems in one line).
+	PrefsReported bool
 }
 
 // ResumeLoader reads a project's last checkpoint; ok is false when there is
@@ -133,7 +134,7 @@ func SessionStart(ctx context.Context, env Env, stdin []byte, load ResumeLoader)
 		env.logf(event, "%s", r.Broken)
 	} else if in.Source == "startup" {
 		p, err := LoadPrefs(root)
-		if err != nil {
+		if err != nil && !r.PrefsReported {
 			env.logf(event, "%v", err)
 		}
 		if r.Age >= p.SessionStartMaxAge {

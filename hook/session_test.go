@@ -45,6 +45,11 @@ func TestPreCompact(t *testing.T) {
 			fixture: "precompact-auto.json", runs: true, timeout: 3 * time.Second},
 		{name: "checkpoint fails", files: map[string]string{ProgressFile: "x"}, fixture: "precompact-auto.json", fail: true,
 			runs: true, timeout: DefaultCheckpointTimeout, stderr: "ccc hook pre-compact: checkpoint: tracker unreachable\n"},
+		// Broken preferences and a failed checkpoint share the hook's one line.
+		{name: "broken preferences, checkpoint fails", files: map[string]string{ProgressFile: "x", PrefsFile: "hooks: [\n"}, fixture: "precompact-auto.json", fail: true,
+			runs: true, timeout: DefaultCheckpointTimeout, stderr: "ccc hook pre-compact: preferences: ROOT/.ccc-preferences.yaml: yaml: line 1: did not find expected node content; using the defaults; checkpoint: tracker unreachable\n"},
+		{name: "broken preferences", files: map[string]string{ProgressFile: "x", PrefsFile: "hooks: [\n"}, fixture: "precompact-auto.json",
+			runs: true, timeout: DefaultCheckpointTimeout, stderr: "ccc hook pre-compact: preferences: ROOT/.ccc-preferences.yaml: yaml: line 1: did not find expected node content; using the defaults\n"},
 		{name: "not a ccc project", fixture: "precompact-auto.json", stderr: "ccc hook pre-compact: no .ccc-progress.md or .ccc-state.json in ROOT: not a ccc project\n"},
 		{name: "bad stdin", files: map[string]string{ProgressFile: "x"}, stdin: "compact please",
 			stderr: "ccc hook pre-compact: stdin is not a JSON object\n"},
@@ -99,6 +104,8 @@ func TestSessionStart(t *testing.T) {
 	old.Age = 30 * time.Hour
 	const brokenMsg = ".ccc-progress.md:6: unresolved merge conflict (3 marker lines, the first here); fix it by hand"
 	broken := Resume{Broken: brokenMsg}
+	prefsSaid := drifted
+	prefsSaid.PrefsReported = true
 	brokenOld := old
 	brokenOld.Broken = brokenMsg
 	brokenOld.Warnings = []string{".ccc-progress.md is broken (...); resumed from .ccc/checkpoints/main.json"}
@@ -120,6 +127,11 @@ func TestSessionStart(t *testing.T) {
 		{name: "startup over the preference", fixture: "sessionstart-startup.json", prefs: "hooks:\n  session_start_max_age: 2h\n", r: resume, ok: true,
 			stderr: "ccc hook session-start: the last checkpoint is 3h5m old (hooks.session_start_max_age 2h); not injected\n"},
 		{name: "startup under the preference", fixture: "sessionstart-startup.json", prefs: "hooks:\n  session_start_max_age: 48h\n", r: old, ok: true, golden: "startup-48h"},
+		// Broken preferences are said once: by the loader when it read
+		// them (the command's), else by the startup check.
+		{name: "startup, broken preferences", fixture: "sessionstart-startup.json", prefs: "hooks: [\n", r: drifted, ok: true, golden: "startup-drifted",
+			stderr: "ccc hook session-start: preferences: ROOT/.ccc-preferences.yaml: yaml: line 1: did not find expected node content; using the defaults\n"},
+		{name: "startup, broken preferences the loader said", fixture: "sessionstart-startup.json", prefs: "hooks: [\n", r: prefsSaid, ok: true, golden: "startup-drifted"},
 		{name: "clear", fixture: "sessionstart-clear.json", r: resume, ok: true},
 		{name: "broken, nothing to resume", fixture: "sessionstart-compact.json", r: broken, ok: true, golden: "broken",
 			stderr: "ccc hook session-start: " + brokenMsg + "\n"},

@@ -322,7 +322,8 @@ func (f *Factory) hookCheckpoint(ctx context.Context, c hook.Checkpoint) error {
 // hookResume reads the last checkpoint for session-start.
 func (f *Factory) hookResume(ctx context.Context, root string) (hook.Resume, bool, error) {
 	prefs, err := config.LoadPrefs(root)
-	if err != nil {
+	prefsReported := err != nil
+	if prefsReported {
 		fmt.Fprintf(f.IO.ErrOut, "ccc hook session-start: %v; using defaults\n", err)
 	}
 	staleAfter := time.Duration(prefs.Checkpoint.StaleAfter)
@@ -345,7 +346,8 @@ func (f *Factory) hookResume(ctx context.Context, root string) (hook.Resume, boo
 		return hook.Resume{}, false, err
 	}
 	path := filepath.Join(root, progress.FileName)
-	out := hook.Resume{Prompt: r.Prompt, Issue: r.Issue, TaskN: r.TaskN, TaskM: r.TaskM, Age: r.Age, Broken: r.Broken}
+	out := hook.Resume{Prompt: r.Prompt, Issue: r.Issue, TaskN: r.TaskN, TaskM: r.TaskM, Age: r.Age, Broken: r.Broken,
+		PrefsReported: prefsReported}
 	out.Warnings = append(append(out.Warnings, r.Warnings...), driftWarnings(r, staleAfter)...)
 	if data, err := state.ReadProjectFile(root, path, progress.MaxSize); err == nil && r.Broken == "" {
 		if doc, err := progress.Parse(data); err == nil {
