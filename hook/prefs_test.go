@@ -1,8 +1,10 @@
 package hook
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -178,4 +180,26 @@ func TestCheckpointTimeoutCapped(t *testing.T) {
 		assert.Equal(t, "ccc hook stop: preferences: hooks.checkpoint_timeout 1m0s is over the hooks' limit of 25s (the plugin's Stop hook is killed at 30s); using 25s\n",
 			p.errs.String())
 	})
+}
+
+// TestStopBrokenPrefsOneLine: broken preferences and a failed gate-boundary
+// checkpoint share the stop hook's one stderr line; without a checkpoint the
+// preferences' problem is still said, once.
+func TestStopBrokenPrefsOneLine(t *testing.T) {
+	for _, fail := range []bool{true, false} {
+		p := newProj(t)
+		p.write(PrefsFile, []byte("hooks: [\n"))
+		p.write(".ccc-state.json", stateJSON(t, nil))
+		if fail {
+			p.cp.err = errors.New("tracker unreachable")
+		}
+		d := p.stop(input(t, "stop.json", map[string]any{"last_assistant_message": outComplete}))
+		require.True(t, d.Gate, "TASK_COMPLETE moves the loop: a gate boundary")
+		lines := strings.Split(strings.TrimSuffix(p.errs.String(), "\n"), "\n")
+		require.Len(t, lines, 1, p.errs.String())
+		assert.Contains(t, lines[0], "ccc hook stop: preferences: ")
+		if fail {
+			assert.True(t, strings.HasSuffix(lines[0], "; checkpoint: tracker unreachable"), lines[0])
+		}
+	}
 }

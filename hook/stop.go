@@ -120,10 +120,14 @@ func stop(ctx context.Context, env Env, stdin []byte) Decision {
 		return Decision{Outcome: Allow, Rule: RuleRejected}
 	}
 	s := &stopper{env: env, in: in, root: root, orig: orig, st: st, f: f}
-	if d, done := s.applyPending(ctx); done {
-		return d
+	d, done := s.applyPending(ctx)
+	if !done {
+		d = s.decide(ctx)
 	}
-	return s.decide(ctx)
+	if err := s.takePrefsErr(); err != nil { // not said with a checkpoint's failure
+		env.logf("stop", "%v", err)
+	}
+	return d
 }
 
 type stopper struct {
@@ -135,6 +139,8 @@ type stopper struct {
 	st    *state.State
 	f     fields
 	prefs *Prefs
+	// prefsErr is the preferences' problem, not said yet.
+	prefsErr error
 	// pending is the change queued in .ccc/pending (by an earlier stop, or
 	// by this one when the lock stayed busy) that the state on disk lacks.
 	pending *pendingChange
@@ -142,14 +148,20 @@ type stopper struct {
 	lockEnd time.Time
 }
 
-// pref loads the preferences once, when a rule first needs them.
+// takePrefsErr returns the preferences' problem once, for the hook's one
+// stderr line.
+func (s *stopper) takePrefsErr() error {
+	err := s.prefsErr
+	s.prefsErr = nil
+	return err
+}
+
+// pref loads the preferences once, when a rule first needs them; a problem
+// with them is said once, with the checkpoint's failure if there is one.
 func (s *stopper) pref() Prefs {
 	if s.prefs == nil {
 		p, err := LoadPrefs(s.root)
-		if err != nil {
-			s.env.logf("stop", "%v", err)
-		}
-		s.prefs = &p
+		s.prefs, s.prefsErr = &p, err
 	}
 	return *s.prefs
 }
@@ -421,8 +433,9 @@ func (s *stopper) gateAt(ctx context.Context, d Decision, loop *Loop) Decision {
 	if s.env.Checkpoint == nil {
 		return d
 	}
-	runCheckpoint(ctx, s.env, "stop", Checkpoint{Root: s.root, Deadline: s.pref().CheckpointTimeout, Issue: s.f.linearIssue, KeepState: true,
-		SessionID: s.in.SessionID, Loop: loop})
+	c := Checkpoint{Root: s.root, Deadline: s.pref().CheckpointTimeout, Issue: s.f.linearIssue, KeepState: true,
+		SessionID: s.in.SessionID, Loop: loop}
+	runCheckpointAfter(ctx, s.env, "stop", c, s.takePrefsErr())
 	return d
 }
 
