@@ -2,12 +2,10 @@ package checkpoint
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 
 	"github.com/ccc-checkpoint/ccc/progress"
 	"github.com/ccc-checkpoint/ccc/sinks"
@@ -42,20 +40,7 @@ const roTrackerEnv = "CCC_TEST_RO_TRACKER_ROOT"
 // In a project directory the user cannot write, the tracker step names the
 // permission error on the path, never "another ccc process is delivering".
 func TestReadOnlyProjectNamesPermissionDenied(t *testing.T) {
-	if root := os.Getenv(roTrackerEnv); root != "" {
-		checkReadOnlyTracker(t, root)
-		return
-	}
-	base := t.TempDir()
-	root := filepath.Join(base, "project")
-	write(t, root, progress.FileName, readOnlyDoc)
-	require.NoError(t, os.Chmod(root, 0o555))
-	t.Cleanup(func() { _ = os.Chmod(root, 0o755) })
-	if os.Geteuid() != 0 {
-		checkReadOnlyTracker(t, root)
-		return
-	}
-	runAsNobody(t, base, "^TestReadOnlyProjectNamesPermissionDenied$", roTrackerEnv+"="+root)
+	inReadOnlyProject(t, roTrackerEnv, checkReadOnlyTracker)
 }
 
 func checkReadOnlyTracker(t *testing.T, root string) {

@@ -448,8 +448,17 @@ const roEnv = "CCC_TEST_READONLY_ROOT"
 // the tests run as root (CI, containers) the check runs in a copy of this
 // test binary started as nobody.
 func TestReadOnlyProjectRuns(t *testing.T) {
-	if root := os.Getenv(roEnv); root != "" {
-		checkReadOnly(t, root)
+	inReadOnlyProject(t, roEnv, checkReadOnly)
+}
+
+// inReadOnlyProject makes a chmod 555 project holding readOnlyDoc and runs
+// check in it as a user who cannot write there: when the tests run as root,
+// in a copy of the test binary started as nobody, which finds the project
+// in the variable env and runs only the calling test.
+func inReadOnlyProject(t *testing.T, env string, check func(*testing.T, string)) {
+	t.Helper()
+	if root := os.Getenv(env); root != "" {
+		check(t, root)
 		return
 	}
 	base := t.TempDir()
@@ -458,10 +467,10 @@ func TestReadOnlyProjectRuns(t *testing.T) {
 	require.NoError(t, os.Chmod(root, 0o555))
 	t.Cleanup(func() { _ = os.Chmod(root, 0o755) })
 	if os.Geteuid() != 0 {
-		checkReadOnly(t, root)
+		check(t, root)
 		return
 	}
-	runAsNobody(t, base, "^TestReadOnlyProjectRuns$", roEnv+"="+root)
+	runAsNobody(t, base, "^"+t.Name()+"$", env+"="+root)
 }
 
 const readOnlyDoc = "# Session Progress\n\n**Issue:** CIA-3\n\n## Current Task\n- a\n\n## Continuation Prompt\n"
