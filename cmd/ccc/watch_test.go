@@ -45,23 +45,7 @@ func TestSyncWatch(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a process and waits for debounces")
 	}
-	srv := linearfake.New()
-	defer srv.Close()
-	srv.AddIssue("CIA-30", "Watch")
-	root := t.TempDir()
-	env := append(os.Environ(), "CCC_PROJECT_ROOT="+root, "LINEAR_API_URL="+srv.URL, "LINEAR_API_KEY="+linearfake.APIKey,
-		"CCC_SINKS=", "NO_COLOR=1", "GITHUB_ACTIONS=")
-	seed := exec.Command("ccc", "checkpoint", "--issue", "CIA-30", "--current", "start", "--skip-git", "--skip-linear")
-	seed.Env = env
-	out, err := seed.CombinedOutput()
-	require.NoError(t, err, string(out))
-
-	var stderr syncBuffer
-	cmd := exec.Command("ccc", "sync", "--watch", "--debounce", "500ms", "--retry-every", "1h")
-	cmd.Env = env
-	cmd.Stderr = &stderr
-	require.NoError(t, cmd.Start())
-	waitFor(t, func() bool { return strings.Contains(stderr.String(), "watching .ccc-progress.md") }, "the worker starts")
+	srv, root, cmd, stderr := startWatch(t, "CIA-30", "500ms")
 
 	path := filepath.Join(root, progress.FileName)
 	orig, err := os.ReadFile(path)
@@ -235,6 +219,31 @@ func waitFor(t *testing.T, cond func() bool, what string) {
 	}
 }
 
+// startWatch seeds a project with a checkpoint on issue (a fake Linear that
+// has it), starts `ccc sync --watch` there with the given debounce, and
+// waits until the worker says it is watching.
+func startWatch(t *testing.T, issue, debounce string) (srv *linearfake.Server, root string, cmd *exec.Cmd, stderr *syncBuffer) {
+	t.Helper()
+	srv = linearfake.New()
+	t.Cleanup(srv.Close)
+	srv.AddIssue(issue, "Watch")
+	root = t.TempDir()
+	env := append(os.Environ(), "CCC_PROJECT_ROOT="+root, "LINEAR_API_URL="+srv.URL, "LINEAR_API_KEY="+linearfake.APIKey,
+		"CCC_SINKS=", "NO_COLOR=1", "GITHUB_ACTIONS=")
+	seed := exec.Command("ccc", "checkpoint", "--issue", issue, "--current", "start", "--skip-git", "--skip-linear")
+	seed.Env = env
+	out, err := seed.CombinedOutput()
+	require.NoError(t, err, string(out))
+
+	stderr = &syncBuffer{}
+	cmd = exec.Command("ccc", "sync", "--watch", "--debounce", debounce, "--retry-every", "1h")
+	cmd.Env = env
+	cmd.Stderr = stderr
+	require.NoError(t, cmd.Start())
+	waitFor(t, func() bool { return strings.Contains(stderr.String(), "watching .ccc-progress.md") }, "the worker starts")
+	return srv, root, cmd, stderr
+}
+
 // TestSyncWatchRefusesBrokenFile: the agent leaves a merge conflict in the
 // progress file while the worker runs. Its checkpoint is refused with
 // path:line, the file stays byte-identical and Linear hears nothing.
@@ -242,24 +251,8 @@ func TestSyncWatchRefusesBrokenFile(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a process and waits for debounces")
 	}
-	srv := linearfake.New()
-	defer srv.Close()
-	srv.AddIssue("CIA-31", "Watch")
-	root := t.TempDir()
-	env := append(os.Environ(), "CCC_PROJECT_ROOT="+root, "LINEAR_API_URL="+srv.URL, "LINEAR_API_KEY="+linearfake.APIKey,
-		"CCC_SINKS=", "NO_COLOR=1", "GITHUB_ACTIONS=")
-	seed := exec.Command("ccc", "checkpoint", "--issue", "CIA-31", "--current", "start", "--skip-git", "--skip-linear")
-	seed.Env = env
-	out, err := seed.CombinedOutput()
-	require.NoError(t, err, string(out))
-
-	var stderr syncBuffer
-	cmd := exec.Command("ccc", "sync", "--watch", "--debounce", "200ms", "--retry-every", "1h")
-	cmd.Env = env
-	cmd.Stderr = &stderr
-	require.NoError(t, cmd.Start())
+	srv, root, cmd, stderr := startWatch(t, "CIA-31", "200ms")
 	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
-	waitFor(t, func() bool { return strings.Contains(stderr.String(), "watching .ccc-progress.md") }, "the worker starts")
 
 	path := filepath.Join(root, progress.FileName)
 	orig, err := os.ReadFile(path)
