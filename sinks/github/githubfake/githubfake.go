@@ -22,7 +22,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -180,7 +179,7 @@ func UnavailableRetryAfter(status int, retryAfter time.Duration) Fault {
 	f := Unavailable(status)
 	f.Name += "-retry-after"
 	f.Header = http.Header{}
-	f.Header.Set("Retry-After", strconv.Itoa(int(math.Ceil(retryAfter.Seconds()))))
+	f.Header.Set("Retry-After", fakeapi.RetryAfterSeconds(retryAfter))
 	return f
 }
 
@@ -205,7 +204,7 @@ func RateLimited(status int, reset time.Time) Fault {
 func SecondaryRateLimit(status int, retryAfter time.Duration) Fault {
 	h := http.Header{}
 	if retryAfter > 0 {
-		h.Set("Retry-After", strconv.Itoa(int(math.Ceil(retryAfter.Seconds()))))
+		h.Set("Retry-After", fakeapi.RetryAfterSeconds(retryAfter))
 	}
 	return Fault{
 		Name: "secondary", Status: status, Header: h,

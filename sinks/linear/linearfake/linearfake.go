@@ -128,7 +128,7 @@ func UnavailableRetryAfter(status int, retryAfter time.Duration) Fault {
 	f := Unavailable(status)
 	f.Name += "-retry-after"
 	f.Header = http.Header{}
-	f.Header.Set("Retry-After", strconv.Itoa(int(math.Ceil(retryAfter.Seconds()))))
+	f.Header.Set("Retry-After", fakeapi.RetryAfterSeconds(retryAfter))
 	return f
 }
 
@@ -140,7 +140,7 @@ func RateLimited(retryAfter time.Duration, withRetryAfter bool) Fault {
 	h.Set("X-RateLimit-Requests-Remaining", "0")
 	h.Set("X-RateLimit-Requests-Reset", strconv.FormatInt(time.Now().Add(retryAfter).UnixMilli(), 10))
 	if withRetryAfter {
-		h.Set("Retry-After", strconv.Itoa(int(math.Ceil(retryAfter.Seconds()))))
+		h.Set("Retry-After", fakeapi.RetryAfterSeconds(retryAfter))
 	}
 	return Fault{
 		Name: "ratelimited", Status: http.StatusBadRequest, Header: h,
@@ -154,7 +154,7 @@ func RateLimited(retryAfter time.Duration, withRetryAfter bool) Fault {
 // TooManyRequests is a plain HTTP 429 with a Retry-After header.
 func TooManyRequests(retryAfter time.Duration) Fault {
 	h := http.Header{}
-	h.Set("Retry-After", strconv.Itoa(int(math.Ceil(retryAfter.Seconds()))))
+	h.Set("Retry-After", fakeapi.RetryAfterSeconds(retryAfter))
 	return Fault{Name: "http-429", Status: http.StatusTooManyRequests, Header: h, Body: "Too Many Requests\n"}
 }
 

@@ -6,8 +6,10 @@ package fakeapi
 
 import (
 	"io"
+	"math"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -127,4 +129,10 @@ func WriteFault(w http.ResponseWriter, status int, header http.Header, body stri
 	}
 	w.WriteHeader(status)
 	_, _ = io.WriteString(w, body)
+}
+
+// RetryAfterSeconds is d as a Retry-After header value: whole seconds,
+// rounded up, as the trackers send it.
+func RetryAfterSeconds(d time.Duration) string {
+	return strconv.Itoa(int(math.Ceil(d.Seconds())))
 }
