@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Times `ccc checkpoint --profile automated` against a local fake Linear
-# (sinks/linear/linearfake/cmd/linearfake) and counts the requests each run
+# (internal/cmd/linearfake) and counts the requests each run
 # sends, on the three paths a session takes:
 #
 #   first      the agent's first checkpoint on an issue (a new issue each run)
@@ -33,7 +33,7 @@ fi
 command -v curl >/dev/null || { echo "needs curl" >&2; exit 1; }
 
 echo "building ccc and the fake..."
-(cd "$repo" && go build -o "$work/ccc" ./cmd/ccc && go build -o "$work/linearfake" ./sinks/linear/linearfake/cmd/linearfake)
+(cd "$repo" && go build -o "$work/ccc" ./cmd/ccc && go build -o "$work/linearfake" ./internal/cmd/linearfake)
 ccc=$work/ccc
 
 # The fake prints its GraphQL URL, then its control URL.

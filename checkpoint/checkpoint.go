@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/ccc-checkpoint/ccc/config"
+	"github.com/ccc-checkpoint/ccc/internal/redact"
 	"github.com/ccc-checkpoint/ccc/progress"
-	"github.com/ccc-checkpoint/ccc/redact"
 	"github.com/ccc-checkpoint/ccc/state"
 )
 

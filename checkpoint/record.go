@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/ccc-checkpoint/ccc/progress"
-	"github.com/ccc-checkpoint/ccc/records"
+	"github.com/ccc-checkpoint/ccc/state/records"
 )
 
 // FailurePrefix starts a blocker that ends the work as failed: `ccc

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/ccc-checkpoint/ccc/redact"
+	"github.com/ccc-checkpoint/ccc/internal/redact"
 	"github.com/ccc-checkpoint/ccc/sinks"
 )
 

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ccc-checkpoint/ccc/gitrepo"
+	"github.com/ccc-checkpoint/ccc/internal/gitrepo"
 	"github.com/ccc-checkpoint/ccc/markdown"
 	"github.com/ccc-checkpoint/ccc/progress"
 	"github.com/ccc-checkpoint/ccc/sinks"

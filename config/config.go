@@ -16,8 +16,8 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/ccc-checkpoint/ccc/gitrepo"
-	"github.com/ccc-checkpoint/ccc/redact"
+	"github.com/ccc-checkpoint/ccc/internal/gitrepo"
+	"github.com/ccc-checkpoint/ccc/internal/redact"
 	"github.com/ccc-checkpoint/ccc/state"
 )
 

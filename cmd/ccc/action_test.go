@@ -15,9 +15,9 @@ import (
 	"github.com/stretchr/testify/require"
 	"gopkg.in/yaml.v3"
 
+	"github.com/ccc-checkpoint/ccc/internal/fake/githubfake"
+	"github.com/ccc-checkpoint/ccc/internal/fake/linearfake"
 	"github.com/ccc-checkpoint/ccc/sinks/github"
-	"github.com/ccc-checkpoint/ccc/sinks/github/githubfake"
-	"github.com/ccc-checkpoint/ccc/sinks/linear/linearfake"
 )
 
 // actionFile is the composite action as far as the tests read it.

@@ -10,8 +10,8 @@ import (
 	"strings"
 
 	"github.com/ccc-checkpoint/ccc/progress"
-	"github.com/ccc-checkpoint/ccc/records"
 	"github.com/ccc-checkpoint/ccc/state"
+	"github.com/ccc-checkpoint/ccc/state/records"
 )
 
 // localChecks are doctor's checks of the files a checkpoint reads and

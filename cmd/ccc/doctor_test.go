@@ -14,7 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/ccc-checkpoint/ccc/sinks/linear/linearfake"
+	"github.com/ccc-checkpoint/ccc/internal/fake/linearfake"
 )
 
 // ccc doctor warns, with the reset time as its hint, when the tracker's

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/ccc-checkpoint/ccc/config"
-	"github.com/ccc-checkpoint/ccc/records"
+	"github.com/ccc-checkpoint/ccc/state/records"
 )
 
 // IOStreams carries the standard streams and whether they are terminals.

@@ -13,7 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ccc-checkpoint/ccc/records"
+	"github.com/ccc-checkpoint/ccc/state/records"
 )
 
 // ListOptions is `ccc list` as parsed.

@@ -15,9 +15,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/ccc-checkpoint/ccc/hook"
+	"github.com/ccc-checkpoint/ccc/internal/fake/linearfake"
+	"github.com/ccc-checkpoint/ccc/internal/hook"
 	"github.com/ccc-checkpoint/ccc/progress"
-	"github.com/ccc-checkpoint/ccc/sinks/linear/linearfake"
 	"github.com/ccc-checkpoint/ccc/state"
 )
 

@@ -15,10 +15,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/ccc-checkpoint/ccc/importer"
+	"github.com/ccc-checkpoint/ccc/internal/importer"
 	"github.com/ccc-checkpoint/ccc/progress"
-	"github.com/ccc-checkpoint/ccc/records"
 	"github.com/ccc-checkpoint/ccc/state"
+	"github.com/ccc-checkpoint/ccc/state/records"
 )
 
 var impNow = time.Date(2026, 11, 21, 13, 45, 0, 0, time.UTC)

@@ -16,9 +16,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ccc-checkpoint/ccc/checkpoint"
+	"github.com/ccc-checkpoint/ccc/internal/fake/githubfake"
+	"github.com/ccc-checkpoint/ccc/internal/fake/linearfake"
 	"github.com/ccc-checkpoint/ccc/progress"
-	"github.com/ccc-checkpoint/ccc/sinks/github/githubfake"
-	"github.com/ccc-checkpoint/ccc/sinks/linear/linearfake"
 )
 
 func TestMain(m *testing.M) {

@@ -13,11 +13,11 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/ccc-checkpoint/ccc/internal/fake/filefake"
+	"github.com/ccc-checkpoint/ccc/internal/sinktest"
 	"github.com/ccc-checkpoint/ccc/markdown"
 	"github.com/ccc-checkpoint/ccc/sinks"
 	"github.com/ccc-checkpoint/ccc/sinks/file"
-	"github.com/ccc-checkpoint/ccc/sinks/file/filefake"
-	"github.com/ccc-checkpoint/ccc/sinks/sinktest"
 )
 
 func deliver(t *testing.T, s *file.Sink, target, agent, body string, prev sinks.Ref) (sinks.Result, error) {

@@ -7,9 +7,9 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/ccc-checkpoint/ccc/internal/fake/githubfake"
 	"github.com/ccc-checkpoint/ccc/sinks"
 	"github.com/ccc-checkpoint/ccc/sinks/github"
-	"github.com/ccc-checkpoint/ccc/sinks/github/githubfake"
 )
 
 // BenchmarkUpsert measures deliveries against the local fake, in requests

@@ -6,9 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ccc-checkpoint/ccc/internal/fake/githubfake"
+	"github.com/ccc-checkpoint/ccc/internal/sinktest"
 	"github.com/ccc-checkpoint/ccc/sinks/github"
-	"github.com/ccc-checkpoint/ccc/sinks/github/githubfake"
-	"github.com/ccc-checkpoint/ccc/sinks/sinktest"
 )
 
 // fakeControl adapts the GitHub fake to the conformance suite; own is the

@@ -10,9 +10,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/ccc-checkpoint/ccc/internal/fake/githubfake"
 	"github.com/ccc-checkpoint/ccc/sinks"
 	"github.com/ccc-checkpoint/ccc/sinks/github"
-	"github.com/ccc-checkpoint/ccc/sinks/github/githubfake"
 )
 
 // actionsEnv is a GitHub Actions environment for repository octo/app with

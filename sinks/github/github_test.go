@@ -20,11 +20,11 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/ccc-checkpoint/ccc/internal/fake/githubfake"
+	"github.com/ccc-checkpoint/ccc/internal/sinktest"
 	"github.com/ccc-checkpoint/ccc/markdown"
 	"github.com/ccc-checkpoint/ccc/sinks"
 	"github.com/ccc-checkpoint/ccc/sinks/github"
-	"github.com/ccc-checkpoint/ccc/sinks/github/githubfake"
-	"github.com/ccc-checkpoint/ccc/sinks/sinktest"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")

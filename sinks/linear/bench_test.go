@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ccc-checkpoint/ccc/internal/fake/linearfake"
 	"github.com/ccc-checkpoint/ccc/sinks"
 	"github.com/ccc-checkpoint/ccc/sinks/linear"
-	"github.com/ccc-checkpoint/ccc/sinks/linear/linearfake"
 )
 
 // BenchmarkUpsert measures deliveries against the local fake, in requests

@@ -4,9 +4,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ccc-checkpoint/ccc/internal/fake/linearfake"
+	"github.com/ccc-checkpoint/ccc/internal/sinktest"
 	"github.com/ccc-checkpoint/ccc/sinks/linear"
-	"github.com/ccc-checkpoint/ccc/sinks/linear/linearfake"
-	"github.com/ccc-checkpoint/ccc/sinks/sinktest"
 )
 
 // fakeControl adapts the Linear fake to the conformance suite.

@@ -12,9 +12,9 @@ import (
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/validator"
 
+	"github.com/ccc-checkpoint/ccc/internal/fake/linearfake"
 	"github.com/ccc-checkpoint/ccc/sinks"
 	"github.com/ccc-checkpoint/ccc/sinks/linear"
-	"github.com/ccc-checkpoint/ccc/sinks/linear/linearfake"
 )
 
 // schemaPath is Linear's published schema in the repository's sibling

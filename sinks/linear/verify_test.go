@@ -9,9 +9,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/ccc-checkpoint/ccc/internal/fake/linearfake"
 	"github.com/ccc-checkpoint/ccc/sinks"
 	"github.com/ccc-checkpoint/ccc/sinks/linear"
-	"github.com/ccc-checkpoint/ccc/sinks/linear/linearfake"
 )
 
 // A stored comment id that this user's ccc did not sign (a repository can

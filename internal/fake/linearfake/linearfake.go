@@ -37,7 +37,7 @@ import (
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/parser"
 
-	"github.com/ccc-checkpoint/ccc/sinks/sinktest/fakeapi"
+	"github.com/ccc-checkpoint/ccc/internal/fake/fakeapi"
 )
 
 // Credentials the fake accepts. The viewer authenticates with APIKey (sent

@@ -33,7 +33,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/ccc-checkpoint/ccc/sinks/sinktest/fakeapi"
+	"github.com/ccc-checkpoint/ccc/internal/fake/fakeapi"
 )
 
 // Tokens the fake accepts, sent as "Bearer <token>" or "token <token>".

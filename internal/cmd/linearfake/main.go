@@ -20,7 +20,7 @@ import (
 	"strconv"
 	"syscall"
 
-	"github.com/ccc-checkpoint/ccc/sinks/linear/linearfake"
+	"github.com/ccc-checkpoint/ccc/internal/fake/linearfake"
 )
 
 func main() {

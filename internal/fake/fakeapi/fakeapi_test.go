@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/ccc-checkpoint/ccc/sinks/sinktest/fakeapi"
+	"github.com/ccc-checkpoint/ccc/internal/fake/fakeapi"
 )
 
 type fault struct{ name, op string }

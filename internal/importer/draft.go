@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/ccc-checkpoint/ccc/progress"
-	"github.com/ccc-checkpoint/ccc/records"
+	"github.com/ccc-checkpoint/ccc/state/records"
 )
 
 // Task statuses, shared by the record's subtask items and the progress

@@ -15,7 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ccc-checkpoint/ccc/progress"
-	"github.com/ccc-checkpoint/ccc/records"
+	"github.com/ccc-checkpoint/ccc/state/records"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")

@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/ccc-checkpoint/ccc/sinks/linear/linearfake"
+	"github.com/ccc-checkpoint/ccc/internal/fake/linearfake"
 )
 
 type answer struct {

@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/ccc-checkpoint/ccc/sinks/github/githubfake"
+	"github.com/ccc-checkpoint/ccc/internal/fake/githubfake"
 )
 
 type answer struct {

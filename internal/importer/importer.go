@@ -18,8 +18,8 @@ import (
 	"time"
 
 	"github.com/ccc-checkpoint/ccc/progress"
-	"github.com/ccc-checkpoint/ccc/records"
 	"github.com/ccc-checkpoint/ccc/state"
+	"github.com/ccc-checkpoint/ccc/state/records"
 )
 
 // Format is a checkpoint protocol Import understands.
