@@ -10,8 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ccc-checkpoint/ccc/internal/comment"
 	"github.com/ccc-checkpoint/ccc/internal/gitrepo"
-	"github.com/ccc-checkpoint/ccc/markdown"
 	"github.com/ccc-checkpoint/ccc/progress"
 	"github.com/ccc-checkpoint/ccc/sinks"
 	"github.com/ccc-checkpoint/ccc/state"
@@ -123,7 +123,7 @@ func (t trackerStep) Run(ctx context.Context, cp *Checkpoint) error {
 	}
 	body := cp.Body
 	if body == "" {
-		body = markdown.StatusBody(statusInput(cp))
+		body = comment.Render(comment.Build(cp.Doc, cp.Now))
 	}
 	// What the run reports (a CI step summary is public) never holds a
 	// credential, whatever a sink's redaction preference.
@@ -577,29 +577,6 @@ func (cp *Checkpoint) trackerIssue() (issue, from string) {
 	return "", ""
 }
 
-func statusInput(cp *Checkpoint) markdown.StatusInput {
-	d := cp.Doc
-	in := markdown.StatusInput{
-		Updated:   cp.Now.UTC(),
-		TaskN:     d.TaskN(),
-		TaskM:     d.TaskM(),
-		Completed: d.CompletedCount(),
-		Percent:   d.Percent(),
-		Status:    d.Status().String(),
-		Next:      d.Next(),
-	}
-	if d.Current != nil {
-		in.Task = d.Current.Text
-	}
-	for _, dec := range d.Decisions {
-		in.Decisions = append(in.Decisions, dec.String())
-	}
-	for _, b := range d.OpenBlockers() {
-		in.Blockers = append(in.Blockers, b.String())
-	}
-	return in
-}
-
 // latestStatus is the status rendered from the progress file as it is now,
 // or fallback when the run delivers a body of its own (ccc post) or the file
 // cannot be read or is broken.
@@ -615,7 +592,5 @@ func (cp *Checkpoint) latestStatus(fallback string) string {
 	if err != nil {
 		return fallback
 	}
-	fresh := *cp
-	fresh.Doc = doc
-	return markdown.StatusBody(statusInput(&fresh))
+	return comment.Render(comment.Build(doc, cp.Now))
 }

@@ -1,7 +1,9 @@
 // Package markdown splits Markdown sources at their level-2 headings and locates the blocks and list
 // items inside each part with exact byte ranges, so that a caller can rewrite one part of a document
-// and copy every other byte unchanged. It reads Markdown with goldmark (CommonMark) and never renders
-// it: the Markdown ccc writes is assembled by the packages that own each format.
+// and copy every other byte unchanged; it also closes the blocks a source leaves open and bounds how
+// deep a source may nest before it is parsed. It reads Markdown with goldmark (CommonMark) and never
+// renders it: the Markdown ccc writes is assembled by the packages that own each format (the
+// progress file by progress, the status comment by internal/comment).
 package markdown
 
 import (
@@ -24,6 +26,10 @@ var blockParser = parser.NewParser(
 	parser.WithBlockParsers(parser.DefaultBlockParsers()...),
 	parser.WithParagraphTransformers(parser.DefaultParagraphTransformers()...),
 )
+
+// ParseBlocks parses src's block structure only, as every parse in this package does; offsets in the
+// tree refer to src as given (a byte order mark is not removed).
+func ParseBlocks(src []byte) ast.Node { return blockParser.Parse(text.NewReader(src)) }
 
 // Doc is a Markdown source split into the preamble (everything before the first level-2 heading) and
 // one Section per level-2 heading. Parts are contiguous: concatenating Src[s.Start:s.End] over the

@@ -8,11 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/google/uuid"
-
-	"github.com/ccc-checkpoint/ccc/markdown"
 )
 
 // Defaults of Tuning's fields, the same for every tracker.
@@ -85,25 +82,6 @@ func (t Tuning) WithDefaults(maxBody int) Tuning {
 // Policy is the RetryPolicy t describes.
 func (t Tuning) Policy() RetryPolicy {
 	return RetryPolicy{Initial: t.InitialInterval, Max: t.MaxInterval, MaxAttempts: t.MaxAttempts, Sleep: t.Sleep, Now: t.Now}
-}
-
-// CommentBody is what a tracker sink sends for a status: the status cut to
-// MaxBody, less the marker, with a note naming fullText (where the full
-// text is; "" names ProgressPath), then the marker as the last line, so
-// that the marker always survives. A code block or HTML block the status
-// leaves open (a --body-file that ends inside a fence, a log cut inside
-// one) is closed first, within the limit, so that the note and the marker
-// render as blocks of their own and the marker stays hidden.
-func (t Tuning) CommentBody(status, marker, fullText string) string {
-	// One line, whatever the name holds: the note must not push lines of
-	// its own into the comment.
-	fullText = strings.Join(strings.Fields(fullText), " ")
-	if fullText == "" {
-		fullText = t.ProgressPath
-	}
-	limit := t.MaxBody - utf8.RuneCountInString(marker) - 2
-	body := markdown.TruncateStatus(strings.TrimRight(status, " \t\r\n"), limit, markdown.TruncateNote(fullText))
-	return body + "\n\n" + marker
 }
 
 // NewError builds the error of a request that failed for the named sink:

@@ -23,7 +23,7 @@ import (
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/text"
 
-	"github.com/ccc-checkpoint/ccc/markdown"
+	"github.com/ccc-checkpoint/ccc/internal/comment"
 	"github.com/ccc-checkpoint/ccc/sinks"
 )
 
@@ -126,7 +126,7 @@ func Body(next string) string { return bodyAt(next, updated) }
 var updated = time.Date(2026, 11, 21, 13, 45, 0, 0, time.UTC)
 
 func bodyAt(next string, at time.Time) string {
-	return markdown.StatusBody(markdown.StatusInput{
+	return comment.Render(comment.Status{
 		Updated: at, TaskN: 1, TaskM: 2, Completed: 0, Percent: 0,
 		Task: "conformance", Status: "In Progress", Next: next,
 	})
@@ -187,7 +187,7 @@ func testCreate(t *testing.T, in Instance) {
 	assert.Equal(t, res.Ref.ID, c.ID)
 	assert.True(t, c.Own)
 	assert.True(t, says(c, "first"), c.Body)
-	assert.True(t, strings.HasPrefix(c.Body, markdown.StatusHeading), c.Body)
+	assert.True(t, strings.HasPrefix(c.Body, comment.Heading), c.Body)
 	assert.NotEmpty(t, res.Ref.URL)
 	assert.Equal(t, sinks.BodyHash(Body("first")), res.Ref.BodyHash)
 	assert.Equal(t, in.Fake.Requests(), res.Requests, "Result.Requests counts every request")
@@ -414,7 +414,7 @@ func testTwoAgents(t *testing.T, in Instance) {
 // the delivery names nothing.
 func testFullText(t *testing.T, h Harness) {
 	const maxBody = 600
-	long := markdown.StatusBody(markdown.StatusInput{
+	long := comment.Render(comment.Status{
 		TaskN: 1, TaskM: 2, Task: "long", Next: "ship it",
 		Decisions: []string{strings.Repeat("because ", 200)},
 	})
@@ -435,7 +435,7 @@ func testFullText(t *testing.T, h Harness) {
 			require.NoError(t, err)
 			got := only(t, in).Body
 			assert.LessOrEqual(t, utf8.RuneCountInString(got), maxBody)
-			assert.True(t, strings.HasSuffix(got, "\n"+markdown.TruncateNote(tt.want)+"\n\n"+h.Marker("main")), got)
+			assert.True(t, strings.HasSuffix(got, "\n"+comment.TruncateNote(tt.want)+"\n\n"+h.Marker("main")), got)
 			if tt.want != sinks.DefaultProgressPath {
 				assert.NotContains(t, got, sinks.DefaultProgressPath)
 			}
@@ -458,7 +458,7 @@ func testClosedBlocks(t *testing.T, h Harness) {
 	if strings.HasPrefix(marker, "<!--") {
 		markerKind = "HTMLBlock"
 	}
-	note := markdown.TruncateNote("report.md")
+	note := comment.TruncateNote("report.md")
 	tests := []struct {
 		name, body string
 		// last are the blocks before the marker: kind and start of text.

@@ -22,6 +22,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/ccc-checkpoint/ccc/internal/comment"
 	"github.com/ccc-checkpoint/ccc/markdown"
 	"github.com/ccc-checkpoint/ccc/sinks"
 	"github.com/ccc-checkpoint/ccc/state"
@@ -170,7 +171,7 @@ func (s *Sink) Path(target string) string {
 // line, so that neither that line nor the section markers after it render
 // as code.
 func Body(status, agent string) string {
-	status = markdown.CloseOpen(markdown.StatusFieldList(strings.TrimRight(status, "\n")))
+	status = markdown.CloseOpen(comment.FieldList(strings.TrimRight(status, "\n")))
 	return status + "\n\n_ccc agent `" + strings.ReplaceAll(agent, "`", "") + "`_\n"
 }
 

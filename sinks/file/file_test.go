@@ -13,9 +13,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/ccc-checkpoint/ccc/internal/comment"
 	"github.com/ccc-checkpoint/ccc/internal/fake/filefake"
 	"github.com/ccc-checkpoint/ccc/internal/sinktest"
-	"github.com/ccc-checkpoint/ccc/markdown"
 	"github.com/ccc-checkpoint/ccc/sinks"
 	"github.com/ccc-checkpoint/ccc/sinks/file"
 )
@@ -325,7 +325,7 @@ func TestSectionsRenderAfterAnOpenFence(t *testing.T) {
 	s := file.New(file.Config{Root: root, NewID: ids(0)})
 	first, err := deliver(t, s, "STATUS.md", "main", "## Build log\n\n```\nstep 1 ok\nstep 2 ok", sinks.Ref{})
 	require.NoError(t, err)
-	status := markdown.StatusBody(markdown.StatusInput{TaskN: 1, TaskM: 2, Task: "review", Next: "merge"})
+	status := comment.Render(comment.Status{TaskN: 1, TaskM: 2, Task: "review", Next: "merge"})
 	second, err := deliver(t, s, "STATUS.md", "worker-2", status, sinks.Ref{})
 	require.NoError(t, err)
 	again, err := deliver(t, s, "STATUS.md", "worker-2", status+"\n\nmore", sinks.Ref{})

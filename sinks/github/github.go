@@ -18,6 +18,7 @@ import (
 	"sync"
 	"time"
 
+	statuscomment "github.com/ccc-checkpoint/ccc/internal/comment"
 	"github.com/ccc-checkpoint/ccc/sinks"
 )
 
@@ -152,7 +153,7 @@ func (s *Sink) Title() string { return "GitHub" }
 // (less the marker) with a note naming the progress file, then the agent's
 // marker as the last line, so that the marker always survives.
 func (s *Sink) Body(status, agent string) string {
-	return s.cfg.CommentBody(status, Marker(agent), "")
+	return statuscomment.WithMarker(status, Marker(agent), "", s.cfg.MaxBody, s.cfg.ProgressPath)
 }
 
 // Upsert implements sinks.Sink. In the steady state it sends one request:
@@ -195,7 +196,7 @@ func (s *Sink) Upsert(ctx context.Context, d sinks.Delivery) (sinks.Result, erro
 	}
 	r := s.newRun(ctx)
 	u := &upsert{run: r, d: d, t: t, ref: d.Prev}
-	u.body = u.tagged(s.cfg.CommentBody(d.Body, TaggedMarker(d.Target.Agent, u.placeholder()), d.FullText))
+	u.body = u.tagged(statuscomment.WithMarker(d.Body, TaggedMarker(d.Target.Agent, u.placeholder()), d.FullText, s.cfg.MaxBody, s.cfg.ProgressPath))
 	c, action, f := u.do(ctx)
 	res := sinks.Result{Requests: r.requests, Ref: u.ref}
 	switch {

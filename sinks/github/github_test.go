@@ -20,9 +20,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/ccc-checkpoint/ccc/internal/comment"
 	"github.com/ccc-checkpoint/ccc/internal/fake/githubfake"
 	"github.com/ccc-checkpoint/ccc/internal/sinktest"
-	"github.com/ccc-checkpoint/ccc/markdown"
 	"github.com/ccc-checkpoint/ccc/sinks"
 	"github.com/ccc-checkpoint/ccc/sinks/github"
 )
@@ -679,7 +679,7 @@ func TestLinkToAnotherHostIsNotFollowed(t *testing.T) {
 // Bodies over GitHub's limit are cut as the Linear sink cuts them, with a
 // note naming the progress file, and the marker stays the last line.
 func TestLongBodyIsTruncated(t *testing.T) {
-	body := markdown.StatusBody(markdown.StatusInput{
+	body := comment.Render(comment.Status{
 		Updated: time.Date(2026, 11, 21, 13, 45, 0, 0, time.UTC), TaskN: 1, TaskM: 2, Task: "long", Next: "ship it",
 		Decisions: []string{strings.Repeat("because ", 200)},
 	})
@@ -691,14 +691,14 @@ func TestLongBodyIsTruncated(t *testing.T) {
 		got := srv.Comments(pull)[0].Body
 		assert.LessOrEqual(t, utf8.RuneCountInString(got), 600)
 		assert.Contains(t, got, "\n**Next:** ship it\n")
-		assert.Contains(t, got, "\n"+markdown.TruncateNote("notes/progress.md")+"\n")
+		assert.Contains(t, got, "\n"+comment.TruncateNote("notes/progress.md")+"\n")
 		assert.True(t, strings.HasSuffix(got, "\n"+github.Marker("main")), "the marker survives truncation")
 		assert.True(t, github.HasMarker(got, "main"))
 		golden(t, filepath.Join("testdata", "truncated.golden"), got)
 	})
 	t.Run("GitHub's limit", func(t *testing.T) {
 		srv := newFake(t)
-		huge := markdown.StatusBody(markdown.StatusInput{
+		huge := comment.Render(comment.Status{
 			TaskN: 1, TaskM: 2, Task: "huge", Next: "ship it",
 			Decisions: []string{strings.Repeat("é", 70000)},
 		})
@@ -707,7 +707,7 @@ func TestLongBodyIsTruncated(t *testing.T) {
 		got := srv.Comments(pull)[0].Body
 		assert.Equal(t, githubfake.MaxBody, utf8.RuneCountInString(got), "cut to the limit, counted in characters")
 		assert.True(t, github.HasMarker(got, "main"))
-		assert.Contains(t, got, markdown.TruncateNote(sinks.DefaultProgressPath))
+		assert.Contains(t, got, comment.TruncateNote(sinks.DefaultProgressPath))
 	})
 }
 

@@ -15,6 +15,7 @@ import (
 
 	"github.com/google/uuid"
 
+	statuscomment "github.com/ccc-checkpoint/ccc/internal/comment"
 	"github.com/ccc-checkpoint/ccc/sinks"
 )
 
@@ -91,7 +92,7 @@ func (s *Sink) credential() (header, variable string) {
 // (less the marker) with a note naming the progress file, then the
 // agent's marker as the last line, so that the marker always survives.
 func (s *Sink) Body(status, agent string) string {
-	return s.cfg.CommentBody(status, Marker(agent), "")
+	return statuscomment.WithMarker(status, Marker(agent), "", s.cfg.MaxBody, s.cfg.ProgressPath)
 }
 
 // CommentID is the id an agent's comment on an issue is created with when
@@ -313,7 +314,7 @@ func (u *upsert) adopt(ctx context.Context, id string) (c *comment, ok bool, f *
 // body is the comment sent as id: the status, then the agent's marker,
 // tagged for id when the delivery can tag.
 func (u *upsert) body(id string) string {
-	return u.s.cfg.CommentBody(u.d.Body, TaggedMarker(u.d.Target.Agent, u.tag(id)), u.d.FullText)
+	return statuscomment.WithMarker(u.d.Body, TaggedMarker(u.d.Target.Agent, u.tag(id)), u.d.FullText, u.s.cfg.MaxBody, u.s.cfg.ProgressPath)
 }
 
 // tag binds the marker of comment id to this user, issue and agent: a

@@ -15,9 +15,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/ccc-checkpoint/ccc/internal/comment"
 	"github.com/ccc-checkpoint/ccc/internal/fake/linearfake"
 	"github.com/ccc-checkpoint/ccc/internal/sinktest"
-	"github.com/ccc-checkpoint/ccc/markdown"
 	"github.com/ccc-checkpoint/ccc/sinks"
 	"github.com/ccc-checkpoint/ccc/sinks/linear"
 )
@@ -629,7 +629,7 @@ func TestTakenCommentID(t *testing.T) {
 func TestLongBodyIsTruncated(t *testing.T) {
 	srv := newFake(t)
 	s := newSink(srv, func(c *linear.Config) { c.MaxBody = 600; c.ProgressPath = "notes/progress.md" })
-	body := markdown.StatusBody(markdown.StatusInput{
+	body := comment.Render(comment.Status{
 		TaskN: 1, TaskM: 2, Task: "long", Next: "ship it",
 		Decisions: []string{strings.Repeat("because ", 200)},
 	})
@@ -638,7 +638,7 @@ func TestLongBodyIsTruncated(t *testing.T) {
 	got := srv.Comments("CIA-9")[0].Body
 	assert.LessOrEqual(t, utf8.RuneCountInString(got), 600)
 	assert.Contains(t, got, "\n**Next:** ship it\n")
-	assert.Contains(t, got, "\n"+markdown.TruncateNote("notes/progress.md")+"\n")
+	assert.Contains(t, got, "\n"+comment.TruncateNote("notes/progress.md")+"\n")
 	assert.True(t, strings.HasSuffix(got, "\n"+linear.Marker("main")), "the marker survives truncation")
 	assert.Equal(t, got, s.Body(body, "main"))
 }

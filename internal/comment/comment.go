@@ -1,4 +1,8 @@
-package markdown
+// Package comment builds the status comment ccc posts for each agent: Build takes it from the
+// progress document, Render writes the "Checkpoint Status" Markdown, Truncate cuts it to a
+// tracker's limit, WithMarker puts the sink's marker last, and FieldList lays the fields out as a
+// list for a Markdown file. The Markdown parsing underneath is package markdown's.
+package comment
 
 import (
 	"fmt"
@@ -9,12 +13,13 @@ import (
 	"unicode/utf8"
 
 	"github.com/yuin/goldmark/ast"
-	"github.com/yuin/goldmark/text"
+
+	"github.com/ccc-checkpoint/ccc/markdown"
 )
 
-// StatusInput is what a "Checkpoint Status" comment says, taken from the
+// Status is what a "Checkpoint Status" comment says, taken from the
 // progress document.
-type StatusInput struct {
+type Status struct {
 	Updated time.Time
 	// TaskN is the current task's position among TaskM tasks; Completed of
 	// TaskM are done, Percent per cent.
@@ -24,8 +29,8 @@ type StatusInput struct {
 	Decisions, Blockers []string
 }
 
-// StatusHeading is the first line of every status body.
-const StatusHeading = "## Checkpoint Status"
+// Heading is the first line of every status body.
+const Heading = "## Checkpoint Status"
 
 // Field labels of the status body, in the order they are rendered. The
 // truncation below finds lines by these prefixes.
@@ -39,13 +44,13 @@ const (
 	statusNext      = "**Next:** "
 )
 
-// StatusBody renders the seed's Step 3 comment format. Every field is one
+// Render renders the seed's Step 3 comment format. Every field is one
 // line: text from the progress document is collapsed onto that line so that
 // it can neither start a heading, list or fence of its own nor push the
 // fields below it out of place.
-func StatusBody(s StatusInput) string {
+func Render(s Status) string {
 	var b strings.Builder
-	b.WriteString(StatusHeading + "\n\n")
+	b.WriteString(Heading + "\n\n")
 	if !s.Updated.IsZero() {
 		b.WriteString(statusUpdated + s.Updated.UTC().Format(time.RFC3339) + "\n")
 	}
@@ -61,7 +66,7 @@ func StatusBody(s StatusInput) string {
 	return b.String()
 }
 
-func statusTaskText(s StatusInput) string {
+func statusTaskText(s Status) string {
 	task := statusInline(s.Task)
 	switch {
 	case s.TaskM > 0 && task != "":
@@ -75,7 +80,7 @@ func statusTaskText(s StatusInput) string {
 
 // statusStateText derives the seed's status word when the caller gave none,
 // so the line is never blank.
-func statusStateText(s StatusInput) string {
+func statusStateText(s Status) string {
 	if st := statusInline(s.Status); st != "" {
 		return st
 	}
@@ -126,15 +131,15 @@ func statusInline(s string) string {
 	return statusRawHTML.ReplaceAllString(s, `\<$1`)
 }
 
-// TruncateNote is the line TruncateStatus adds, naming the file that holds
+// TruncateNote is the line Truncate adds, naming the file that holds
 // the full status.
 func TruncateNote(progressPath string) string {
 	return "_Truncated: the full status is in " + progressPath + "._"
 }
 
-// TruncateStatus cuts a status body to at most limit characters (runes).
+// Truncate cuts a status body to at most limit characters (runes).
 // A body within the limit is returned unchanged, except that a code block or
-// HTML block it leaves open is closed (CloseOpen), so that whatever a caller
+// HTML block it leaves open is closed (markdown.CloseOpen), so that whatever a caller
 // appends after it is not swallowed. Otherwise the heading and
 // the Updated, Task, Status, Progress, Blockers and Next lines are kept, the
 // note is appended after a blank line, and text is cut in this order until
@@ -144,12 +149,12 @@ func TruncateNote(progressPath string) string {
 // in "…". A block the cut leaves open (a long log cut inside its fence) is
 // closed before the note, and the closing line counts toward the limit. Only
 // when even the skeleton does not fit is the result hard-cut.
-func TruncateStatus(body string, limit int, note string) string {
+func Truncate(body string, limit int, note string) string {
 	if limit <= 0 {
 		return ""
 	}
 	if utf8.RuneCountInString(body) <= limit {
-		if closed := CloseOpen(body); utf8.RuneCountInString(closed) <= limit {
+		if closed := markdown.CloseOpen(body); utf8.RuneCountInString(closed) <= limit {
 			return closed
 		}
 	}
@@ -161,7 +166,7 @@ func TruncateStatus(body string, limit int, note string) string {
 	for reserve, try := 0, 0; try < 4; try++ {
 		lines := statusCut(body, limit-reserve, tail)
 		text := strings.Join(lines, "\n")
-		closed := CloseOpen(text)
+		closed := markdown.CloseOpen(text)
 		out = tail
 		if len(lines) > 0 {
 			out = closed + "\n" + tail
@@ -178,7 +183,7 @@ func TruncateStatus(body string, limit int, note string) string {
 	return out
 }
 
-// statusCut is TruncateStatus's cut without the closing: the lines of body
+// statusCut is Truncate's cut without the closing: the lines of body
 // kept so that they and tail (the blank line and the note), joined by a
 // newline, fit limit where the skeleton allows.
 func statusCut(body string, limit int, tail string) []string {
@@ -281,7 +286,7 @@ func statusSqueezeBlank(lines []string) []string {
 // statusKnown says whether a line belongs to the status format's skeleton: blank
 // lines between the blocks stay so the layout survives.
 func statusKnown(line string) bool {
-	if line == "" || line == StatusHeading {
+	if line == "" || line == Heading {
 		return true
 	}
 	for _, label := range []string{statusUpdated, statusTask, statusState, statusProgress, statusDecisions, statusBlockers, statusNext} {
@@ -301,7 +306,7 @@ func statusRuneLen(lines []string) int {
 	return n
 }
 
-// StatusFieldList rewrites the field lines of a status body (**Task:**,
+// FieldList rewrites the field lines of a status body (**Task:**,
 // **Status:** and the others, at the start of a line of a top-level
 // paragraph) as the items of one list. A comment on GitHub or Linear breaks
 // lines where the body does, but a Markdown file rendered in a repository
@@ -309,11 +314,11 @@ func statusRuneLen(lines []string) int {
 // The blank line between two groups of fields goes, so the list stays one
 // tight list; a label anywhere else (in a code block, in a list already) and
 // every other line are left as they are.
-func StatusFieldList(body string) string {
+func FieldList(body string) string {
 	src := []byte(body)
-	l := NewLines(src)
+	l := markdown.NewLines(src)
 	field := map[int]bool{}
-	root := blockParser.Parse(text.NewReader(src))
+	root := markdown.ParseBlocks(src)
 	for n := root.FirstChild(); n != nil; n = n.NextSibling() {
 		if _, ok := n.(*ast.Paragraph); !ok {
 			continue
@@ -359,5 +364,5 @@ func statusBetweenFields(lines []string, field map[int]bool, n int) bool {
 
 // statusField says whether a line starts with a field label.
 func statusField(line string) bool {
-	return line != StatusHeading && statusKnown(line) && line != ""
+	return line != Heading && statusKnown(line) && line != ""
 }

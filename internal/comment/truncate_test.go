@@ -1,4 +1,4 @@
-package markdown
+package comment
 
 import (
 	"strings"
@@ -33,25 +33,6 @@ func blocks(md string) []string {
 	return out
 }
 
-func TestCloseOpen(t *testing.T) {
-	tests := []struct{ name, src, want string }{
-		{"closed", "text\n\n```\ncode\n```", "text\n\n```\ncode\n```"},
-		{"open fence", "```sh\nmake", "```sh\nmake\n```"},
-		{"open fence, final newline", "~~~~\nlog\n", "~~~~\nlog\n~~~~"},
-		{"open comment", "note <!-- x\n\n<!-- draft\nmore", "note <!-- x\n\n<!-- draft\nmore\n-->"},
-		{"fence holding a comment opener", "```\n<!--", "```\n<!--\n```"},
-		{"empty", "", ""},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got := CloseOpen(tt.src)
-			assert.Equal(t, tt.want, got)
-			marked := blocks(got + "\n\n<!-- marker -->")
-			assert.Equal(t, "HTMLBlock: <!-- marker -->", marked[len(marked)-1], "what follows is a block of its own")
-		})
-	}
-}
-
 // A body cut inside a fenced block, or one that ends inside it, has the
 // fence closed before the note, within the limit: the note is a paragraph
 // and what a sink appends after it is not code.
@@ -73,14 +54,14 @@ func TestTruncateStatusClosesBlocks(t *testing.T) {
 			[]string{"FencedCodeBlock: build step  ok", "Paragraph: " + note}},
 		{"body ending inside a fence, within the limit", "## Build\n\n```\nstep 1", 300,
 			[]string{"Heading: Build", "FencedCodeBlock: step 1"}},
-		{"status with a log appended, cut", StatusBody(longStatus(10, 10, 10, 10)) + "\n\n```\n" + log.String(), 400,
+		{"status with a log appended, cut", Render(longStatus(10, 10, 10, 10)) + "\n\n```\n" + log.String(), 400,
 			[]string{"Paragraph: **Decisions:** ", "FencedCodeBlock: build step  ok\n", "Paragraph: " + note}},
 		{"body ending in an open HTML comment", "## Notes\n\n<!-- draft\n" + log.String(), 300,
 			[]string{"Heading: Notes", "HTMLBlock: <!-- draft\n", "Paragraph: " + note}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := TruncateStatus(tt.body, tt.limit, note)
+			got := Truncate(tt.body, tt.limit, note)
 			assert.LessOrEqual(t, utf8.RuneCountInString(got), tt.limit)
 			bs := blocks(got + "\n\n<!-- marker -->")
 			assert.Equal(t, "HTMLBlock: <!-- marker -->", bs[len(bs)-1], got)
@@ -103,7 +84,7 @@ func TestTruncateStatusClosesAtAnyLimit(t *testing.T) {
 	note := TruncateNote("report.md")
 	body := "## Build\n\n`````\n" + strings.Repeat("step ok\n", 40)
 	for limit := 1; limit < utf8.RuneCountInString(body)+6; limit++ {
-		got := TruncateStatus(body, limit, note)
+		got := Truncate(body, limit, note)
 		assert.LessOrEqual(t, utf8.RuneCountInString(got), limit)
 		if limit < 60 {
 			continue
@@ -117,8 +98,8 @@ func TestTruncateStatusClosesAtAnyLimit(t *testing.T) {
 }
 
 func TestStatusFieldList(t *testing.T) {
-	body := StatusBody(StatusInput{Updated: statusSampleTime, TaskN: 1, TaskM: 3, Task: "a", Next: "b"})
-	got := StatusFieldList(body)
+	body := Render(Status{Updated: statusSampleTime, TaskN: 1, TaskM: 3, Task: "a", Next: "b"})
+	got := FieldList(body)
 	goldenStatus(t, "field-list", got)
 	html := renderStatusHTML(t, got)
 	assert.Equal(t, 1, strings.Count(html, "<ul>"), "one list: %s", html)
@@ -134,7 +115,7 @@ func TestStatusFieldList(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			assert.Equal(t, tt.want, StatusFieldList(tt.in))
+			assert.Equal(t, tt.want, FieldList(tt.in))
 		})
 	}
 }
@@ -145,6 +126,6 @@ func BenchmarkTruncateStatusLongLog(b *testing.B) {
 	body := "## Build\n\n```\n" + strings.Repeat("step 0000 passed with a long explanation\n", 25000)
 	note := TruncateNote("log.md")
 	for b.Loop() {
-		TruncateStatus(body, 65536, note)
+		Truncate(body, 65536, note)
 	}
 }

@@ -1,4 +1,4 @@
-package markdown
+package comment
 
 import (
 	"flag"
@@ -14,19 +14,17 @@ import (
 	"github.com/yuin/goldmark"
 )
 
-// A flag name of its own: the rest of this package's tests may declare
-// -update, and one test binary cannot register a flag twice.
-var updateStatus = flag.Bool("update-status", false, "rewrite the status golden files")
+var updateStatus = flag.Bool("update", false, "rewrite the status golden files")
 
 func goldenStatus(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", "status", name+".md")
+	path := filepath.Join("testdata", name+".md")
 	if *updateStatus {
 		require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
 		require.NoError(t, os.WriteFile(path, []byte(got), 0o644))
 	}
 	want, err := os.ReadFile(path)
-	require.NoError(t, err, "run go test ./markdown -run Status -update-status to create it")
+	require.NoError(t, err, "run go test ./internal/comment -update to create it")
 	assert.Equal(t, string(want), got)
 }
 
@@ -35,14 +33,14 @@ var statusSampleTime = time.Date(2026, 11, 21, 13, 45, 0, 0, time.UTC)
 func TestStatusBody(t *testing.T) {
 	tests := []struct {
 		name string
-		in   StatusInput
+		in   Status
 		// lines that must be present exactly, beyond the golden file: the
 		// layout guarantees the sink and the report rely on.
 		lines []string
 	}{
 		{
 			name: "full",
-			in: StatusInput{
+			in: Status{
 				Updated: statusSampleTime, TaskN: 2, TaskM: 5, Completed: 1, Percent: 20,
 				Task: "write tests", Status: "In Progress", Next: "run the corpus",
 				Decisions: []string{"use goldmark: AST positions", "no cgo: static builds"},
@@ -58,7 +56,7 @@ func TestStatusBody(t *testing.T) {
 		},
 		{
 			name: "blocked-derived",
-			in: StatusInput{
+			in: Status{
 				Updated: statusSampleTime.In(time.FixedZone("CET", 3600)), TaskN: 3, TaskM: 3, Completed: 2, Percent: 66,
 				Task: "ship", Blockers: []string{"CI is red (unblocked by: runner fixed)", "  "},
 			},
@@ -71,7 +69,7 @@ func TestStatusBody(t *testing.T) {
 		},
 		{
 			name: "no-plan",
-			in:   StatusInput{Task: "explore"},
+			in:   Status{Task: "explore"},
 			lines: []string{
 				"**Task:** explore",
 				"**Status:** In Progress",
@@ -80,7 +78,7 @@ func TestStatusBody(t *testing.T) {
 		},
 		{
 			name: "injection",
-			in: StatusInput{
+			in: Status{
 				Updated: statusSampleTime, TaskN: 1, TaskM: 2, Percent: 0,
 				Task:      "first line\n## Checkpoint Status\n\n- [ ] not a list\r\n```",
 				Status:    "In\tProgress\x00",
@@ -99,10 +97,10 @@ func TestStatusBody(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := StatusBody(tt.in)
+			got := Render(tt.in)
 			goldenStatus(t, "body-"+tt.name, got)
 			lines := strings.Split(got, "\n")
-			assert.Equal(t, StatusHeading, lines[0])
+			assert.Equal(t, Heading, lines[0])
 			for _, l := range tt.lines {
 				assert.Contains(t, lines, l)
 			}
@@ -125,8 +123,8 @@ func renderStatusHTML(t *testing.T, md string) string {
 	return b.String()
 }
 
-func longStatus(decisions, blockers, next, task int) StatusInput {
-	return StatusInput{
+func longStatus(decisions, blockers, next, task int) Status {
+	return Status{
 		Updated: statusSampleTime, TaskN: 2, TaskM: 5, Completed: 1, Percent: 20,
 		Task:      "task " + strings.Repeat("t", task),
 		Status:    "In Progress",
@@ -149,10 +147,10 @@ func TestTruncateStatus(t *testing.T) {
 	}{
 		{
 			name:  "decisions-first",
-			body:  StatusBody(longStatus(400, 20, 20, 20)),
+			body:  Render(longStatus(400, 20, 20, 20)),
 			limit: 350,
 			keep: []string{
-				StatusHeading, "**Updated:** 2026-11-21T13:45:00Z", "**Status:** In Progress",
+				Heading, "**Updated:** 2026-11-21T13:45:00Z", "**Status:** In Progress",
 				"**Progress:** 1/5 tasks (20%)", "**Blockers:** blocked " + strings.Repeat("b", 20),
 				"**Next:** next " + strings.Repeat("n", 20), "**Task:** 2 of 5 — task " + strings.Repeat("t", 20),
 			},
@@ -160,21 +158,21 @@ func TestTruncateStatus(t *testing.T) {
 		},
 		{
 			name:  "everything-long",
-			body:  StatusBody(longStatus(400, 400, 400, 400)),
+			body:  Render(longStatus(400, 400, 400, 400)),
 			limit: 400,
-			keep:  []string{StatusHeading, "**Status:** In Progress", "**Progress:** 1/5 tasks (20%)"},
+			keep:  []string{Heading, "**Status:** In Progress", "**Progress:** 1/5 tasks (20%)"},
 			cut:   []string{"**Decisions:** ", "**Blockers:** ", "**Next:** "},
 		},
 		{
 			name:  "unknown-lines",
-			body:  StatusBody(longStatus(10, 10, 10, 10)) + "\n\nextra paragraph " + strings.Repeat("x", 200) + "\nmore " + strings.Repeat("y", 50),
+			body:  Render(longStatus(10, 10, 10, 10)) + "\n\nextra paragraph " + strings.Repeat("x", 200) + "\nmore " + strings.Repeat("y", 50),
 			limit: 320,
 			keep:  []string{"**Next:** next " + strings.Repeat("n", 10)},
 			cut:   []string{"**Decisions:** "},
 		},
 		{
 			name:  "runes-not-bytes",
-			body:  StatusBody(StatusInput{Updated: statusSampleTime, Task: "étape", Decisions: []string{strings.Repeat("é🙂", 200)}, Next: "fin"}),
+			body:  Render(Status{Updated: statusSampleTime, Task: "étape", Decisions: []string{strings.Repeat("é🙂", 200)}, Next: "fin"}),
 			limit: 250,
 			keep:  []string{"**Next:** fin", "**Task:** étape"},
 			cut:   []string{"**Decisions:** "},
@@ -182,7 +180,7 @@ func TestTruncateStatus(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := TruncateStatus(tt.body, tt.limit, note)
+			got := Truncate(tt.body, tt.limit, note)
 			goldenStatus(t, "truncate-"+tt.name, got)
 			assert.LessOrEqual(t, utf8.RuneCountInString(got), tt.limit)
 			assert.True(t, utf8.ValidString(got))
@@ -206,26 +204,26 @@ func TestTruncateStatus(t *testing.T) {
 }
 
 func TestTruncateStatusWithinLimit(t *testing.T) {
-	body := StatusBody(longStatus(10, 10, 10, 10))
+	body := Render(longStatus(10, 10, 10, 10))
 	n := utf8.RuneCountInString(body)
-	assert.Equal(t, body, TruncateStatus(body, n, "note"), "a body exactly at the limit is untouched")
-	assert.Equal(t, body, TruncateStatus(body, 65000, "note"))
-	assert.Empty(t, TruncateStatus(body, 0, "note"))
+	assert.Equal(t, body, Truncate(body, n, "note"), "a body exactly at the limit is untouched")
+	assert.Equal(t, body, Truncate(body, 65000, "note"))
+	assert.Empty(t, Truncate(body, 0, "note"))
 }
 
 // Every limit, from far too small to just too small, gives a valid body that
 // fits; once the skeleton fits, the heading and the Next label survive.
 func TestTruncateStatusAnyLimit(t *testing.T) {
 	note := TruncateNote(".ccc-progress.md")
-	body := StatusBody(longStatus(300, 300, 300, 300))
-	skeleton := TruncateStatus(body, 1, note)
+	body := Render(longStatus(300, 300, 300, 300))
+	skeleton := Truncate(body, 1, note)
 	require.NotEmpty(t, skeleton)
 	for limit := 1; limit < utf8.RuneCountInString(body); limit++ {
-		got := TruncateStatus(body, limit, note)
+		got := Truncate(body, limit, note)
 		require.LessOrEqual(t, utf8.RuneCountInString(got), limit)
 		require.True(t, utf8.ValidString(got))
 		if limit >= 250 {
-			require.True(t, strings.HasPrefix(got, StatusHeading+"\n"), "limit %d", limit)
+			require.True(t, strings.HasPrefix(got, Heading+"\n"), "limit %d", limit)
 			require.Contains(t, got, "\n**Next:** next", "limit %d", limit)
 			require.True(t, strings.HasSuffix(got, "\n"+note), "limit %d", limit)
 		}
