@@ -6,10 +6,11 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/ccc-checkpoint/ccc/internal/redact"
 )
 
 // Defaults of Tuning's fields, the same for every tracker.
@@ -92,7 +93,7 @@ func NewError(sink, op, cause string, permanent bool, err error, secrets ...stri
 		err = errors.New(cause)
 	}
 	return &Error{
-		Cause:     redact(cause, secrets),
+		Cause:     redact.Values(cause, secrets),
 		Permanent: permanent,
 		Err:       &redacted{err: fmt.Errorf("%s: %s: %w", sink, op, err), secrets: secrets},
 	}
@@ -103,17 +104,8 @@ type redacted struct {
 	secrets []string
 }
 
-func (e *redacted) Error() string { return redact(e.err.Error(), e.secrets) }
+func (e *redacted) Error() string { return redact.Values(e.err.Error(), e.secrets) }
 func (e *redacted) Unwrap() error { return e.err }
-
-func redact(s string, secrets []string) string {
-	for _, sec := range secrets {
-		if len(sec) >= 4 {
-			s = strings.ReplaceAll(s, sec, "[redacted]")
-		}
-	}
-	return s
-}
 
 // RateLimitHeaders reads the budget an answer reports in prefix+"Limit",
 // prefix+"Remaining" and prefix+"Reset" (an epoch time in unit).

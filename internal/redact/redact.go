@@ -18,7 +18,8 @@
 // digits): a pasted key is more often glued to something than a hyphenated word is followed by
 // twenty random characters, and leaking costs more than over-redacting.
 //
-// A Redactor is immutable after New and safe for concurrent use.
+// A Redactor is immutable after New and safe for concurrent use. Values is the one other
+// replacement: a sink's own credentials in the text of its errors become [redacted].
 package redact
 
 import (
@@ -211,6 +212,19 @@ var Default = sync.OnceValue(func() *Redactor {
 // Text redacts s with Default: for text that leaves the process where no run's own redactor
 // is at hand.
 func Text(s string) (string, int) { return Default().Redact(s) }
+
+// Values replaces every occurrence of each secret of four characters or more in s with
+// "[redacted]": literal matches only, no patterns, no kind. It is what a sink's error text goes
+// through, with the sink's own credentials, so the text reads the same whatever the
+// preferences; a Redactor's [REDACTED:<kind>] markers are for what ccc writes.
+func Values(s string, secrets []string) string {
+	for _, sec := range secrets {
+		if len(sec) >= 4 {
+			s = strings.ReplaceAll(s, sec, "[redacted]")
+		}
+	}
+	return s
+}
 
 // HeldOnly returns a redactor that replaces the held secrets alone (in all their forms), none
 // of the patterns: for a sink whose user turned redaction off, and for the user's own file,
