@@ -182,6 +182,42 @@ func RetryAfterHeader(h http.Header, now time.Time) time.Duration {
 	return 0
 }
 
+// RateLimitHeaders reads the budget an answer reports in prefix+"Limit",
+// prefix+"Remaining" and prefix+"Reset" (an epoch time in unit).
+func RateLimitHeaders(h http.Header, prefix string, unit time.Duration) RateLimit {
+	limit, err1 := strconv.Atoi(h.Get(prefix + "Limit"))
+	remaining, err2 := strconv.Atoi(h.Get(prefix + "Remaining"))
+	if err1 != nil || err2 != nil {
+		return RateLimit{}
+	}
+	return RateLimit{Known: true, Limit: limit, Remaining: remaining, Reset: ResetHeader(h, prefix+"Reset", unit)}
+}
+
+// ResetHeader reads header name of an answer as an epoch time in unit: the
+// reset of a rate-limit budget. A unit of 0 tells the unit from the number,
+// seconds below 1e11 and milliseconds from there (Linear documents
+// milliseconds; a proxy may send seconds). It is the zero time when the
+// header is absent or not an integer.
+func ResetHeader(h http.Header, name string, unit time.Duration) time.Time {
+	n, err := strconv.ParseInt(h.Get(name), 10, 64)
+	if err != nil {
+		return time.Time{}
+	}
+	if unit == 0 {
+		unit = time.Millisecond
+		if n < 1e11 { // seconds, not milliseconds
+			unit = time.Second
+		}
+	}
+	switch unit {
+	case time.Second:
+		return time.Unix(n, 0)
+	case time.Millisecond:
+		return time.UnixMilli(n)
+	}
+	return time.Unix(0, n*int64(unit))
+}
+
 // PercentEncode writes s with every character that is not a letter, a
 // digit or in keep as %XX bytes of its UTF-8 (invalid bytes included), so
 // that two different strings never encode alike. The sinks' markers use it

@@ -130,6 +130,37 @@ func TestRetryAfterHeader(t *testing.T) {
 	}
 }
 
+func TestRateLimitHeaders(t *testing.T) {
+	h := http.Header{}
+	h.Set("X-Ratelimit-Limit", "5000")
+	h.Set("X-Ratelimit-Remaining", "12")
+	h.Set("X-Ratelimit-Reset", "1700000000")
+	h.Set("X-RateLimit-Requests-Limit", "1500")
+	h.Set("X-RateLimit-Requests-Remaining", "1499")
+	h.Set("X-RateLimit-Requests-Reset", "1700000000123")
+	assert.Equal(t, RateLimit{Known: true, Limit: 5000, Remaining: 12, Reset: time.Unix(1700000000, 0)},
+		RateLimitHeaders(h, "X-Ratelimit-", time.Second))
+	assert.Equal(t, RateLimit{Known: true, Limit: 1500, Remaining: 1499, Reset: time.UnixMilli(1700000000123)},
+		RateLimitHeaders(h, "X-RateLimit-Requests-", time.Millisecond))
+	assert.Equal(t, RateLimit{}, RateLimitHeaders(nil, "X-Ratelimit-", time.Second))
+	h.Del("X-Ratelimit-Reset")
+	assert.Equal(t, RateLimit{Known: true, Limit: 5000, Remaining: 12}, RateLimitHeaders(h, "X-Ratelimit-", time.Second))
+}
+
+// Linear's reset is in milliseconds, but a number too small to be one is
+// read as seconds; an absent or unreadable header is no time at all.
+func TestResetHeader(t *testing.T) {
+	h := http.Header{}
+	h.Set("Ms", "1700000000123")
+	h.Set("S", "1700000000")
+	h.Set("Bad", "soon")
+	assert.Equal(t, time.UnixMilli(1700000000123), ResetHeader(h, "Ms", 0))
+	assert.Equal(t, time.Unix(1700000000, 0), ResetHeader(h, "S", 0))
+	assert.Equal(t, time.Unix(1700000000, 0), ResetHeader(h, "S", time.Second))
+	assert.True(t, ResetHeader(h, "Bad", 0).IsZero())
+	assert.True(t, ResetHeader(h, "Absent", time.Second).IsZero())
+}
+
 func TestPercentEncode(t *testing.T) {
 	tests := []struct{ in, keep, want string }{
 		{"main", "-._", "main"},

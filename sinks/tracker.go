@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
-	"strconv"
 	"time"
 
 	"github.com/google/uuid"
@@ -106,18 +104,3 @@ type redacted struct {
 
 func (e *redacted) Error() string { return redact.Values(e.err.Error(), e.secrets) }
 func (e *redacted) Unwrap() error { return e.err }
-
-// RateLimitHeaders reads the budget an answer reports in prefix+"Limit",
-// prefix+"Remaining" and prefix+"Reset" (an epoch time in unit).
-func RateLimitHeaders(h http.Header, prefix string, unit time.Duration) RateLimit {
-	limit, err1 := strconv.Atoi(h.Get(prefix + "Limit"))
-	remaining, err2 := strconv.Atoi(h.Get(prefix + "Remaining"))
-	if err1 != nil || err2 != nil {
-		return RateLimit{}
-	}
-	rl := RateLimit{Known: true, Limit: limit, Remaining: remaining}
-	if n, err := strconv.ParseInt(h.Get(prefix+"Reset"), 10, 64); err == nil {
-		rl.Reset = time.Unix(0, n*int64(unit))
-	}
-	return rl
-}

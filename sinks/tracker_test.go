@@ -4,9 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 )
@@ -38,21 +36,4 @@ func TestNewErrorRedacts(t *testing.T) {
 	}
 	wrapped := NewError("github", "op", "timeout", true, context.DeadlineExceeded)
 	assert.ErrorIs(t, wrapped, context.DeadlineExceeded)
-}
-
-func TestRateLimitHeaders(t *testing.T) {
-	h := http.Header{}
-	h.Set("X-Ratelimit-Limit", "5000")
-	h.Set("X-Ratelimit-Remaining", "12")
-	h.Set("X-Ratelimit-Reset", "1700000000")
-	h.Set("X-RateLimit-Requests-Limit", "1500")
-	h.Set("X-RateLimit-Requests-Remaining", "1499")
-	h.Set("X-RateLimit-Requests-Reset", "1700000000123")
-	assert.Equal(t, RateLimit{Known: true, Limit: 5000, Remaining: 12, Reset: time.Unix(1700000000, 0)},
-		RateLimitHeaders(h, "X-Ratelimit-", time.Second))
-	assert.Equal(t, RateLimit{Known: true, Limit: 1500, Remaining: 1499, Reset: time.UnixMilli(1700000000123)},
-		RateLimitHeaders(h, "X-RateLimit-Requests-", time.Millisecond))
-	assert.Equal(t, RateLimit{}, RateLimitHeaders(nil, "X-Ratelimit-", time.Second))
-	h.Del("X-Ratelimit-Reset")
-	assert.Equal(t, RateLimit{Known: true, Limit: 5000, Remaining: 12}, RateLimitHeaders(h, "X-Ratelimit-", time.Second))
 }

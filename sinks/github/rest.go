@@ -10,7 +10,6 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 	"time"
 
@@ -228,11 +227,7 @@ func (r *run) classify(op string, status int, h http.Header, raw []byte) *failur
 
 // untilReset is the time left until x-ratelimit-reset (epoch seconds).
 func untilReset(h http.Header, now time.Time) time.Duration {
-	n, err := strconv.ParseInt(h.Get("X-Ratelimit-Reset"), 10, 64)
-	if err != nil {
-		return 0
-	}
-	return max(time.Unix(n, 0).Sub(now), 0)
+	return max(sinks.ResetHeader(h, "X-Ratelimit-Reset", time.Second).Sub(now), 0)
 }
 
 // ctxFailure is the failure of a context that ended.

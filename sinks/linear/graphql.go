@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
@@ -359,18 +358,8 @@ func retryHint(h http.Header, now time.Time) time.Duration {
 		if left := h.Get(budget + "Remaining"); left != "" && left != "0" {
 			continue
 		}
-		if v := h.Get(budget + "Reset"); v != "" {
-			n, err := strconv.ParseInt(v, 10, 64)
-			if err != nil {
-				continue
-			}
-			t := time.UnixMilli(n)
-			if n < 1e11 { // seconds, not milliseconds
-				t = time.Unix(n, 0)
-			}
-			if d := t.Sub(now); d > 0 {
-				return d
-			}
+		if d := sinks.ResetHeader(h, budget+"Reset", 0).Sub(now); d > 0 {
+			return d
 		}
 	}
 	return 0
