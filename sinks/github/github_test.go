@@ -437,7 +437,7 @@ func TestFailures(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			srv := newFake(t)
+			srv := newFake(t, githubfake.WithClock(func() time.Time { return now }))
 			var w sinktest.Waits
 			s := newSink(srv, func(c *github.Config) {
 				c.Sleep = w.Sleep

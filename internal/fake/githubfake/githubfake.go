@@ -294,6 +294,13 @@ func WithPrefix(prefix string) Option {
 	return func(s *Server) { s.prefix = "/" + strings.Trim(prefix, "/") }
 }
 
+// WithClock makes now the fake's clock: comments' timestamps and the
+// rate-limit reset (an hour after New) are read from it, so a test that
+// pins the sink's clock can pin the server's to the same instant.
+func WithClock(now func() time.Time) Option {
+	return func(s *Server) { s.clock = now }
+}
+
 type script = fakeapi.Script[Fault, Request]
 
 // Server is a running fake. Its fault queue and request log (Inject,
@@ -318,6 +325,7 @@ type Server struct {
 	nextID    int64
 	remaining map[string]int // by login
 	reset     time.Time
+	clock     func() time.Time
 }
 
 // New starts a fake with the five tokens' accounts and no issues.
@@ -333,11 +341,12 @@ func New(opts ...Option) *Server {
 		},
 		nextID:    1_900_000_001,
 		remaining: map[string]int{},
-		reset:     time.Now().Add(time.Hour),
+		clock:     time.Now,
 	}
 	for _, o := range opts {
 		o(s)
 	}
+	s.reset = s.clock().Add(time.Hour)
 	if s.prefix == "/" {
 		s.prefix = ""
 	}
@@ -698,7 +707,7 @@ func (s *Server) execute(r *http.Request, rt route, u *user, raw []byte) answer 
 			return *bad
 		}
 		c.Body = body
-		c.UpdatedAt = now()
+		c.UpdatedAt = s.now()
 		return jsonAnswer(http.StatusOK, s.commentObject(c))
 	}
 	return notFound()
@@ -819,10 +828,10 @@ func (s *Server) live(id int64) *Comment {
 
 // now is GitHub's clock: timestamps have whole seconds, so comments
 // written in the same second tie.
-func now() time.Time { return time.Now().UTC().Truncate(time.Second) }
+func (s *Server) now() time.Time { return s.clock().UTC().Truncate(time.Second) }
 
 func (s *Server) create(is *issue, login, body string) *Comment {
-	t := now()
+	t := s.now()
 	c := &Comment{
 		ID: s.nextID, Issue: is.key(), Login: login, Body: body,
 		CreatedAt: t, UpdatedAt: t,

@@ -118,6 +118,20 @@ func TestErrorsLikeGitHub(t *testing.T) {
 	assert.Equal(t, http.StatusBadRequest, resp.StatusCode, "an unknown API version is refused")
 }
 
+// The injected clock stamps comments, in GitHub's whole seconds, and sets
+// the budget's reset an hour after New.
+func TestClock(t *testing.T) {
+	now := time.Date(2026, 11, 21, 13, 45, 0, 700_000_000, time.UTC)
+	srv := newServer(t, githubfake.WithClock(func() time.Time { return now }))
+	a := send(t, "POST", srv.URL+"/repos/octo/app/issues/7/comments", githubfake.Token, `{"body":"hello"}`)
+	require.Equal(t, http.StatusCreated, a.status, a.raw)
+	assert.Equal(t, "2026-11-21T13:45:00Z", a.json(t)["created_at"])
+	assert.Equal(t, strconv.FormatInt(now.Add(time.Hour).Unix(), 10), a.header.Get("X-Ratelimit-Reset"))
+	c := srv.Comments("octo/app#7")
+	require.NotEmpty(t, c)
+	assert.Equal(t, now.Truncate(time.Second), c[len(c)-1].UpdatedAt)
+}
+
 // Writes answer the comment as GitHub does; the author is the token's
 // account, the bot for an installation token; only the author may edit.
 func TestCommentsLifecycle(t *testing.T) {
@@ -214,9 +228,10 @@ func TestPaginationAndRateLimitHeaders(t *testing.T) {
 }
 
 func TestFaults(t *testing.T) {
-	srv := newServer(t)
+	now := time.Date(2026, 11, 21, 13, 45, 0, 0, time.UTC)
+	srv := newServer(t, githubfake.WithClock(func() time.Time { return now }))
 	comments := srv.URL + "/repos/octo/app/issues/7/comments"
-	reset := time.Now().Add(40 * time.Second)
+	reset := now.Add(40 * time.Second)
 
 	srv.Inject(githubfake.RateLimited(429, reset))
 	a := send(t, "GET", comments, githubfake.Token, "")
