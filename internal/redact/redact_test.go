@@ -546,3 +546,10 @@ func statusBody() string {
 		"Linear: " + linKey + " — Authorization is handled by the gateway.\n" +
 		"<!-- ccc:checkpoint agent=main -->\n"
 }
+
+// Values replaces the literal values of four characters or more, and only
+// them: no patterns, no kinds.
+func TestValues(t *testing.T) {
+	assert.Equal(t, "dial [redacted] as [redacted]", Values("dial lin_api_x as ghp_y", []string{"lin_api_x", "ghp_y", "as", ""}))
+	assert.Equal(t, "sk-ant-api03-abcdefghijklmnop", Values("sk-ant-api03-abcdefghijklmnop", nil))
+}
