@@ -1,141 +1,131 @@
-package hook
+package config
 
 import (
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 	"time"
 
 	"gopkg.in/yaml.v3"
-
-	"github.com/ccc-checkpoint/ccc/config"
 )
 
-// PrefsFile is the user's preferences file, shared with the CCC plugin.
-const PrefsFile = config.PrefsFile
-
-// Defaults of ccc's own hook preferences.
+// Defaults of ccc's own hooks section.
 const (
-	DefaultCheckpointTimeout  = 10 * time.Second
+	DefaultHookTimeout        = 10 * time.Second
 	DefaultSessionStartMaxAge = 24 * time.Hour
 )
 
-// MaxCheckpointTimeout caps hooks.checkpoint_timeout below the plugin's
-// Stop and PreCompact timeouts (30s in plugin/hooks/hooks.json): Claude
-// Code kills a hook that overruns its timeout, and a killed stop hook never
-// prints its block, which ends CCC's loop.
-const MaxCheckpointTimeout = 25 * time.Second
-
-// Prefs are the keys of .ccc-preferences.yaml the hooks read: CCC's keys
-// with CCC's defaults, and ccc's own hooks section.
-type Prefs struct {
-	// MaxTaskIterations, MaxGlobalIterations and DefaultMode override the
-	// state's values when set (nil or "": the state decides).
-	MaxTaskIterations   *int64
-	MaxGlobalIterations *int64
-	DefaultMode         string
-
-	Replan     bool
-	MaxReplans int64
+// HookPrefs are the keys the hooks read: CCC's keys with CCC's defaults,
+// and ccc's own hooks section. They are read as CCC's own hooks read them
+// (readHookPrefs), never strictly: a value that cannot be used is the
+// default, and says nothing.
+type HookPrefs struct {
+	Execution struct {
+		// MaxTaskIterations, MaxGlobalIterations and DefaultMode override
+		// the state's values when set (nil or "": the state decides).
+		MaxTaskIterations   *int64 `yaml:"max_task_iterations"`
+		MaxGlobalIterations *int64 `yaml:"max_global_iterations"`
+		DefaultMode         string `yaml:"default_mode"`
+	} `yaml:"execution"`
+	Replan struct {
+		Enabled              bool  `yaml:"enabled"`
+		MaxReplansPerSession int64 `yaml:"max_replans_per_session"`
+	} `yaml:"replan"`
 
 	// The reason enrichments, in the order they are added.
-	SubagentDiscipline      bool
-	SearchBeforeBuild       bool
-	AgentsFile              bool
-	AlwaysRecommend         bool
-	PrioritizationFramework string
-	AnalyzeBeforeExecute    bool
-	CostProfile             string
-	// MaxBudgetUSD is kept as written: the reason quotes it.
-	MaxBudgetUSD    string
-	Explanatory     string
-	ExplanatoryScan string
+	Prompts struct {
+		SubagentDiscipline bool `yaml:"subagent_discipline"`
+		SearchBeforeBuild  bool `yaml:"search_before_build"`
+		AgentsFile         bool `yaml:"agents_file"`
+	} `yaml:"prompts"`
+	Planning struct {
+		AlwaysRecommend         bool   `yaml:"always_recommend"`
+		PrioritizationFramework string `yaml:"prioritization_framework"`
+	} `yaml:"planning"`
+	Eval struct {
+		AnalyzeBeforeExecute bool   `yaml:"analyze_before_execute"`
+		CostProfile          string `yaml:"cost_profile"`
+		// MaxBudgetUSD is kept as written: the reason quotes it.
+		MaxBudgetUSD string `yaml:"max_budget_usd"`
+	} `yaml:"eval"`
+	Style struct {
+		Explanatory       string `yaml:"explanatory"`
+		ExplanatoryByRole struct {
+			Scan string `yaml:"scan"`
+		} `yaml:"explanatory_by_role"`
+	} `yaml:"style"`
 
-	// CheckpointTimeout bounds a hook's checkpoint (hooks.checkpoint_timeout),
-	// at most MaxCheckpointTimeout.
-	CheckpointTimeout time.Duration
-	// SessionStartMaxAge is the age under which a new session (source
-	// startup) is given the last checkpoint (hooks.session_start_max_age).
-	SessionStartMaxAge time.Duration
+	Hooks struct {
+		// CheckpointTimeout bounds a hook's checkpoint, as written (the
+		// hooks cap it).
+		CheckpointTimeout Duration `yaml:"checkpoint_timeout"`
+		// SessionStartMaxAge is the age under which a new session (source
+		// startup) is given the last checkpoint.
+		SessionStartMaxAge Duration `yaml:"session_start_max_age"`
+		// EffortEnv is retired: it is read only so that a file turning it
+		// on hears so.
+		EffortEnv bool `yaml:"effort_env"`
+	} `yaml:"hooks"`
 }
 
-// DefaultPrefs are the preferences of a project without the file.
-func DefaultPrefs() Prefs {
-	return Prefs{
-		Replan:                  true,
-		MaxReplans:              2,
-		SubagentDiscipline:      true,
-		SearchBeforeBuild:       true,
-		AgentsFile:              true,
-		AlwaysRecommend:         true,
-		PrioritizationFramework: "none",
-		AnalyzeBeforeExecute:    true,
-		CostProfile:             "budget",
-		MaxBudgetUSD:            "10",
-		Explanatory:             "balanced",
-		CheckpointTimeout:       DefaultCheckpointTimeout,
-		SessionStartMaxAge:      DefaultSessionStartMaxAge,
-	}
+// defaultHookPrefs are the hooks' preferences of a project without the file.
+func defaultHookPrefs() HookPrefs {
+	var p HookPrefs
+	p.Replan.Enabled = true
+	p.Replan.MaxReplansPerSession = 2
+	p.Prompts.SubagentDiscipline = true
+	p.Prompts.SearchBeforeBuild = true
+	p.Prompts.AgentsFile = true
+	p.Planning.AlwaysRecommend = true
+	p.Planning.PrioritizationFramework = "none"
+	p.Eval.AnalyzeBeforeExecute = true
+	p.Eval.CostProfile = "budget"
+	p.Eval.MaxBudgetUSD = "10"
+	p.Style.Explanatory = "balanced"
+	p.Hooks.CheckpointTimeout = Duration(DefaultHookTimeout)
+	p.Hooks.SessionStartMaxAge = Duration(DefaultSessionStartMaxAge)
+	return p
 }
 
-// LoadPrefs reads root's preferences over the defaults. A missing file gives
-// the defaults; a file that does not parse gives the defaults and an error
-// for the caller to report, and so does a checkpoint_timeout over
-// MaxCheckpointTimeout, which is capped, and the retired hooks.effort_env
-// turned on (it changes nothing).
-func LoadPrefs(root string) (Prefs, error) {
-	p := DefaultPrefs()
-	doc, path, err := config.ReadPrefsFile(root)
-	if err != nil {
-		return p, fmt.Errorf("%w; using the defaults", err)
-	}
+// readHookPrefs reads the hooks' keys of doc over the defaults, walking the
+// nodes as yq does: absent, null and "" take the default; a boolean is on
+// only when it is true; a value of the wrong kind is the default. Only a
+// document that is not a mapping is an error (and the defaults).
+func readHookPrefs(doc *yaml.Node, path string) (HookPrefs, error) {
+	p := defaultHookPrefs()
 	top := resolve(doc)
 	if top == nil || top.Kind == 0 || (top.Kind == yaml.ScalarNode && top.ShortTag() == "!!null") {
 		return p, nil // nothing but comments
 	}
 	if top.Kind != yaml.MappingNode {
-		return p, fmt.Errorf("preferences: %s: not a mapping; using the defaults", path)
+		return p, fmt.Errorf("preferences: %s: not a mapping", path)
 	}
 	get := func(keys ...string) *yaml.Node { return lookup(top, keys...) }
 
-	p.MaxTaskIterations = intOverride(get("execution", "max_task_iterations"))
-	p.MaxGlobalIterations = intOverride(get("execution", "max_global_iterations"))
-	setString(&p.DefaultMode, get("execution", "default_mode"))
+	p.Execution.MaxTaskIterations = intOverride(get("execution", "max_task_iterations"))
+	p.Execution.MaxGlobalIterations = intOverride(get("execution", "max_global_iterations"))
+	setString(&p.Execution.DefaultMode, get("execution", "default_mode"))
 
-	setBool(&p.Replan, get("replan", "enabled"))
+	setBool(&p.Replan.Enabled, get("replan", "enabled"))
 	if v := intOverride(get("replan", "max_replans_per_session")); v != nil {
-		p.MaxReplans = *v
+		p.Replan.MaxReplansPerSession = *v
 	}
 
-	setBool(&p.SubagentDiscipline, get("prompts", "subagent_discipline"))
-	setBool(&p.SearchBeforeBuild, get("prompts", "search_before_build"))
-	setBool(&p.AgentsFile, get("prompts", "agents_file"))
-	setBool(&p.AlwaysRecommend, get("planning", "always_recommend"))
-	setString(&p.PrioritizationFramework, get("planning", "prioritization_framework"))
-	setBool(&p.AnalyzeBeforeExecute, get("eval", "analyze_before_execute"))
-	setString(&p.CostProfile, get("eval", "cost_profile"))
-	setString(&p.MaxBudgetUSD, get("eval", "max_budget_usd"))
-	setString(&p.Explanatory, get("style", "explanatory"))
-	setString(&p.ExplanatoryScan, get("style", "explanatory_by_role", "scan"))
+	setBool(&p.Prompts.SubagentDiscipline, get("prompts", "subagent_discipline"))
+	setBool(&p.Prompts.SearchBeforeBuild, get("prompts", "search_before_build"))
+	setBool(&p.Prompts.AgentsFile, get("prompts", "agents_file"))
+	setBool(&p.Planning.AlwaysRecommend, get("planning", "always_recommend"))
+	setString(&p.Planning.PrioritizationFramework, get("planning", "prioritization_framework"))
+	setBool(&p.Eval.AnalyzeBeforeExecute, get("eval", "analyze_before_execute"))
+	setString(&p.Eval.CostProfile, get("eval", "cost_profile"))
+	setString(&p.Eval.MaxBudgetUSD, get("eval", "max_budget_usd"))
+	setString(&p.Style.Explanatory, get("style", "explanatory"))
+	setString(&p.Style.ExplanatoryByRole.Scan, get("style", "explanatory_by_role", "scan"))
 
-	setDuration(&p.CheckpointTimeout, get("hooks", "checkpoint_timeout"))
-	setDuration(&p.SessionStartMaxAge, get("hooks", "session_start_max_age"))
-	var notes []error
-	// hooks.effort_env is accepted and does nothing: the env it added to a
-	// block is a key Claude Code's hook output does not have. Only a file
-	// that turns it on, expecting an effect, hears about it.
-	effortEnv := false
-	if setBool(&effortEnv, get("hooks", "effort_env")); effortEnv {
-		notes = append(notes, errors.New("preferences: hooks.effort_env is no longer supported (Claude Code ignores an env key in hook output); remove it"))
-	}
-	if p.CheckpointTimeout > MaxCheckpointTimeout {
-		asked := p.CheckpointTimeout
-		p.CheckpointTimeout = MaxCheckpointTimeout
-		notes = append(notes, fmt.Errorf("preferences: hooks.checkpoint_timeout %s is over the hooks' limit of %s (the plugin's Stop hook is killed at 30s); using %s",
-			asked, MaxCheckpointTimeout, MaxCheckpointTimeout))
-	}
-	return p, errors.Join(notes...)
+	setDuration(&p.Hooks.CheckpointTimeout, get("hooks", "checkpoint_timeout"))
+	setDuration(&p.Hooks.SessionStartMaxAge, get("hooks", "session_start_max_age"))
+	setBool(&p.Hooks.EffortEnv, get("hooks", "effort_env"))
+	return p, nil
 }
 
 // resolve follows documents and aliases to the node that holds the value.
@@ -218,9 +208,9 @@ func intOverride(n *yaml.Node) *int64 {
 }
 
 // setDuration keeps the default for anything but a positive duration.
-func setDuration(dst *time.Duration, n *yaml.Node) {
+func setDuration(dst *Duration, n *yaml.Node) {
 	v, ok := scalar(n)
-	if d, err := config.ParseDuration(v); ok && err == nil && d > 0 {
-		*dst = d
+	if d, err := ParseDuration(v); ok && err == nil && d > 0 {
+		*dst = Duration(d)
 	}
 }
