@@ -34,8 +34,12 @@ const DefaultCIAgent = "ci"
 // DefaultCommitMessage is CCC's `type(ISSUE):` Conventional Commits form.
 const DefaultCommitMessage = "chore({issue}): checkpoint — task {n}/{m}: {task}"
 
-// Prefs is the part of .ccc-preferences.yaml that ccc reads. Keys it does not
-// know (CCC's own) are ignored, never rewritten: ccc does not write this file.
+// Prefs is every key of .ccc-preferences.yaml that ccc reads, in its
+// sections. Keys it does not know are ignored, never rewritten: ccc does not
+// write this file. The commands' sections (checkpoint, sync, redact, sinks)
+// are decoded strictly: a bad value is an error. The hooks' keys are read as
+// CCC's own hooks read them, and agents: by its rule (see Load), so they are
+// not decoded by their tags.
 type Prefs struct {
 	Checkpoint struct {
 		// CommitMessage is the git snapshot's message template with
@@ -63,6 +67,11 @@ type Prefs struct {
 	// Sinks lists the trackers to update and their settings; nil when the
 	// file has no sinks: section (then the environment decides).
 	Sinks map[string]SinkPrefs `yaml:"sinks"`
+
+	// HookPrefs are CCC's keys and the hooks: section, which the hooks read.
+	HookPrefs `yaml:"-"`
+	// Agents is the agents: section, a supervisor's thresholds.
+	Agents AgentPrefs `yaml:"-"`
 }
 
 // SinkPrefs is one entry of the sinks: section. A listed sink is on unless
@@ -177,13 +186,14 @@ func Default() Prefs {
 	p.Checkpoint.AutomatedTimeout = Duration(DefaultAutomatedTimeout)
 	p.Checkpoint.StaleAfter = Duration(DefaultStaleAfter)
 	p.Sync.Debounce = Duration(DefaultDebounce)
+	p.HookPrefs = defaultHookPrefs()
+	p.Agents = defaultAgentPrefs()
 	return p
 }
 
-// ReadPrefsFile parses root/.ccc-preferences.yaml for each of its readers
-// (LoadPrefs, the hooks', the agents' thresholds), which decide what a bad
-// value means. A missing file is a nil document and no error; an unreadable
-// or unparsable one an error naming the file (and the line, for bad YAML).
+// ReadPrefsFile parses root/.ccc-preferences.yaml for Load, its one reader.
+// A missing file is a nil document and no error; an unreadable or
+// unparsable one an error naming the file (and the line, for bad YAML).
 func ReadPrefsFile(root string) (doc *yaml.Node, path string, err error) {
 	path = filepath.Join(root, PrefsFile)
 	doc, err = readYAML(root, path)
@@ -208,12 +218,35 @@ func readYAML(root, path string) (*yaml.Node, error) {
 	return doc, nil
 }
 
-// LoadPrefs reads root/.ccc-preferences.yaml over the defaults. A missing
-// file gives the defaults. A file that does not parse gives the defaults
-// and an error naming the file and line, for the caller to warn about.
-func LoadPrefs(root string) (Prefs, error) {
+// Problems says what is wrong with a preferences file, by its readers: each
+// says its own, and the sections it reads keep their defaults. A file that
+// cannot be read or parsed is every reader's problem.
+type Problems struct {
+	// Commands: a key of checkpoint, sync, redact or sinks does not decode
+	// (or the document is not a mapping).
+	Commands error
+	// Hooks: the document is not a mapping. A bad value of a hooks' key is
+	// its default and no problem, as CCC reads it.
+	Hooks error
+	// Agents: agents.warn_after or agents.stale_after is bad, or the
+	// section does not decode.
+	Agents error
+}
+
+// Load reads root/.ccc-preferences.yaml once, every key over its default. A
+// missing file gives the defaults and no problems.
+func Load(root string) (Prefs, Problems) {
 	doc, path, err := ReadPrefsFile(root)
 	return decodePrefs(doc, path, err)
+}
+
+// LoadPrefs reads root/.ccc-preferences.yaml over the defaults (Load) for
+// the commands. A missing file gives the defaults. A file that does not
+// parse gives the defaults and an error naming the file and line, for the
+// caller to warn about.
+func LoadPrefs(root string) (Prefs, error) {
+	p, pr := Load(root)
+	return p, pr.Commands
 }
 
 // UserPrefsName is the user's own preferences file, in UserConfigDir.
@@ -252,7 +285,8 @@ func LoadUserPrefs(getenv func(string) string) (Prefs, error) {
 		return Default(), err
 	}
 	doc, err := readYAML("", path)
-	return decodePrefs(doc, path, err)
+	p, pr := decodePrefs(doc, path, err)
+	return p, pr.Commands
 }
 
 // RedactOff names the sinks whose pattern redaction the user's own
@@ -277,14 +311,24 @@ func RedactOff(repo, user Prefs) (off map[string]bool, ignored []string) {
 	return off, ignored
 }
 
-func decodePrefs(doc *yaml.Node, path string, err error) (Prefs, error) {
+func decodePrefs(doc *yaml.Node, path string, err error) (Prefs, Problems) {
 	p := Default()
 	if doc == nil {
-		return p, err
+		return p, Problems{Commands: err, Hooks: err, Agents: err}
 	}
+	var pr Problems
+	p.HookPrefs, pr.Hooks = readHookPrefs(doc, path)
+	p.Agents, pr.Agents = readAgentPrefs(doc, path)
+	pr.Commands = decodeCommands(doc, path, &p)
+	return p, pr
+}
+
+// decodeCommands decodes the commands' sections of doc into p, which holds
+// their defaults; on an error p keeps them all.
+func decodeCommands(doc *yaml.Node, path string, p *Prefs) error {
 	var read Prefs
 	if err := doc.Decode(&read); err != nil {
-		return p, fmt.Errorf("preferences: %s: %w", path, err)
+		return fmt.Errorf("preferences: %s: %w", path, err)
 	}
 	if v := read.Checkpoint.CommitMessage; strings.TrimSpace(v) != "" {
 		p.Checkpoint.CommitMessage = v
@@ -307,7 +351,7 @@ func decodePrefs(doc *yaml.Node, path string, err error) (Prefs, error) {
 	if p.Sinks == nil && hasKey(doc, "sinks") {
 		p.Sinks = map[string]SinkPrefs{} // "sinks:" with nothing under it: none
 	}
-	return p, nil
+	return nil
 }
 
 // hasKey reports whether the YAML document has a top-level key.

@@ -303,3 +303,32 @@ func TestUserPrefsMayBeASymlink(t *testing.T) {
 	off, _ := RedactOff(Default(), user)
 	assert.Equal(t, map[string]bool{"file": true}, off)
 }
+
+// TestLoadSectionsApart: each reader's sections keep what they read when
+// another's are bad; only a file that cannot be used fails them all.
+func TestLoadSectionsApart(t *testing.T) {
+	root := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(root, PrefsFile),
+		[]byte("checkpoint:\n  timeout: soon\nreplan:\n  enabled: false\nagents:\n  warn_after: 10m\n  stale_after: 2h\n"), 0o644))
+	p, pr := Load(root)
+	assert.ErrorContains(t, pr.Commands, `"soon" is not a duration`)
+	assert.NoError(t, pr.Hooks)
+	assert.NoError(t, pr.Agents)
+	assert.Equal(t, Default().Checkpoint, p.Checkpoint, "a bad commands' key: their defaults")
+	assert.False(t, p.Replan.Enabled)
+	assert.Equal(t, AgentPrefs{WarnAfter: Duration(10 * time.Minute), StaleAfter: Duration(2 * time.Hour)}, p.Agents)
+
+	require.NoError(t, os.WriteFile(filepath.Join(root, PrefsFile), []byte("agents:\n  warn_after: soon\nreplan:\n  enabled: false\n"), 0o644))
+	p, pr = Load(root)
+	assert.NoError(t, pr.Commands)
+	assert.ErrorContains(t, pr.Agents, "agents.warn_after")
+	assert.Equal(t, Default().Agents, p.Agents)
+	assert.False(t, p.Replan.Enabled)
+
+	require.NoError(t, os.WriteFile(filepath.Join(root, PrefsFile), []byte("- a\n- b\n"), 0o644))
+	p, pr = Load(root)
+	assert.Error(t, pr.Commands)
+	assert.EqualError(t, pr.Hooks, "preferences: "+filepath.Join(root, PrefsFile)+": not a mapping")
+	assert.Error(t, pr.Agents)
+	assert.Equal(t, Default(), p)
+}

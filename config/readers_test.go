@@ -29,11 +29,11 @@ var readers = []struct {
 	}, func(s string) string { return s }},
 	{"hook", func(root string) (time.Duration, error) {
 		p, err := hook.LoadPrefs(root)
-		return p.SessionStartMaxAge, err
+		return time.Duration(p.Hooks.SessionStartMaxAge), err
 	}, func(s string) string { return s + "; using the defaults" }},
 	{"records", func(root string) (time.Duration, error) {
-		th, err := records.LoadThresholds(root)
-		return th.StaleAfter, err
+		p, problems := config.Load(root)
+		return records.ThresholdsOf(p.Agents).StaleAfter, problems.Agents
 	}, func(s string) string { return s }},
 }
 

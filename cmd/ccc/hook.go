@@ -287,7 +287,7 @@ func (f *Factory) hookRoot(ctx context.Context, dir, cwd string) (string, error)
 // back as the error when a step failed.
 func (f *Factory) hookCheckpoint(ctx context.Context, c hook.Checkpoint) error {
 	// The hook has said what is wrong with the preferences in its own line
-	// (hook.Prefs); newCheckpoint's "Warning: …" would be a second one.
+	// (hook.PrefsOf); newCheckpoint's "Warning: …" would be a second one.
 	quiet := *f
 	quiet.IO.ErrOut = io.Discard
 	cp, err := quiet.newCheckpoint(c.Root, checkpoint.Automated, "", c.Deadline, TrackerFlags{})

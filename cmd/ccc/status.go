@@ -18,6 +18,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ccc-checkpoint/ccc/config"
 	"github.com/ccc-checkpoint/ccc/state"
 	"github.com/ccc-checkpoint/ccc/state/records"
 )
@@ -243,8 +244,9 @@ func collectStatus(ctx context.Context, f *Factory, root string) (StatusReport, 
 		}
 	}
 	// The main worktree's preferences: every worktree judges alike.
-	th, err := records.LoadThresholds(records.Root(dir))
-	if err != nil {
+	prefs, problems := config.Load(records.Root(dir))
+	th := records.ThresholdsOf(prefs.Agents)
+	if err := problems.Agents; err != nil {
 		warn(fmt.Errorf("%w; using the defaults", err))
 	}
 	rep.WarnAfter, rep.StaleAfter = age(th.WarnAfter), age(th.StaleAfter)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ccc-checkpoint/ccc/config"
 	"github.com/ccc-checkpoint/ccc/state/records"
 )
 
@@ -91,8 +92,9 @@ func takeoverRun(ctx context.Context, f *Factory, opts *TakeoverOptions) error {
 			Prompt string `json:"prompt"`
 		}{tk, prompt})
 	}
-	th, terr := records.LoadThresholds(root)
-	if terr != nil {
+	prefs, problems := config.Load(root)
+	th := records.ThresholdsOf(prefs.Agents)
+	if terr := problems.Agents; terr != nil {
 		fmt.Fprintf(f.IO.ErrOut, "Warning: %v; using the defaults\n", terr)
 	}
 	if h := records.Assess(tk.Old, now, th, nil); h.Level == records.Active {

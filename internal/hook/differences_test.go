@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/ccc-checkpoint/ccc/config"
 	"github.com/ccc-checkpoint/ccc/state"
 )
 
@@ -240,7 +241,7 @@ func TestDifferenceF_CheckpointAtGateBoundaries(t *testing.T) {
 					continue
 				}
 				require.Equal(t, 1, p.cp.count(), fname)
-				assert.Equal(t, Checkpoint{Root: p.root, Deadline: DefaultCheckpointTimeout, Issue: "CIA-12", KeepState: true, SessionID: "8f3c2a1e-4b7d-4e2a-9c51-0d6e7f8a9b10",
+				assert.Equal(t, Checkpoint{Root: p.root, Deadline: config.DefaultHookTimeout, Issue: "CIA-12", KeepState: true, SessionID: "8f3c2a1e-4b7d-4e2a-9c51-0d6e7f8a9b10",
 					Loop: tt.loop}, p.cp.calls[0])
 				assert.Equal(t, string(p.read(state.FileName)), string(seen), "%s: the checkpoint ran after the state mutation", fname)
 				if fname != "succeeds" {

@@ -19,6 +19,8 @@ import (
 	"io"
 	"strings"
 	"time"
+
+	"github.com/ccc-checkpoint/ccc/config"
 )
 
 // Input is the part of a hook's stdin that ccc reads. Fields of another
@@ -164,7 +166,7 @@ func runCheckpointAfter(ctx context.Context, env Env, event string, c Checkpoint
 		return
 	}
 	if c.Deadline <= 0 {
-		c.Deadline = DefaultCheckpointTimeout
+		c.Deadline = config.DefaultHookTimeout
 	}
 	ctx, cancel := context.WithTimeout(ctx, c.Deadline)
 	defer cancel()

@@ -126,7 +126,7 @@ func (s *stopper) lockBudget() time.Duration {
 	if s.env.LockWait > 0 {
 		return s.env.LockWait
 	}
-	return max(StopBudget-s.pref().CheckpointTimeout-stopReserve, lockWait)
+	return max(StopBudget-time.Duration(s.pref().Hooks.CheckpointTimeout)-stopReserve, lockWait)
 }
 
 // lockCtx is ctx bounded by the end of the hook's lock budget, which every

@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/ccc-checkpoint/ccc/config"
 )
 
 func i64(v int64) *int64 { return &v }
@@ -22,59 +24,59 @@ func TestLoadPrefs(t *testing.T) {
 	tests := []struct {
 		name string
 		yaml string
-		want func(p *Prefs) // applied to the defaults
+		want func(p *config.HookPrefs) // applied to the defaults
 	}{
-		{"empty file", "", func(p *Prefs) {}},
-		{"only comments", "# nothing set\n", func(p *Prefs) {}},
-		{"unknown keys", "gates:\n  spec_approval: false\nsession:\n  context_budget_pct: 30\ncheckpoint:\n  timeout: 5s\n", func(p *Prefs) {}},
+		{"empty file", "", func(p *config.HookPrefs) {}},
+		{"only comments", "# nothing set\n", func(p *config.HookPrefs) {}},
+		{"unknown keys", "gates:\n  spec_approval: false\nsession:\n  context_budget_pct: 30\ncheckpoint:\n  timeout: 5s\n", func(p *config.HookPrefs) {}},
 
-		{"execution.max_task_iterations", "execution:\n  max_task_iterations: 8\n", func(p *Prefs) { p.MaxTaskIterations = i64(8) }},
-		{"execution.max_task_iterations quoted", "execution:\n  max_task_iterations: \"8\"\n", func(p *Prefs) { p.MaxTaskIterations = i64(8) }},
-		{"execution.max_task_iterations not an integer", "execution:\n  max_task_iterations: eight\n", func(p *Prefs) {}},
-		{"execution.max_task_iterations fraction", "execution:\n  max_task_iterations: 2.5\n", func(p *Prefs) {}},
-		{"execution.max_task_iterations null", "execution:\n  max_task_iterations: null\n", func(p *Prefs) {}},
-		{"execution.max_task_iterations empty", "execution:\n  max_task_iterations: \"\"\n", func(p *Prefs) {}},
-		{"execution.max_global_iterations", "execution:\n  max_global_iterations: 120\n", func(p *Prefs) { p.MaxGlobalIterations = i64(120) }},
-		{"execution.max_global_iterations list", "execution:\n  max_global_iterations: [1]\n", func(p *Prefs) {}},
-		{"execution.default_mode", "execution:\n  default_mode: tdd\n", func(p *Prefs) { p.DefaultMode = "tdd" }},
-		{"execution.default_mode tilde", "execution:\n  default_mode: ~\n", func(p *Prefs) {}},
+		{"execution.max_task_iterations", "execution:\n  max_task_iterations: 8\n", func(p *config.HookPrefs) { p.Execution.MaxTaskIterations = i64(8) }},
+		{"execution.max_task_iterations quoted", "execution:\n  max_task_iterations: \"8\"\n", func(p *config.HookPrefs) { p.Execution.MaxTaskIterations = i64(8) }},
+		{"execution.max_task_iterations not an integer", "execution:\n  max_task_iterations: eight\n", func(p *config.HookPrefs) {}},
+		{"execution.max_task_iterations fraction", "execution:\n  max_task_iterations: 2.5\n", func(p *config.HookPrefs) {}},
+		{"execution.max_task_iterations null", "execution:\n  max_task_iterations: null\n", func(p *config.HookPrefs) {}},
+		{"execution.max_task_iterations empty", "execution:\n  max_task_iterations: \"\"\n", func(p *config.HookPrefs) {}},
+		{"execution.max_global_iterations", "execution:\n  max_global_iterations: 120\n", func(p *config.HookPrefs) { p.Execution.MaxGlobalIterations = i64(120) }},
+		{"execution.max_global_iterations list", "execution:\n  max_global_iterations: [1]\n", func(p *config.HookPrefs) {}},
+		{"execution.default_mode", "execution:\n  default_mode: tdd\n", func(p *config.HookPrefs) { p.Execution.DefaultMode = "tdd" }},
+		{"execution.default_mode tilde", "execution:\n  default_mode: ~\n", func(p *config.HookPrefs) {}},
 
-		{"replan.enabled false", "replan:\n  enabled: false\n", func(p *Prefs) { p.Replan = false }},
-		{"replan.enabled no", "replan:\n  enabled: no\n", func(p *Prefs) { p.Replan = false }},
-		{"replan.enabled True", "replan:\n  enabled: True\n", func(p *Prefs) { p.Replan = false }},
-		{"replan.enabled quoted true", "replan:\n  enabled: \"true\"\n", func(p *Prefs) {}},
-		{"replan.enabled null", "replan:\n  enabled:\n", func(p *Prefs) {}},
-		{"replan.enabled empty", "replan:\n  enabled: ''\n", func(p *Prefs) {}},
-		{"replan.enabled mapping", "replan:\n  enabled: {on: yes}\n", func(p *Prefs) { p.Replan = false }},
-		{"replan.max_replans_per_session", "replan:\n  max_replans_per_session: 5\n", func(p *Prefs) { p.MaxReplans = 5 }},
-		{"replan.max_replans_per_session zero", "replan:\n  max_replans_per_session: 0\n", func(p *Prefs) { p.MaxReplans = 0 }},
-		{"replan.max_replans_per_session not an integer", "replan:\n  max_replans_per_session: many\n", func(p *Prefs) {}},
+		{"replan.enabled false", "replan:\n  enabled: false\n", func(p *config.HookPrefs) { p.Replan.Enabled = false }},
+		{"replan.enabled no", "replan:\n  enabled: no\n", func(p *config.HookPrefs) { p.Replan.Enabled = false }},
+		{"replan.enabled True", "replan:\n  enabled: True\n", func(p *config.HookPrefs) { p.Replan.Enabled = false }},
+		{"replan.enabled quoted true", "replan:\n  enabled: \"true\"\n", func(p *config.HookPrefs) {}},
+		{"replan.enabled null", "replan:\n  enabled:\n", func(p *config.HookPrefs) {}},
+		{"replan.enabled empty", "replan:\n  enabled: ''\n", func(p *config.HookPrefs) {}},
+		{"replan.enabled mapping", "replan:\n  enabled: {on: yes}\n", func(p *config.HookPrefs) { p.Replan.Enabled = false }},
+		{"replan.max_replans_per_session", "replan:\n  max_replans_per_session: 5\n", func(p *config.HookPrefs) { p.Replan.MaxReplansPerSession = 5 }},
+		{"replan.max_replans_per_session zero", "replan:\n  max_replans_per_session: 0\n", func(p *config.HookPrefs) { p.Replan.MaxReplansPerSession = 0 }},
+		{"replan.max_replans_per_session not an integer", "replan:\n  max_replans_per_session: many\n", func(p *config.HookPrefs) {}},
 
-		{"prompts.subagent_discipline", "prompts:\n  subagent_discipline: false\n", func(p *Prefs) { p.SubagentDiscipline = false }},
-		{"prompts.search_before_build", "prompts:\n  search_before_build: 0\n", func(p *Prefs) { p.SearchBeforeBuild = false }},
-		{"prompts.agents_file", "prompts:\n  agents_file: off\n", func(p *Prefs) { p.AgentsFile = false }},
-		{"planning.always_recommend", "planning:\n  always_recommend: false\n", func(p *Prefs) { p.AlwaysRecommend = false }},
-		{"planning.prioritization_framework", "planning:\n  prioritization_framework: moscow\n", func(p *Prefs) { p.PrioritizationFramework = "moscow" }},
-		{"eval.analyze_before_execute", "eval:\n  analyze_before_execute: false\n", func(p *Prefs) { p.AnalyzeBeforeExecute = false }},
-		{"eval.cost_profile", "eval:\n  cost_profile: pay-per-use\n", func(p *Prefs) { p.CostProfile = "pay-per-use" }},
-		{"eval.max_budget_usd as written", "eval:\n  max_budget_usd: 7.50\n", func(p *Prefs) { p.MaxBudgetUSD = "7.50" }},
-		{"eval.max_budget_usd empty", "eval:\n  max_budget_usd: \"\"\n", func(p *Prefs) {}},
-		{"style.explanatory", "style:\n  explanatory: detailed\n", func(p *Prefs) { p.Explanatory = "detailed" }},
-		{"style.explanatory_by_role.scan", "style:\n  explanatory_by_role:\n    scan: terse\n", func(p *Prefs) { p.ExplanatoryScan = "terse" }},
-		{"style.explanatory_by_role not a mapping", "style:\n  explanatory_by_role: terse\n", func(p *Prefs) {}},
+		{"prompts.subagent_discipline", "prompts:\n  subagent_discipline: false\n", func(p *config.HookPrefs) { p.Prompts.SubagentDiscipline = false }},
+		{"prompts.search_before_build", "prompts:\n  search_before_build: 0\n", func(p *config.HookPrefs) { p.Prompts.SearchBeforeBuild = false }},
+		{"prompts.agents_file", "prompts:\n  agents_file: off\n", func(p *config.HookPrefs) { p.Prompts.AgentsFile = false }},
+		{"planning.always_recommend", "planning:\n  always_recommend: false\n", func(p *config.HookPrefs) { p.Planning.AlwaysRecommend = false }},
+		{"planning.prioritization_framework", "planning:\n  prioritization_framework: moscow\n", func(p *config.HookPrefs) { p.Planning.PrioritizationFramework = "moscow" }},
+		{"eval.analyze_before_execute", "eval:\n  analyze_before_execute: false\n", func(p *config.HookPrefs) { p.Eval.AnalyzeBeforeExecute = false }},
+		{"eval.cost_profile", "eval:\n  cost_profile: pay-per-use\n", func(p *config.HookPrefs) { p.Eval.CostProfile = "pay-per-use" }},
+		{"eval.max_budget_usd as written", "eval:\n  max_budget_usd: 7.50\n", func(p *config.HookPrefs) { p.Eval.MaxBudgetUSD = "7.50" }},
+		{"eval.max_budget_usd empty", "eval:\n  max_budget_usd: \"\"\n", func(p *config.HookPrefs) {}},
+		{"style.explanatory", "style:\n  explanatory: detailed\n", func(p *config.HookPrefs) { p.Style.Explanatory = "detailed" }},
+		{"style.explanatory_by_role.scan", "style:\n  explanatory_by_role:\n    scan: terse\n", func(p *config.HookPrefs) { p.Style.ExplanatoryByRole.Scan = "terse" }},
+		{"style.explanatory_by_role not a mapping", "style:\n  explanatory_by_role: terse\n", func(p *config.HookPrefs) {}},
 
-		{"hooks.checkpoint_timeout", "hooks:\n  checkpoint_timeout: 3s\n", func(p *Prefs) { p.CheckpointTimeout = 3 * time.Second }},
-		{"hooks.checkpoint_timeout seconds", "hooks:\n  checkpoint_timeout: 4\n", func(p *Prefs) { p.CheckpointTimeout = 4 * time.Second }},
-		{"hooks.checkpoint_timeout invalid", "hooks:\n  checkpoint_timeout: soon\n", func(p *Prefs) {}},
-		{"hooks.checkpoint_timeout negative", "hooks:\n  checkpoint_timeout: -2s\n", func(p *Prefs) {}},
-		{"hooks.checkpoint_timeout at the limit", "hooks:\n  checkpoint_timeout: 25s\n", func(p *Prefs) { p.CheckpointTimeout = MaxCheckpointTimeout }},
-		{"hooks.session_start_max_age", "hooks:\n  session_start_max_age: 2h\n", func(p *Prefs) { p.SessionStartMaxAge = 2 * time.Hour }},
-		{"hooks.effort_env false, retired", "hooks:\n  effort_env: false\n", func(p *Prefs) {}},
-		{"hooks.effort_env yes, retired", "hooks:\n  effort_env: yes\n", func(p *Prefs) {}},
+		{"hooks.checkpoint_timeout", "hooks:\n  checkpoint_timeout: 3s\n", func(p *config.HookPrefs) { p.Hooks.CheckpointTimeout = config.Duration(3 * time.Second) }},
+		{"hooks.checkpoint_timeout seconds", "hooks:\n  checkpoint_timeout: 4\n", func(p *config.HookPrefs) { p.Hooks.CheckpointTimeout = config.Duration(4 * time.Second) }},
+		{"hooks.checkpoint_timeout invalid", "hooks:\n  checkpoint_timeout: soon\n", func(p *config.HookPrefs) {}},
+		{"hooks.checkpoint_timeout negative", "hooks:\n  checkpoint_timeout: -2s\n", func(p *config.HookPrefs) {}},
+		{"hooks.checkpoint_timeout at the limit", "hooks:\n  checkpoint_timeout: 25s\n", func(p *config.HookPrefs) { p.Hooks.CheckpointTimeout = config.Duration(MaxCheckpointTimeout) }},
+		{"hooks.session_start_max_age", "hooks:\n  session_start_max_age: 2h\n", func(p *config.HookPrefs) { p.Hooks.SessionStartMaxAge = config.Duration(2 * time.Hour) }},
+		{"hooks.effort_env false, retired", "hooks:\n  effort_env: false\n", func(p *config.HookPrefs) {}},
+		{"hooks.effort_env yes, retired", "hooks:\n  effort_env: yes\n", func(p *config.HookPrefs) {}},
 
-		{"anchors and aliases", "base: &b\n  max_task_iterations: 9\nexecution: *b\n", func(p *Prefs) { p.MaxTaskIterations = i64(9) }},
-		{"duplicate key takes the last", "eval:\n  cost_profile: budget\n  cost_profile: pay-per-use\n", func(p *Prefs) { p.CostProfile = "pay-per-use" }},
-		{"section not a mapping", "execution: fast\nprompts: [a, b]\n", func(p *Prefs) {}},
+		{"anchors and aliases", "base: &b\n  max_task_iterations: 9\nexecution: *b\n", func(p *config.HookPrefs) { p.Execution.MaxTaskIterations = i64(9) }},
+		{"duplicate key takes the last", "eval:\n  cost_profile: budget\n  cost_profile: pay-per-use\n", func(p *config.HookPrefs) { p.Eval.CostProfile = "pay-per-use" }},
+		{"section not a mapping", "execution: fast\nprompts: [a, b]\n", func(p *config.HookPrefs) {}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -82,7 +84,7 @@ func TestLoadPrefs(t *testing.T) {
 			require.NoError(t, os.WriteFile(filepath.Join(root, PrefsFile), []byte(tt.yaml), 0o644))
 			got, err := LoadPrefs(root)
 			require.NoError(t, err)
-			want := DefaultPrefs()
+			want := config.Default().HookPrefs
 			tt.want(&want)
 			assert.Equal(t, want, got)
 		})
@@ -97,21 +99,21 @@ func TestEffortEnvRetired(t *testing.T) {
 	got, err := LoadPrefs(root)
 	require.Error(t, err)
 	assert.Equal(t, "preferences: hooks.effort_env is no longer supported (Claude Code ignores an env key in hook output); remove it", err.Error())
-	want := DefaultPrefs()
-	want.SessionStartMaxAge = 2 * time.Hour
+	want := config.Default().HookPrefs
+	want.Hooks.SessionStartMaxAge = config.Duration(2 * time.Hour)
 	assert.Equal(t, want, got, "the other keys still apply")
 }
 
 func TestLoadPrefsDefaults(t *testing.T) {
 	p, err := LoadPrefs(t.TempDir())
 	require.NoError(t, err)
-	assert.Equal(t, Prefs{
-		Replan: true, MaxReplans: 2,
-		SubagentDiscipline: true, SearchBeforeBuild: true, AgentsFile: true, AlwaysRecommend: true,
-		PrioritizationFramework: "none", AnalyzeBeforeExecute: true, CostProfile: "budget", MaxBudgetUSD: "10",
-		Explanatory: "balanced", ExplanatoryScan: "",
-		CheckpointTimeout: 10 * time.Second, SessionStartMaxAge: 24 * time.Hour,
-	}, p)
+	var want config.HookPrefs
+	want.Replan.Enabled, want.Replan.MaxReplansPerSession = true, 2
+	want.Prompts.SubagentDiscipline, want.Prompts.SearchBeforeBuild, want.Prompts.AgentsFile, want.Planning.AlwaysRecommend = true, true, true, true
+	want.Planning.PrioritizationFramework, want.Eval.AnalyzeBeforeExecute, want.Eval.CostProfile, want.Eval.MaxBudgetUSD = "none", true, "budget", "10"
+	want.Style.Explanatory, want.Style.ExplanatoryByRole.Scan = "balanced", ""
+	want.Hooks.CheckpointTimeout, want.Hooks.SessionStartMaxAge = config.Duration(10*time.Second), config.Duration(24*time.Hour)
+	assert.Equal(t, want, p)
 }
 
 // TestLoadPrefsUnusable: a file that is not YAML, or not a mapping, gives
@@ -130,7 +132,7 @@ func TestLoadPrefsUnusable(t *testing.T) {
 			got, err := LoadPrefs(root)
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), PrefsFile)
-			assert.Equal(t, DefaultPrefs(), got)
+			assert.Equal(t, config.Default().HookPrefs, got)
 		})
 	}
 	t.Run("unreadable", func(t *testing.T) {
@@ -138,7 +140,7 @@ func TestLoadPrefsUnusable(t *testing.T) {
 		require.NoError(t, os.Mkdir(filepath.Join(root, PrefsFile), 0o755))
 		got, err := LoadPrefs(root)
 		require.Error(t, err)
-		assert.Equal(t, DefaultPrefs(), got)
+		assert.Equal(t, config.Default().HookPrefs, got)
 	})
 }
 
@@ -164,8 +166,8 @@ func TestCheckpointTimeoutCapped(t *testing.T) {
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), "hooks.checkpoint_timeout")
 			assert.Contains(t, err.Error(), "using 25s")
-			want := DefaultPrefs()
-			want.CheckpointTimeout = MaxCheckpointTimeout
+			want := config.Default().HookPrefs
+			want.Hooks.CheckpointTimeout = config.Duration(MaxCheckpointTimeout)
 			assert.Equal(t, want, got, "the other keys still apply")
 		})
 	}

@@ -51,7 +51,7 @@ func PreCompact(ctx context.Context, env Env, stdin []byte) {
 		return
 	}
 	p, perr := LoadPrefs(root)
-	runCheckpointAfter(ctx, env, event, Checkpoint{Root: root, Deadline: p.CheckpointTimeout, SessionID: in.SessionID,
+	runCheckpointAfter(ctx, env, event, Checkpoint{Root: root, Deadline: time.Duration(p.Hooks.CheckpointTimeout), SessionID: in.SessionID,
 		KeepState: cccLoop(root)}, perr)
 }
 
@@ -137,8 +137,8 @@ func SessionStart(ctx context.Context, env Env, stdin []byte, load ResumeLoader)
 		if err != nil && !r.PrefsReported {
 			env.logf(event, "%v", err)
 		}
-		if r.Age >= p.SessionStartMaxAge {
-			env.logf(event, "the last checkpoint is %s old (hooks.session_start_max_age %s); not injected", FormatAge(r.Age), FormatAge(p.SessionStartMaxAge))
+		if r.Age >= time.Duration(p.Hooks.SessionStartMaxAge) {
+			env.logf(event, "the last checkpoint is %s old (hooks.session_start_max_age %s); not injected", FormatAge(r.Age), FormatAge(time.Duration(p.Hooks.SessionStartMaxAge)))
 			return nil
 		}
 	}

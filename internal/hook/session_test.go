@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/ccc-checkpoint/ccc/config"
 	"github.com/ccc-checkpoint/ccc/state"
 )
 
@@ -30,26 +31,26 @@ func TestPreCompact(t *testing.T) {
 		keep    bool // KeepState: CCC's loop keys are the stop hook's
 	}{
 		{name: "auto", files: map[string]string{ProgressFile: "# Session Progress\n"}, fixture: "precompact-auto.json",
-			runs: true, timeout: DefaultCheckpointTimeout},
+			runs: true, timeout: config.DefaultHookTimeout},
 		{name: "manual, state only", files: map[string]string{state.FileName: "{}"}, fixture: "precompact-manual.json",
-			runs: true, timeout: DefaultCheckpointTimeout},
+			runs: true, timeout: config.DefaultHookTimeout},
 		{name: "a CCC loop", files: map[string]string{state.FileName: `{"phase":"execution","taskIndex":0,"totalTasks":3}`}, fixture: "precompact-auto.json",
-			runs: true, timeout: DefaultCheckpointTimeout, keep: true},
+			runs: true, timeout: config.DefaultHookTimeout, keep: true},
 		{name: "a CCC state between loops", files: map[string]string{state.FileName: `{"phase":"spec"}`, ProgressFile: "x"}, fixture: "precompact-auto.json",
-			runs: true, timeout: DefaultCheckpointTimeout, keep: true},
+			runs: true, timeout: config.DefaultHookTimeout, keep: true},
 		{name: "phase null: no loop", files: map[string]string{state.FileName: `{"phase":null,"linearIssue":"CIA-1"}`}, fixture: "precompact-auto.json",
-			runs: true, timeout: DefaultCheckpointTimeout},
+			runs: true, timeout: config.DefaultHookTimeout},
 		{name: "corrupt state: left alone", files: map[string]string{state.FileName: `{"phase":`}, fixture: "precompact-auto.json",
-			runs: true, timeout: DefaultCheckpointTimeout, keep: true},
+			runs: true, timeout: config.DefaultHookTimeout, keep: true},
 		{name: "timeout preference", files: map[string]string{ProgressFile: "x", PrefsFile: "hooks:\n  checkpoint_timeout: 3s\n"},
 			fixture: "precompact-auto.json", runs: true, timeout: 3 * time.Second},
 		{name: "checkpoint fails", files: map[string]string{ProgressFile: "x"}, fixture: "precompact-auto.json", fail: true,
-			runs: true, timeout: DefaultCheckpointTimeout, stderr: "ccc hook pre-compact: checkpoint: tracker unreachable\n"},
+			runs: true, timeout: config.DefaultHookTimeout, stderr: "ccc hook pre-compact: checkpoint: tracker unreachable\n"},
 		// Broken preferences and a failed checkpoint share the hook's one line.
 		{name: "broken preferences, checkpoint fails", files: map[string]string{ProgressFile: "x", PrefsFile: "hooks: [\n"}, fixture: "precompact-auto.json", fail: true,
-			runs: true, timeout: DefaultCheckpointTimeout, stderr: "ccc hook pre-compact: preferences: ROOT/.ccc-preferences.yaml: yaml: line 1: did not find expected node content; using the defaults; checkpoint: tracker unreachable\n"},
+			runs: true, timeout: config.DefaultHookTimeout, stderr: "ccc hook pre-compact: preferences: ROOT/.ccc-preferences.yaml: yaml: line 1: did not find expected node content; using the defaults; checkpoint: tracker unreachable\n"},
 		{name: "broken preferences", files: map[string]string{ProgressFile: "x", PrefsFile: "hooks: [\n"}, fixture: "precompact-auto.json",
-			runs: true, timeout: DefaultCheckpointTimeout, stderr: "ccc hook pre-compact: preferences: ROOT/.ccc-preferences.yaml: yaml: line 1: did not find expected node content; using the defaults\n"},
+			runs: true, timeout: config.DefaultHookTimeout, stderr: "ccc hook pre-compact: preferences: ROOT/.ccc-preferences.yaml: yaml: line 1: did not find expected node content; using the defaults\n"},
 		{name: "not a ccc project", fixture: "precompact-auto.json", stderr: "ccc hook pre-compact: no .ccc-progress.md or .ccc-state.json in ROOT: not a ccc project\n"},
 		{name: "bad stdin", files: map[string]string{ProgressFile: "x"}, stdin: "compact please",
 			stderr: "ccc hook pre-compact: stdin is not a JSON object\n"},

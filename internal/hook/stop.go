@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ccc-checkpoint/ccc/config"
 	"github.com/ccc-checkpoint/ccc/progress"
 	"github.com/ccc-checkpoint/ccc/state"
 )
@@ -138,7 +139,7 @@ type stopper struct {
 	orig  []byte
 	st    *state.State
 	f     fields
-	prefs *Prefs
+	prefs *config.HookPrefs
 	// prefsErr is the preferences' problem, not said yet.
 	prefsErr error
 	// pending is the change queued in .ccc/pending (by an earlier stop, or
@@ -158,7 +159,7 @@ func (s *stopper) takePrefsErr() error {
 
 // pref loads the preferences once, when a rule first needs them; a problem
 // with them is said once, with the checkpoint's failure if there is one.
-func (s *stopper) pref() Prefs {
+func (s *stopper) pref() config.HookPrefs {
 	if s.prefs == nil {
 		p, err := LoadPrefs(s.root)
 		s.prefs, s.prefsErr = &p, err
@@ -179,18 +180,18 @@ func (s *stopper) decide(ctx context.Context) Decision {
 	}
 	p := s.pref()
 	mode := f.executionMode
-	if p.DefaultMode != "" {
-		mode = p.DefaultMode
+	if p.Execution.DefaultMode != "" {
+		mode = p.Execution.DefaultMode
 	}
 	if mode == "pair" || mode == "swarm" {
 		return Decision{Outcome: Allow, Rule: RuleMode}
 	}
 	mt, mg := f.maxTaskIterations, f.maxGlobalIterations
-	if p.MaxTaskIterations != nil {
-		mt = *p.MaxTaskIterations
+	if p.Execution.MaxTaskIterations != nil {
+		mt = *p.Execution.MaxTaskIterations
 	}
-	if p.MaxGlobalIterations != nil {
-		mg = *p.MaxGlobalIterations
+	if p.Execution.MaxGlobalIterations != nil {
+		mg = *p.Execution.MaxGlobalIterations
 	}
 	if !f.hasTotal {
 		n, ok := s.progressTasks()
@@ -224,10 +225,10 @@ func (s *stopper) decide(ctx context.Context) Decision {
 	if r.issue == "" {
 		r.issue = "unknown issue"
 	}
-	if strings.Contains(out, "REPLAN") && p.Replan {
-		if rc >= p.MaxReplans {
+	if strings.Contains(out, "REPLAN") && p.Replan.Enabled {
+		if rc >= p.Replan.MaxReplansPerSession {
 			return s.gate(ctx, Decision{Outcome: Halt, Rule: RuleReplanCap,
-				Message: fmt.Sprintf("Max replans (%d) reached after %d replans. Halting — review .ccc-progress.md and adjust tasks manually.", p.MaxReplans, rc)})
+				Message: fmt.Sprintf("Max replans (%d) reached after %d replans. Halting — review .ccc-progress.md and adjust tasks manually.", p.Replan.MaxReplansPerSession, rc)})
 		}
 		if _, err := s.write(ctx, map[string]any{"replanCount": rc + 1, "phase": "replan", "globalIteration": g + 1}); err != nil {
 			return s.writeFailed(err)
@@ -433,7 +434,7 @@ func (s *stopper) gateAt(ctx context.Context, d Decision, loop *Loop) Decision {
 	if s.env.Checkpoint == nil {
 		return d
 	}
-	c := Checkpoint{Root: s.root, Deadline: s.pref().CheckpointTimeout, Issue: s.f.linearIssue, KeepState: true,
+	c := Checkpoint{Root: s.root, Deadline: time.Duration(s.pref().Hooks.CheckpointTimeout), Issue: s.f.linearIssue, KeepState: true,
 		SessionID: s.in.SessionID, Loop: loop}
 	runCheckpointAfter(ctx, s.env, "stop", c, s.takePrefsErr())
 	return d
@@ -442,7 +443,7 @@ func (s *stopper) gateAt(ctx context.Context, d Decision, loop *Loop) Decision {
 // reasons builds the block reasons, sentence by sentence, as CCC words them.
 type reasons struct {
 	f     fields
-	p     Prefs
+	p     config.HookPrefs
 	mode  string
 	mt    int64
 	issue string
@@ -489,7 +490,7 @@ func (r reasons) replan() string {
 		read = fmt.Sprintf("Read the spec at %s and .ccc-progress.md.", r.f.specPath)
 	}
 	return join([]string{
-		fmt.Sprintf("REPLAN triggered for %s (replan %d of %d).", r.issue, r.f.replanCount+1, r.p.MaxReplans),
+		fmt.Sprintf("REPLAN triggered for %s (replan %d of %d).", r.issue, r.f.replanCount+1, r.p.Replan.MaxReplansPerSession),
 		read,
 		"Compare completed work against ALL acceptance criteria.",
 		"Regenerate remaining tasks based on what actually exists in the codebase.",
@@ -512,21 +513,21 @@ func (r reasons) modeSentences() []string {
 func (r reasons) enrichments() []string {
 	p := r.p
 	var s []string
-	if p.SubagentDiscipline {
+	if p.Prompts.SubagentDiscipline {
 		s = append(s, "Use parallel subagents for codebase reads; single subagent for build/test.")
 	}
-	if p.SearchBeforeBuild {
+	if p.Prompts.SearchBeforeBuild {
 		s = append(s, "Before implementing, search the codebase for existing solutions. Don't assume functionality is missing.")
 	}
-	if p.AgentsFile {
+	if p.Prompts.AgentsFile {
 		if _, err := os.Stat(filepath.Join(r.root, ".ccc-agents.md")); err == nil {
 			s = append(s, "Read .ccc-agents.md for project-specific build commands and codebase patterns.")
 		}
 	}
-	if p.AlwaysRecommend {
+	if p.Planning.AlwaysRecommend {
 		s = append(s, "When presenting options, always highlight your recommended choice.")
 	}
-	switch p.PrioritizationFramework {
+	switch p.Planning.PrioritizationFramework {
 	case "rice":
 		s = append(s, "Use RICE (Reach, Impact, Confidence, Effort) as a reasoning lens when prioritizing tasks.")
 	case "moscow":
@@ -534,18 +535,18 @@ func (r reasons) enrichments() []string {
 	case "eisenhower":
 		s = append(s, "Use the Eisenhower Matrix (Urgent/Important) as a reasoning lens when prioritizing tasks.")
 	}
-	if p.AnalyzeBeforeExecute {
+	if p.Eval.AnalyzeBeforeExecute {
 		s = append(s, "For eval tools, run structural analysis first before expensive execution stages.")
 	}
-	switch p.CostProfile {
+	switch p.Eval.CostProfile {
 	case "pay-per-use":
 		s = append(s, "Cost profile: pay-per-use. Default to structural-only evaluation; require explicit opt-in for execution.")
 	case "budget":
-		s = append(s, fmt.Sprintf("Cost profile: budget. Checkpoint if estimated eval cost exceeds $%s.", p.MaxBudgetUSD))
+		s = append(s, fmt.Sprintf("Cost profile: budget. Checkpoint if estimated eval cost exceeds $%s.", p.Eval.MaxBudgetUSD))
 	}
-	style := p.Explanatory
-	if p.ExplanatoryScan != "" {
-		style = p.ExplanatoryScan
+	style := p.Style.Explanatory
+	if p.Style.ExplanatoryByRole.Scan != "" {
+		style = p.Style.ExplanatoryByRole.Scan
 	}
 	if style != "balanced" {
 		s = append(s, fmt.Sprintf("Explanation depth for scan/execution output: %s.", style))

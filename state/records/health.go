@@ -1,13 +1,10 @@
 package records
 
 import (
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 	"time"
-
-	"gopkg.in/yaml.v3"
 
 	"github.com/ccc-checkpoint/ccc/config"
 )
@@ -25,12 +22,6 @@ const (
 	Stale Level = "STALE"
 )
 
-// Default thresholds (seed 003: 30 minutes warning, 60 minutes failure).
-const (
-	DefaultWarnAfter  = 30 * time.Minute
-	DefaultStaleAfter = 60 * time.Minute
-)
-
 // Thresholds are the quiet times after which an agent is WARNING and STALE.
 type Thresholds struct {
 	WarnAfter  time.Duration `json:"warnAfter"`
@@ -39,54 +30,13 @@ type Thresholds struct {
 
 // DefaultThresholds are the thresholds without preferences.
 func DefaultThresholds() Thresholds {
-	return Thresholds{WarnAfter: DefaultWarnAfter, StaleAfter: DefaultStaleAfter}
+	return ThresholdsOf(config.Default().Agents)
 }
 
-// LoadThresholds reads agents.warn_after and agents.stale_after from
-// root/.ccc-preferences.yaml (config.ParseDuration's syntax) over the
-// defaults. A missing file or key gives the default; a bad value gives the
-// defaults and an error naming the file and line, for the caller to warn
-// about.
-func LoadThresholds(root string) (Thresholds, error) {
-	th := DefaultThresholds()
-	doc, path, err := config.ReadPrefsFile(root)
-	if doc == nil {
-		return th, err
-	}
-	var prefs struct {
-		Agents struct {
-			WarnAfter  yaml.Node `yaml:"warn_after"`
-			StaleAfter yaml.Node `yaml:"stale_after"`
-		} `yaml:"agents"`
-	}
-	if err := doc.Decode(&prefs); err != nil {
-		return th, fmt.Errorf("preferences: %s: %w", path, err)
-	}
-	read := th
-	for _, f := range []struct {
-		key  string
-		node *yaml.Node
-		dst  *time.Duration
-	}{
-		{"agents.warn_after", &prefs.Agents.WarnAfter, &read.WarnAfter},
-		{"agents.stale_after", &prefs.Agents.StaleAfter, &read.StaleAfter},
-	} {
-		if f.node.Kind == 0 {
-			continue
-		}
-		d, err := config.ParseDuration(f.node.Value)
-		if err == nil && d <= 0 {
-			err = errors.New("must be longer than zero")
-		}
-		if err != nil || f.node.Kind != yaml.ScalarNode {
-			return th, fmt.Errorf("preferences: %s:%d: %s: %q is not a duration (use e.g. 30m, 2h or 1d)", path, f.node.Line, f.key, f.node.Value)
-		}
-		*f.dst = d
-	}
-	if read.StaleAfter <= read.WarnAfter {
-		return th, fmt.Errorf("preferences: %s: agents.stale_after (%s) must be longer than agents.warn_after (%s)", path, read.StaleAfter, read.WarnAfter)
-	}
-	return read, nil
+// ThresholdsOf takes the thresholds from the preferences' agents: section
+// (agents.warn_after and agents.stale_after), as config.Load read it.
+func ThresholdsOf(p config.AgentPrefs) Thresholds {
+	return Thresholds{WarnAfter: time.Duration(p.WarnAfter), StaleAfter: time.Duration(p.StaleAfter)}
 }
 
 // ParseDuration reads a command-line age (cleanup's --max-age) in

@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"reflect"
 	"sort"
 	"strings"
 	"time"
@@ -109,49 +110,45 @@ func nullTime(t time.Time) *time.Time {
 	return &t
 }
 
-// MarshalJSON writes the keys in the order of the format, unset times as
-// null, and empty lists and maps as [] and {}.
+// MarshalJSON writes the keys in the order of the format (Record's fields
+// and tags), unset times as null, and empty lists and maps as [] and {}.
 func (r Record) MarshalJSON() ([]byte, error) {
-	acc, extra := r.AcceptanceCriteriaMet, r.Extra
-	if acc == nil {
-		acc = map[string]bool{}
+	r.Subtasks.Items = nonNil(r.Subtasks.Items)
+	v := reflect.ValueOf(r)
+	buf := []byte{'{'}
+	for i := range v.NumField() {
+		f := v.Field(i)
+		val := f.Interface()
+		switch {
+		case f.Type() == timeType:
+			val = nullTime(f.Interface().(time.Time))
+		case f.Kind() == reflect.Slice && f.IsNil():
+			val = []struct{}{}
+		case f.Kind() == reflect.Map && f.IsNil():
+			val = struct{}{}
+		}
+		key, err := marshal(jsonKey(v.Type().Field(i)))
+		if err != nil {
+			return nil, err
+		}
+		b, err := marshal(val)
+		if err != nil {
+			return nil, err
+		}
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		buf = append(append(append(buf, key...), ':'), b...)
 	}
-	if extra == nil {
-		extra = map[string]json.RawMessage{}
-	}
-	sub := r.Subtasks
-	sub.Items = nonNil(sub.Items)
-	return marshal(struct {
-		SchemaVersion          int                        `json:"schemaVersion"`
-		ID                     string                     `json:"id"`
-		Agent                  string                     `json:"agent"`
-		SessionID              string                     `json:"sessionId"`
-		Issue                  string                     `json:"issue"`
-		Status                 string                     `json:"status"`
-		Phase                  string                     `json:"phase"`
-		CurrentStep            string                     `json:"currentStep"`
-		CompletedSteps         []string                   `json:"completedSteps"`
-		NextSteps              []string                   `json:"nextSteps"`
-		Subtasks               Subtasks                   `json:"subtasks"`
-		FilesCreated           []string                   `json:"filesCreated"`
-		FilesModified          []string                   `json:"filesModified"`
-		Errors                 []Error                    `json:"errors"`
-		AcceptanceCriteriaMet  map[string]bool            `json:"acceptanceCriteriaMet"`
-		ResumeInstructions     string                     `json:"resumeInstructions"`
-		CreatedAt              *time.Time                 `json:"createdAt"`
-		UpdatedAt              *time.Time                 `json:"updatedAt"`
-		CompletedAt            *time.Time                 `json:"completedAt"`
-		Heartbeat              Beat                       `json:"heartbeat"`
-		NextCheckpointExpected *time.Time                 `json:"nextCheckpointExpected"`
-		Branch                 string                     `json:"branch"`
-		Head                   string                     `json:"head"`
-		Extra                  map[string]json.RawMessage `json:"extra"`
-	}{
-		r.SchemaVersion, r.ID, r.Agent, r.SessionID, r.Issue, r.Status, r.Phase, r.CurrentStep,
-		nonNil(r.CompletedSteps), nonNil(r.NextSteps), sub, nonNil(r.FilesCreated), nonNil(r.FilesModified),
-		nonNil(r.Errors), acc, r.ResumeInstructions, nullTime(r.CreatedAt), nullTime(r.UpdatedAt),
-		nullTime(r.CompletedAt), r.Heartbeat, nullTime(r.NextCheckpointExpected), r.Branch, r.Head, extra,
-	})
+	return append(buf, '}'), nil
+}
+
+var timeType = reflect.TypeFor[time.Time]()
+
+// jsonKey is a field's key in the record format.
+func jsonKey(f reflect.StructField) string {
+	name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+	return name
 }
 
 // MarshalJSON writes an unset time as null.
@@ -242,11 +239,9 @@ var migrations = map[int]func(map[string]json.RawMessage) error{
 // knownKeys are the top-level keys of a version-1 record.
 var knownKeys = func() map[string]bool {
 	keys := map[string]bool{}
-	for _, k := range []string{"schemaVersion", "id", "agent", "sessionId", "issue", "status", "phase",
-		"currentStep", "completedSteps", "nextSteps", "subtasks", "filesCreated", "filesModified", "errors",
-		"acceptanceCriteriaMet", "resumeInstructions", "createdAt", "updatedAt", "completedAt", "heartbeat",
-		"nextCheckpointExpected", "branch", "head", "extra"} {
-		keys[k] = true
+	t := reflect.TypeFor[Record]()
+	for i := range t.NumField() {
+		keys[jsonKey(t.Field(i))] = true
 	}
 	return keys
 }()

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/ccc-checkpoint/ccc/config"
 	"github.com/ccc-checkpoint/ccc/state"
 )
 
@@ -549,7 +550,8 @@ func TestLoadThresholds(t *testing.T) {
 			if tt.yaml != "" {
 				writeFile(t, filepath.Join(root, ".ccc-preferences.yaml"), tt.yaml)
 			}
-			got, err := LoadThresholds(root)
+			prefs, problems := config.Load(root)
+			got, err := ThresholdsOf(prefs.Agents), problems.Agents
 			assert.Equal(t, tt.want, got)
 			if tt.err == "" {
 				assert.NoError(t, err)
