@@ -2,13 +2,13 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/ccc-checkpoint/ccc/internal/ui"
 	"github.com/ccc-checkpoint/ccc/state/records"
 )
 
@@ -83,9 +83,7 @@ func cleanupRun(ctx context.Context, f *Factory, opts *CleanupOptions) error {
 		if cerr != nil {
 			problems = strings.Split(cerr.Error(), "\n")
 		}
-		enc := json.NewEncoder(f.IO.Out)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(struct {
+		if err := ui.JSON(f.IO.Out, struct {
 			Dir      string           `json:"dir"`
 			DryRun   bool             `json:"dryRun"`
 			Actions  []records.Action `json:"actions"`

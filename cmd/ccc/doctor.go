@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/ccc-checkpoint/ccc/checkpoint"
 	"github.com/ccc-checkpoint/ccc/config"
+	"github.com/ccc-checkpoint/ccc/internal/ui"
 	"github.com/ccc-checkpoint/ccc/sinks"
 )
 
@@ -186,9 +186,7 @@ func reportDoctor(f *Factory, opts *DoctorOptions, checks []Check) error {
 		failed = failed || c.Status == "fail"
 	}
 	if opts.JSON {
-		enc := json.NewEncoder(f.IO.Out)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(struct {
+		if err := ui.JSON(f.IO.Out, struct {
 			OK     bool    `json:"ok"`
 			Checks []Check `json:"checks"`
 		}{!failed, checks}); err != nil {

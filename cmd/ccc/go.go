@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/ccc-checkpoint/ccc/checkpoint"
 	"github.com/ccc-checkpoint/ccc/config"
+	"github.com/ccc-checkpoint/ccc/internal/ui"
 	"github.com/ccc-checkpoint/ccc/progress"
 	"github.com/ccc-checkpoint/ccc/state"
 )
@@ -101,9 +101,7 @@ func goRun(ctx context.Context, f *Factory, opts *GoOptions) error {
 	}
 	r.Warnings = append(r.Warnings, driftWarnings(r, time.Duration(prefs.Checkpoint.StaleAfter))...)
 	if opts.JSON {
-		enc := json.NewEncoder(f.IO.Out)
-		enc.SetIndent("", "  ")
-		return enc.Encode(r)
+		return ui.JSON(f.IO.Out, r)
 	}
 	fmt.Fprintln(f.IO.ErrOut, resumeSummary(r))
 	for _, w := range r.Warnings {

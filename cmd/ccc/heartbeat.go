@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -10,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ccc-checkpoint/ccc/config"
+	"github.com/ccc-checkpoint/ccc/internal/ui"
 	"github.com/ccc-checkpoint/ccc/state/records"
 )
 
@@ -72,9 +72,7 @@ func heartbeatRun(ctx context.Context, f *Factory, opts *HeartbeatOptions) error
 		return fmt.Errorf("heartbeat: %w", err)
 	}
 	if opts.JSON {
-		enc := json.NewEncoder(f.IO.Out)
-		enc.SetIndent("", "  ")
-		return enc.Encode(struct {
+		return ui.JSON(f.IO.Out, struct {
 			Agent                  string    `json:"agent"`
 			ID                     string    `json:"id"`
 			LastBeat               time.Time `json:"lastBeat"`

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ccc-checkpoint/ccc/internal/ui"
 	"github.com/ccc-checkpoint/ccc/state/records"
 )
 
@@ -93,9 +93,7 @@ func listRun(ctx context.Context, f *Factory, opts *ListOptions) error {
 		if rerr != nil {
 			warnings = strings.Split(rerr.Error(), "\n")
 		}
-		enc := json.NewEncoder(f.IO.Out)
-		enc.SetIndent("", "  ")
-		return enc.Encode(struct {
+		return ui.JSON(f.IO.Out, struct {
 			Dir      string         `json:"dir"`
 			Records  []ListedRecord `json:"records"`
 			Warnings []string       `json:"warnings"`
@@ -114,7 +112,7 @@ func listRun(ctx context.Context, f *Factory, opts *ListOptions) error {
 		}
 		rows = append(rows, []string{dash(l.ID), l.Agent, dash(l.Issue), l.Status, string(l.Kind), updated})
 	}
-	_, err = io.WriteString(f.IO.Out, renderCells(rows))
+	_, err = io.WriteString(f.IO.Out, ui.Table(rows))
 	return err
 }
 

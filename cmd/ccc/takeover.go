@@ -2,13 +2,13 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/ccc-checkpoint/ccc/internal/ui"
 	"github.com/ccc-checkpoint/ccc/state/records"
 )
 
@@ -84,9 +84,7 @@ func takeoverRun(ctx context.Context, f *Factory, opts *TakeoverOptions) error {
 		prompt = fallbackPrompt(tk.Old)
 	}
 	if opts.JSON {
-		enc := json.NewEncoder(f.IO.Out)
-		enc.SetIndent("", "  ")
-		return enc.Encode(struct {
+		return ui.JSON(f.IO.Out, struct {
 			*records.Takeover
 			Prompt string `json:"prompt"`
 		}{tk, prompt})

@@ -2,13 +2,13 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
 
+	"github.com/ccc-checkpoint/ccc/internal/ui"
 	"github.com/ccc-checkpoint/ccc/progress"
 	"github.com/ccc-checkpoint/ccc/state"
 )
@@ -85,9 +85,7 @@ func validateRun(ctx context.Context, f *Factory, opts *ValidateOptions) error {
 		if problems == nil {
 			problems = []progress.Problem{}
 		}
-		enc := json.NewEncoder(f.IO.Out)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(problems); err != nil {
+		if err := ui.JSON(f.IO.Out, problems); err != nil {
 			return err
 		}
 	} else {
