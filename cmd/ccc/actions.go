@@ -34,10 +34,7 @@ func (f *Factory) finish(r checkpoint.Report, title string, asJSON, withPrompt b
 			}
 		}
 	}
-	if code := r.ExitCode(); code != 0 {
-		return &exitError{code: code}
-	}
-	return nil
+	return reportExit(r)
 }
 
 // annotate prints GitHub Actions workflow commands: a warning for each

@@ -60,7 +60,8 @@ write (older than a minute and held by no process) are removed, as the next
 checkpoint would.` + exitStatusHelp(
 			"0  no problem (warnings allowed, e.g. no tracker configured)",
 			"1  at least one check failed: a local file that is corrupt or cannot be\n     written, or a tracker that refuses the credentials or the target",
-			"2  usage error"),
+			"2  usage error",
+			jsonErrorHelp),
 		Example: `  ccc doctor
   LINEAR_API_KEY=lin_api_... ccc doctor --issue CIA-12
   ccc doctor --json`,
@@ -202,7 +203,7 @@ func reportDoctor(f *Factory, opts *DoctorOptions, checks []Check) error {
 		}
 	}
 	if failed {
-		return &exitError{code: 1}
+		return &exitError{code: ExitFailed}
 	}
 	return nil
 }

@@ -62,7 +62,8 @@ checkpoint entry), never that of a file just rebuilt.` + exitStatusHelp(
 			"0  the prompt was printed",
 			"1  no progress file, state, record or backup to resume from, or the",
 			"   question was cancelled (end of input, Ctrl-D): nothing changed",
-			"2  usage error"),
+			"2  usage error",
+			jsonErrorHelp),
 		Example: `  ccc go
   ccc go --json | jq -r .prompt`,
 		Args: noArgs,
@@ -94,7 +95,7 @@ func goRun(ctx context.Context, f *Factory, opts *GoOptions) error {
 	r, err := checkpoint.LoadResumeWith(ctx, root, now, checkpoint.ResumeOptions{
 		Agent: agent, StaleAfter: time.Duration(prefs.Checkpoint.StaleAfter)})
 	if errors.Is(err, checkpoint.ErrNoProgress) {
-		return &exitError{code: 1, err: err}
+		return &exitError{code: ExitFailed, err: err}
 	}
 	if err != nil {
 		return err
@@ -131,7 +132,7 @@ Choice [r/s/v/d]: `, r.TaskN, r.TaskM, progress.FileName)
 			// End of input (Ctrl-D) is "never mind", not an answer:
 			// nothing is printed for the session and nothing is set aside.
 			fmt.Fprintln(f.IO.ErrOut)
-			return &exitError{code: 1, err: errors.New("go: cancelled (end of input): nothing was printed or changed; run ccc go again to choose")}
+			return &exitError{code: ExitFailed, err: errors.New("go: cancelled (end of input): nothing was printed or changed; run ccc go again to choose")}
 		}
 		if asked == 5 {
 			choice = "r" // no usable answer after six tries: resume, the safe choice

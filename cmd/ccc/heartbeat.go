@@ -38,7 +38,8 @@ checkpoint 15 minutes later, and the interval is still not stored.
 The agent needs a record first: ccc checkpoint writes it.` + exitStatusHelp(
 			"0  the heartbeat was recorded",
 			"1  the agent has no record yet, or it cannot be read or written",
-			"2  usage error"),
+			"2  usage error",
+			jsonErrorHelp),
 		Example: `  ccc heartbeat --agent a
   while sleep 300; do ccc heartbeat --agent a; done &`,
 		Args: noArgs,

@@ -36,7 +36,8 @@ ccc takeover, and failed records. ccc show ID prints one of them; ccc cleanup
 removes old ones.` + exitStatusHelp(
 			"0  the records were listed (some unreadable ones are reported as warnings)",
 			"1  the project or the records directory cannot be read",
-			"2  usage error"),
+			"2  usage error",
+			jsonErrorHelp),
 		Example: `  ccc list
   ccc list --agent a
   ccc list --json | jq -r '.records[] | select(.kind == "crashed") | .id'`,
@@ -134,7 +135,8 @@ when ID is an agent's name, that agent's current record. --json prints the
 record itself.` + exitStatusHelp(
 			"0  the record was printed",
 			"1  no record has this id, or it cannot be read",
-			"2  usage error"),
+			"2  usage error",
+			jsonErrorHelp),
 		Example: `  ccc show a
   ccc show a-CIA-12-20261121-134500
   ccc show a --json | jq -r .resumeInstructions`,

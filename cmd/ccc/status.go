@@ -21,9 +21,6 @@ import (
 	"github.com/ccc-checkpoint/ccc/state/records"
 )
 
-// ExitStale is ccc status's exit status when at least one agent is STALE.
-const ExitStale = 4
-
 // StatusOptions is `ccc status` as parsed.
 type StatusOptions struct {
 	Dir      string
@@ -74,7 +71,8 @@ CCC_NOW (RFC 3339) sets the clock: a testing aid.` + exitStatusHelp(
 			"4  at least one agent is STALE",
 			"1  no agent is STALE but a record cannot be read (UNKNOWN), or the",
 			"   project cannot be read",
-			"2  usage error"),
+			"2  usage error",
+			jsonErrorHelp),
 		Example: `  ccc status
   ccc status --json | jq -r '.agents[] | select(.health == "STALE") | .agent'
   ccc status --markdown --output progress/STATUS.md
@@ -184,7 +182,7 @@ func statusRun(ctx context.Context, f *Factory, opts *StatusOptions) error {
 	case rep.Stale > 0:
 		return &exitError{code: ExitStale}
 	case rep.Unknown > 0:
-		return &exitError{code: 1, err: fmt.Errorf("status: %d agent record(s) cannot be read", rep.Unknown)}
+		return &exitError{code: ExitFailed, err: fmt.Errorf("status: %d agent record(s) cannot be read", rep.Unknown)}
 	}
 	return nil
 }

@@ -26,9 +26,6 @@ import (
 	"github.com/ccc-checkpoint/ccc/state"
 )
 
-// ExitQueued is ccc sync's status when deliveries remain queued.
-const ExitQueued = 75
-
 // SyncOptions is `ccc sync` as parsed.
 type SyncOptions struct {
 	Dir  string
@@ -180,7 +177,7 @@ func syncRun(ctx context.Context, f *Factory, opts *SyncOptions) error {
 	if aside {
 		// Said in the warning above; the status tells a script that
 		// something queued was not delivered.
-		return &exitError{code: 1}
+		return &exitError{code: ExitFailed}
 	}
 	return nil
 }

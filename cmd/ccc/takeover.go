@@ -38,7 +38,8 @@ ccc status says which agents are STALE. Taking over an agent that still
 looks alive is allowed, with a warning: make sure it has stopped.` + exitStatusHelp(
 			"0  the work was handed over",
 			"1  AGENT has no record, NEW already has one, or the records cannot be written",
-			"2  usage error"),
+			"2  usage error",
+			jsonErrorHelp),
 		Example: `  ccc takeover c --as d
   ccc takeover c            # the same agent name, a new session
   ccc takeover c --as d --json | jq -r .prompt`,

@@ -34,7 +34,8 @@ deep, or more Markdown than ccc reads), which make a checkpoint refuse the
 file, come first.` + exitStatusHelp(
 			"0  no problems",
 			"1  problems found, or the file cannot be read",
-			"2  usage error"),
+			"2  usage error",
+			jsonErrorHelp),
 		Example: `  ccc validate
   ccc validate docs/handoff.md --json`,
 		Args: func(cmd *cobra.Command, args []string) error {
@@ -97,7 +98,7 @@ func validateRun(ctx context.Context, f *Factory, opts *ValidateOptions) error {
 		if !opts.JSON {
 			fmt.Fprintf(f.IO.ErrOut, "%d problem(s) in %s\n", len(problems), path)
 		}
-		return &exitError{code: 1}
+		return &exitError{code: ExitFailed}
 	}
 	if !opts.JSON {
 		fmt.Fprintf(f.IO.ErrOut, "%s is valid\n", path)
