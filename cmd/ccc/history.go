@@ -217,15 +217,7 @@ func describeRecord(s records.Stored, now time.Time) string {
 	line("Current", r.CurrentStep)
 	list("Completed", r.CompletedSteps)
 	list("Next", r.NextSteps)
-	var errs []string
-	for _, e := range r.Errors {
-		msg := "[" + e.Type + "] " + e.Message
-		if e.Blocking {
-			msg += " (blocking)"
-		}
-		errs = append(errs, msg)
-	}
-	list("Errors", errs)
+	list("Errors", errorLines(r))
 	list("Modified", r.FilesModified)
 	list("Created", r.FilesCreated)
 	line("Started", when(r.CreatedAt))
@@ -244,4 +236,17 @@ func describeRecord(s records.Stored, now time.Time) string {
 		b.WriteString("\nContinuation prompt:\n" + strings.TrimRight(r.ResumeInstructions, "\n") + "\n")
 	}
 	return b.String()
+}
+
+// errorLines are a record's errors, one line each.
+func errorLines(r *records.Record) []string {
+	var errs []string
+	for _, e := range r.Errors {
+		msg := "[" + e.Type + "] " + e.Message
+		if e.Blocking {
+			msg += " (blocking)"
+		}
+		errs = append(errs, msg)
+	}
+	return errs
 }

@@ -135,6 +135,20 @@ func statusRun(ctx context.Context, f *Factory, opts *StatusOptions) error {
 	if err != nil {
 		return err
 	}
+	if err := printStatus(f, opts, rep, tty); err != nil {
+		return err
+	}
+	switch {
+	case rep.Stale > 0:
+		return &exitError{code: ExitStale}
+	case rep.Unknown > 0:
+		return &exitError{code: ExitFailed, err: fmt.Errorf("status: %d agent record(s) cannot be read", rep.Unknown)}
+	}
+	return nil
+}
+
+// printStatus prints the report as --json, --markdown or the table ask.
+func printStatus(f *Factory, opts *StatusOptions, rep StatusReport, tty bool) error {
 	if !opts.JSON {
 		for _, w := range rep.Warnings {
 			fmt.Fprintln(f.IO.ErrOut, "Warning: "+w)
@@ -177,12 +191,6 @@ func statusRun(ctx context.Context, f *Factory, opts *StatusOptions) error {
 		if rep.Stale > 0 {
 			fmt.Fprintln(f.IO.ErrOut, "Hint: ccc takeover AGENT --as NEW hands a stale agent's work to a new one.")
 		}
-	}
-	switch {
-	case rep.Stale > 0:
-		return &exitError{code: ExitStale}
-	case rep.Unknown > 0:
-		return &exitError{code: ExitFailed, err: fmt.Errorf("status: %d agent record(s) cannot be read", rep.Unknown)}
 	}
 	return nil
 }
