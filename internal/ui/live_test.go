@@ -61,4 +61,3 @@ func TestTermWidth(t *testing.T) {
 		}), "COLUMNS=%q", cols)
 	}
 }
-
