@@ -40,7 +40,7 @@ func TestBrokenProgressStopsTheRun(t *testing.T) {
 				cp.Trackers = []Tracker{{Sink: fs, Target: "CIA-40"}}
 
 				r := runCP(cp)
-				assert.Equal(t, ExitNothing, r.ExitCode())
+				assert.Equal(t, OutcomeNothing, r.Outcome())
 				assert.Empty(t, r.Steps, "no step reports anything")
 				assert.Contains(t, r.Broken, tc.where)
 				assert.Equal(t, "Checkpoint not run: "+strings.TrimSuffix(r.Broken, ".")+". Nothing was written.", r.Lines()[0])
@@ -72,7 +72,7 @@ func TestRepairableProgressIsRewritten(t *testing.T) {
 			root := t.TempDir()
 			write(t, root, progress.FileName, tc.file)
 			r := runCP(newCP(root, Automated, progress.Edits{Issue: "CIA-41", AddTasks: []string{"d"}}))
-			assert.Equal(t, ExitOK, r.ExitCode(), r.Lines())
+			assert.Equal(t, OutcomeOK, r.Outcome(), r.Lines())
 			doc, err := progress.Parse([]byte(read(t, root, progress.FileName)))
 			require.NoError(t, err)
 			assert.Equal(t, "CIA-41", doc.Issue.Key)

@@ -100,7 +100,7 @@ func TestManualCreatesProgressOutsideGit(t *testing.T) {
 	root := t.TempDir()
 	r := runCP(newCP(root, Manual, progress.Edits{Issue: "CIA-1", Current: "write parser", AddTasks: []string{"write tests"}}))
 
-	assert.Equal(t, ExitOK, r.ExitCode(), r.Lines())
+	assert.Equal(t, OutcomeOK, r.Outcome(), r.Lines())
 	assert.Equal(t, "Checkpoint complete: 4/4 steps succeeded.", r.Lines()[0])
 	assert.Contains(t, r.Lines(), "Git snapshot skipped — not a git repository.")
 	assert.Contains(t, r.Lines(), "Tracker update skipped — no tracker configured.")
@@ -197,7 +197,7 @@ func TestOutsideWriterDuringCheckpointIsNotLost(t *testing.T) {
 		require.NoError(t, os.WriteFile(p, append(b, "\n## Scratch\nwritten by the agent\n"...), 0o644))
 	}
 	r := runCP(cp)
-	assert.Equal(t, ExitOK, r.ExitCode(), r.Lines())
+	assert.Equal(t, OutcomeOK, r.Outcome(), r.Lines())
 	got := read(t, root, progress.FileName)
 	assert.Contains(t, got, "## Scratch\nwritten by the agent\n", "the outside write survives")
 	assert.Contains(t, got, "- from ccc", "and so does ccc's edit")
@@ -211,7 +211,7 @@ func TestCorruptStateIsNeverOverwritten(t *testing.T) {
 	write(t, root, state.FileName, corrupt)
 
 	r := runCP(newCP(root, Automated, progress.Edits{AddTasks: []string{"c"}}))
-	assert.Equal(t, ExitPartial, r.ExitCode())
+	assert.Equal(t, OutcomePartial, r.Outcome())
 	persist := step(t, r, "Persist progress")
 	assert.Equal(t, Failed, persist.Status)
 	assert.Contains(t, r.String(), "Failed: Persist progress (.ccc-state.json:3:18: not valid JSON) — progress saved, .ccc-state.json left untouched.",
@@ -233,7 +233,7 @@ func TestProgressThatIsNotTextIsLeftAlone(t *testing.T) {
 	garbage := "# Session Progress\n\n## Current Task\n- a\x00\x01\x02\xff\n"
 	write(t, root, progress.FileName, garbage)
 	r := runCP(newCP(root, Manual, progress.Edits{AddTasks: []string{"b"}}))
-	assert.Equal(t, ExitPartial, r.ExitCode())
+	assert.Equal(t, OutcomePartial, r.Outcome())
 	assert.Equal(t, Failed, step(t, r, "Persist progress").Status)
 	assert.Contains(t, step(t, r, "Persist progress").Message, ".ccc-progress.md:4")
 	assert.Equal(t, Failed, step(t, r, "Continuation prompt").Status)
@@ -281,7 +281,7 @@ func TestConcurrentCheckpointsLoseNoEdit(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			r := runCP(newCP(root, Automated, progress.Edits{AddTasks: []string{fmt.Sprintf("task %02d", i)}}))
-			assert.Equal(t, ExitOK, r.ExitCode(), r.Lines())
+			assert.Equal(t, OutcomeOK, r.Outcome(), r.Lines())
 		}()
 	}
 	wg.Wait()
@@ -418,7 +418,7 @@ func TestTrackerStepUpsertsAndRemembers(t *testing.T) {
 	fs.errs = []error{&sinks.Error{Cause: "HTTP 503"}}
 	r = run(progress.Edits{AddTasks: []string{"c"}})
 	assert.Contains(t, r.Lines(), "Failed: Fake update (HTTP 503) — queued for retry (ccc sync).")
-	assert.Equal(t, ExitPartial, r.ExitCode())
+	assert.Equal(t, OutcomePartial, r.Outcome())
 
 	fs.errs = []error{sinks.Skip("FAKE_KEY not set")}
 	r = run(progress.Edits{AddTasks: []string{"d"}})
@@ -464,7 +464,7 @@ func TestKeepStateLeavesStateButBookkeeping(t *testing.T) {
 	cp.KeepState = true
 	cp.Trackers = []Tracker{{Sink: &fakeSink{}}}
 	r := runCP(cp)
-	require.Equal(t, ExitOK, r.ExitCode(), r.Lines())
+	require.Equal(t, OutcomeOK, r.Outcome(), r.Lines())
 
 	st, err := state.Parse([]byte(read(t, root, state.FileName)))
 	require.NoError(t, err)
@@ -490,7 +490,7 @@ func TestKeepStateNeverRecreatesState(t *testing.T) {
 	cp.KeepState = true
 	cp.Trackers = []Tracker{{Sink: &fakeSink{}}}
 	r := runCP(cp)
-	require.Equal(t, ExitOK, r.ExitCode(), r.Lines())
+	require.Equal(t, OutcomeOK, r.Outcome(), r.Lines())
 	assert.Contains(t, r.Lines(), "Fake update: created comment on CIA-14 https://tracker.example/c-1.")
 	assert.NoFileExists(t, filepath.Join(root, state.FileName))
 }
@@ -506,7 +506,7 @@ func TestTrackerFanOut(t *testing.T) {
 		{Sink: &fakeSink{name: "untargeted"}, Skip: "no GitHub issue or pull request (pass --github owner/repo#N)"},
 	}
 	r := runCP(cp)
-	assert.Equal(t, ExitPartial, r.ExitCode())
+	assert.Equal(t, OutcomePartial, r.Outcome())
 	assert.Equal(t, 1, good.calls, "delivered although another sink failed")
 	assert.Equal(t, 1, bad.calls)
 	tracker := step(t, r, "Tracker update")
@@ -529,7 +529,7 @@ func TestTrackerFanOut(t *testing.T) {
 	cp = newCP(root, Automated, progress.Edits{})
 	cp.Trackers = []Tracker{{Sink: good}, {Sink: bad, Target: "acme/app#7"}}
 	r = runCP(cp)
-	assert.Equal(t, ExitOK, r.ExitCode(), r.Lines())
+	assert.Equal(t, OutcomeOK, r.Outcome(), r.Lines())
 	assert.Equal(t, 1, good.calls, "unchanged: no call")
 	assert.Contains(t, r.Lines(), "Tracker update: 1 of 2 delivered.")
 	assert.Contains(t, r.Lines(), "  Good: skipped — status unchanged.")
@@ -543,7 +543,7 @@ func TestPostBodyReplacesStatus(t *testing.T) {
 	cp.Body = "Deployed build 42."
 	cp.Trackers = []Tracker{{Sink: fs, Target: "CIA-16"}}
 	r := Run(context.Background(), cp, []Step{TrackerStep(cp)})
-	assert.Equal(t, ExitOK, r.ExitCode(), r.Lines())
+	assert.Equal(t, OutcomeOK, r.Outcome(), r.Lines())
 	require.Len(t, fs.bodies, 1)
 	assert.Equal(t, "Deployed build 42.", fs.bodies[0])
 	assert.NoFileExists(t, filepath.Join(root, progress.FileName), "post writes no progress")
@@ -657,7 +657,7 @@ func TestSyncCorrection(t *testing.T) {
 		cp.KeepState, cp.Issue = true, "CIA-19"
 		cp.Loop = &Loop{TaskIndex: 4, TotalTasks: 4}
 		r := runCP(cp)
-		require.Equal(t, ExitOK, r.ExitCode(), r.Lines())
+		require.Equal(t, OutcomeOK, r.Outcome(), r.Lines())
 		assert.Contains(t, r.Lines(), "Persist progress: updated .ccc-progress.md (task 4 of 4, Complete).")
 		doc, err := progress.Parse([]byte(read(t, root, progress.FileName)))
 		require.NoError(t, err)
@@ -750,7 +750,7 @@ func TestSecretsAreRedactedBeforeLeaving(t *testing.T) {
 	cp.Trackers = []Tracker{{Sink: scrubbed}, {Sink: raw}}
 	cp.NoRedact = map[string]bool{"raw": true}
 	r := runCP(cp)
-	require.Equal(t, ExitOK, r.ExitCode(), r.Lines())
+	require.Equal(t, OutcomeOK, r.Outcome(), r.Lines())
 
 	require.Len(t, scrubbed.bodies, 1)
 	assert.NotContains(t, scrubbed.bodies[0], token)
@@ -774,7 +774,7 @@ func TestRecordWrittenWithSessionAndSnapshotHead(t *testing.T) {
 	cp := newCP(root, Manual, progress.Edits{Issue: "CIA-25", Current: "a", AddTasks: []string{"b"}})
 	cp.Agent, cp.SessionID = "w1", "sess-1"
 	r := runCP(cp)
-	require.Equal(t, ExitOK, r.ExitCode(), r.Lines())
+	require.Equal(t, OutcomeOK, r.Outcome(), r.Lines())
 
 	dir, err := records.Dir(context.Background(), root)
 	require.NoError(t, err)
@@ -802,7 +802,7 @@ func TestTrackerReportSaysEachReasonOnce(t *testing.T) {
 		{Sink: &fakeSink{name: "github"}, Skip: "no GitHub issue or pull request (pass --github owner/repo#N)"},
 	}
 	r := runCP(cp)
-	assert.Equal(t, ExitOK, r.ExitCode())
+	assert.Equal(t, OutcomeOK, r.Outcome())
 	assert.Equal(t, []string{
 		"Checkpoint complete: 2/2 steps succeeded.",
 		"Persist progress: created .ccc-progress.md (task 1 of 1, In Progress).",
@@ -818,7 +818,7 @@ func TestTrackerReportSaysEachReasonOnce(t *testing.T) {
 		cp = newCP(root, Automated, progress.Edits{Issue: q.issue, Current: fmt.Sprintf("task %d", i)})
 		cp.Agent = q.agent
 		cp.Trackers = []Tracker{{Sink: lin}}
-		require.Equal(t, ExitPartial, runCP(cp).ExitCode())
+		require.Equal(t, OutcomePartial, runCP(cp).Outcome())
 	}
 	skip := sinks.Skip("LINEAR_API_KEY not set")
 	noKey = &fakeSink{name: "linear", errs: []error{skip, skip, skip, skip}}
@@ -842,7 +842,7 @@ func TestIssueKeysInAnyCase(t *testing.T) {
 	cp := newCP(root, Automated, progress.Edits{Issue: "cia-30", Current: "a"})
 	cp.Trackers = []Tracker{{Sink: &fakeSink{}}}
 	r := runCP(cp)
-	require.Equal(t, ExitOK, r.ExitCode(), r.Lines())
+	require.Equal(t, OutcomeOK, r.Outcome(), r.Lines())
 	assert.Equal(t, "CIA-30", step(t, r, "Fake update").Sinks[0].Target)
 	st, err := state.Parse([]byte(read(t, root, state.FileName)))
 	require.NoError(t, err)

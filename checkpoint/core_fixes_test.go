@@ -63,7 +63,7 @@ func TestPromptProvenance(t *testing.T) {
 		runCP(newCP(root, Automated, start))
 		setPrompt(t, root, agent)
 		r := runCP(newCP(root, Manual, progress.Edits{Decisions: []string{"x: y"}}))
-		assert.Equal(t, ExitOK, r.ExitCode(), r.Lines())
+		assert.Equal(t, OutcomeOK, r.Outcome(), r.Lines())
 		assert.Equal(t, agent, promptOnDisk(t, root))
 		assert.Equal(t, agent, r.Prompt)
 		assert.Empty(t, r.Warnings)
@@ -277,7 +277,7 @@ func TestUnappliableEditsAreUsageErrors(t *testing.T) {
 			steps := append(Manual.Steps(cp), fakeStep{name: "after", ran: &ran})
 			r := Run(context.Background(), cp, steps)
 
-			assert.Equal(t, ExitUsage, r.ExitCode())
+			assert.Equal(t, OutcomeUsage, r.Outcome())
 			assert.Equal(t, tt.want, r.Error)
 			assert.Equal(t, []string{"Checkpoint not run: " + tt.want + ". Nothing was written."}, r.Lines())
 			assert.Empty(t, r.Steps)

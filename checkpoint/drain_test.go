@@ -57,7 +57,7 @@ func TestDrainLimitBoundsTheRedeliveries(t *testing.T) {
 	cp.Trackers, cp.DrainLimit = []Tracker{{Sink: s}}, 2
 	r := runCP(cp)
 
-	assert.Equal(t, ExitOK, r.ExitCode(), r.Lines())
+	assert.Equal(t, OutcomeOK, r.Outcome(), r.Lines())
 	assert.Len(t, cp.Drained, 2)
 	assert.Equal(t, 3, s.calls, "two queued deliveries and the run's own")
 	left, err := state.Outbox(root, t0)
@@ -75,7 +75,7 @@ func TestDrainStopsAtAThirdOfTheDeadline(t *testing.T) {
 	cp.Trackers, cp.DrainLimit, cp.Timeout = []Tracker{{Sink: s}}, 3, 600*time.Millisecond
 	r := runCP(cp)
 
-	assert.Equal(t, ExitOK, r.ExitCode(), r.Lines())
+	assert.Equal(t, OutcomeOK, r.Outcome(), r.Lines())
 	assert.Equal(t, 1, s.stalled, "the first queued delivery used the drain's share; no other was started")
 	assert.Equal(t, 1, s.delivered, "the run's own status was delivered")
 }
@@ -124,6 +124,6 @@ func TestOwnDeliveryWaitsForTheTrackersRetryAfter(t *testing.T) {
 	assert.Contains(t, queued[0].Body, "lexer", "the newer status waits")
 
 	r = run(t0.Add(61*time.Minute), "lexer")
-	assert.Equal(t, ExitOK, r.ExitCode(), r.Lines())
+	assert.Equal(t, OutcomeOK, r.Outcome(), r.Lines())
 	assert.Equal(t, 2, s.calls)
 }

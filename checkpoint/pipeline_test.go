@@ -49,7 +49,7 @@ func TestRunIsFailForward(t *testing.T) {
 		"every step runs although the third failed and the fourth panicked")
 	assert.Equal(t, 3, r.Succeeded)
 	assert.Equal(t, 5, r.Total)
-	assert.Equal(t, ExitPartial, r.ExitCode())
+	assert.Equal(t, OutcomePartial, r.Outcome())
 	assert.Equal(t, []string{
 		"Checkpoint complete: 3/5 steps succeeded.",
 		"Persist progress: updated .ccc-progress.md.",
@@ -71,19 +71,20 @@ func TestReportSeedForms(t *testing.T) {
 
 func TestExitCode(t *testing.T) {
 	tests := []struct {
-		succeeded, total, want int
+		succeeded, total int
+		want             Outcome
 	}{
-		{4, 4, ExitOK},
-		{2, 2, ExitOK},
-		{3, 4, ExitPartial},
-		{1, 4, ExitPartial},
-		{0, 4, ExitNothing},
+		{4, 4, OutcomeOK},
+		{2, 2, OutcomeOK},
+		{3, 4, OutcomePartial},
+		{1, 4, OutcomePartial},
+		{0, 4, OutcomeNothing},
 	}
 	for _, tt := range tests {
-		assert.Equal(t, tt.want, Report{Succeeded: tt.succeeded, Total: tt.total}.ExitCode(), "%d/%d", tt.succeeded, tt.total)
+		assert.Equal(t, tt.want, Report{Succeeded: tt.succeeded, Total: tt.total}.Outcome(), "%d/%d", tt.succeeded, tt.total)
 	}
 	post := Report{Total: 1, Steps: []Result{{Name: "Tracker update", Status: Failed, Sinks: []SinkResult{{Action: "failed"}}}}}
-	assert.Equal(t, ExitPartial, post.ExitCode(), "a sink that failed is a partial success")
+	assert.Equal(t, OutcomePartial, post.Outcome(), "a sink that failed is a partial success")
 }
 
 func TestReportJSON(t *testing.T) {

@@ -124,7 +124,7 @@ func TestHeldKeyInTheProgressFile(t *testing.T) {
 	cp.Redactor = heldRedactor(t)
 	cp.SkipGit = true
 	r := runCP(cp)
-	require.Equal(t, ExitOK, r.ExitCode(), r.Lines())
+	require.Equal(t, OutcomeOK, r.Outcome(), r.Lines())
 
 	file := read(t, root, progress.FileName)
 	assert.NotContains(t, file, heldKey[12:])

@@ -91,34 +91,38 @@ func (r Report) MarshalJSON() ([]byte, error) {
 	return json.Marshal(plain(r.redacted()))
 }
 
-// Exit statuses of a checkpoint run.
+// Outcome sums up a run; the command maps it to its exit status (cmd/ccc
+// keeps the one table of exit statuses).
+type Outcome int
+
+// Outcomes of a run.
 const (
-	ExitOK      = 0
-	ExitNothing = 1 // nothing could run
-	ExitUsage   = 2
-	ExitPartial = 3 // at least one step failed, the others ran
+	OutcomeOK      Outcome = iota // every step succeeded
+	OutcomeNothing                // nothing could run
+	OutcomeUsage                  // the run was refused as asked (Report.Error)
+	OutcomePartial                // at least one step failed, the others ran
 )
 
-// ExitCode maps the report to the command's exit status. A tracker step
-// that reached its sinks ran, even when one of them failed: that is a
-// partial success, not "nothing could run".
-func (r Report) ExitCode() int {
+// Outcome sums up the report. A tracker step that reached its sinks ran,
+// even when one of them failed: that is a partial success, not "nothing
+// could run".
+func (r Report) Outcome() Outcome {
 	switch {
 	case r.Error != "":
-		return ExitUsage
+		return OutcomeUsage
 	case r.Broken != "":
-		return ExitNothing
+		return OutcomeNothing
 	case r.Succeeded == r.Total:
-		return ExitOK
+		return OutcomeOK
 	case r.Succeeded > 0:
-		return ExitPartial
+		return OutcomePartial
 	}
 	for _, s := range r.Steps {
 		if len(s.Sinks) > 0 {
-			return ExitPartial
+			return OutcomePartial
 		}
 	}
-	return ExitNothing
+	return OutcomeNothing
 }
 
 // Lines renders the report in the protocol's words: the summary, then one

@@ -198,7 +198,7 @@ func TestFailureBlockerEndsTheRecordAsFailed(t *testing.T) {
 	cp := newCP(root, Automated, progress.Edits{Blockers: []string{FailurePrefix + "the API was removed"}})
 	cp.Now = t0.Add(time.Minute)
 	r := runCP(cp)
-	require.Equal(t, ExitOK, r.ExitCode(), r.Lines())
+	require.Equal(t, OutcomeOK, r.Outcome(), r.Lines())
 
 	dir, err := records.Dir(ctx, root)
 	require.NoError(t, err)

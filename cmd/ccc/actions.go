@@ -1,13 +1,13 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"strings"
 
 	"github.com/ccc-checkpoint/ccc/checkpoint"
+	"github.com/ccc-checkpoint/ccc/internal/ui"
 	"github.com/ccc-checkpoint/ccc/markdown"
 	"github.com/ccc-checkpoint/ccc/sinks"
 )
@@ -17,9 +17,7 @@ import (
 // its outcome into the exit status.
 func (f *Factory) finish(r checkpoint.Report, title string, asJSON, withPrompt bool) error {
 	if asJSON {
-		enc := json.NewEncoder(f.IO.Out)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(r); err != nil {
+		if err := ui.JSON(f.IO.Out, r); err != nil {
 			return err
 		}
 	} else {
@@ -36,10 +34,7 @@ func (f *Factory) finish(r checkpoint.Report, title string, asJSON, withPrompt b
 			}
 		}
 	}
-	if code := r.ExitCode(); code != 0 {
-		return &exitError{code: code}
-	}
-	return nil
+	return reportExit(r)
 }
 
 // annotate prints GitHub Actions workflow commands: a warning for each

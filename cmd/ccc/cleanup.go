@@ -2,13 +2,13 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/ccc-checkpoint/ccc/internal/ui"
 	"github.com/ccc-checkpoint/ccc/state/records"
 )
 
@@ -41,7 +41,8 @@ a bare number (7) is refused, since it could mean seconds or days.
 Each removed (or, with --dry-run, removable) record is printed on stdout.` + exitStatusHelp(
 			"0  done (or, with --dry-run, listed)",
 			"1  a record could not be removed, or one cannot be read",
-			"2  usage error"),
+			"2  usage error",
+			jsonErrorHelp),
 		Example: `  ccc cleanup --dry-run
   ccc cleanup --max-age 3d --failed-max-age 14d
   ccc cleanup --json`,
@@ -83,9 +84,7 @@ func cleanupRun(ctx context.Context, f *Factory, opts *CleanupOptions) error {
 		if cerr != nil {
 			problems = strings.Split(cerr.Error(), "\n")
 		}
-		enc := json.NewEncoder(f.IO.Out)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(struct {
+		if err := ui.JSON(f.IO.Out, struct {
 			Dir      string           `json:"dir"`
 			DryRun   bool             `json:"dryRun"`
 			Actions  []records.Action `json:"actions"`
@@ -120,7 +119,7 @@ func cleanupRun(ctx context.Context, f *Factory, opts *CleanupOptions) error {
 				fmt.Fprintln(f.IO.ErrOut, "Warning: "+line)
 			}
 		}
-		return &exitError{code: 1}
+		return &exitError{code: ExitFailed}
 	}
 	return nil
 }

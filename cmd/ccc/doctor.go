@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/ccc-checkpoint/ccc/checkpoint"
 	"github.com/ccc-checkpoint/ccc/config"
+	"github.com/ccc-checkpoint/ccc/internal/ui"
 	"github.com/ccc-checkpoint/ccc/sinks"
 )
 
@@ -60,7 +60,8 @@ write (older than a minute and held by no process) are removed, as the next
 checkpoint would.` + exitStatusHelp(
 			"0  no problem (warnings allowed, e.g. no tracker configured)",
 			"1  at least one check failed: a local file that is corrupt or cannot be\n     written, or a tracker that refuses the credentials or the target",
-			"2  usage error"),
+			"2  usage error",
+			jsonErrorHelp),
 		Example: `  ccc doctor
   LINEAR_API_KEY=lin_api_... ccc doctor --issue CIA-12
   ccc doctor --json`,
@@ -97,7 +98,7 @@ func doctorRun(ctx context.Context, f *Factory, opts *DoctorOptions) error {
 	add("project", "ok", root, "")
 	now := f.Now()
 
-	checks = append(checks, localChecks(ctx, root, config.Agent(opts.Agent, f.Getenv))...)
+	checks = append(checks, runLocalChecks(ctx, root, config.Agent(opts.Agent, f.Getenv))...)
 	if _, err := config.LoadPrefs(root); err != nil {
 		add("preferences", "fail", err.Error(), "fix the YAML; defaults are used meanwhile")
 	} else {
@@ -120,51 +121,62 @@ func doctorRun(ctx context.Context, f *Factory, opts *DoctorOptions) error {
 		add("sinks", "warn", "no tracker configured", "set LINEAR_API_KEY, pass --github owner/repo#N, or list sinks in "+config.PrefsFile)
 	}
 	for _, tr := range trackers {
-		s := tr.Sink
-		if tr.Skip != "" {
-			add(s.Name(), "warn", s.Title()+": "+tr.Skip, "")
-			continue
-		}
-		target := tr.Target
-		if target == "" {
-			target = issue
-		}
-		hc, ok := s.(sinks.HealthChecker)
-		if !ok {
-			add(s.Name(), "ok", "configured (no health check)", "")
-			continue
-		}
-		cctx, cancel := sinks.WithTimeout(ctx, opts.Timeout)
-		h, err := hc.Health(cctx, target)
-		cancel()
-		var skip *sinks.SkipError
-		var serr *sinks.Error
-		switch {
-		case errors.As(err, &skip):
-			add(s.Name(), "warn", s.Title()+" not configured: "+skip.Reason, "")
-			continue
-		case errors.As(err, &serr):
-			add(s.Name(), "fail", s.Title()+": "+serr.Cause, hintFor(s, serr))
-		case err != nil:
-			add(s.Name(), "fail", s.Title()+": "+err.Error(), "")
-		}
-		if h.Account != "" {
-			add(s.Name(), "ok", fmt.Sprintf("authenticated as %s (%s)", h.Account, h.Credential), "")
-		}
-		if h.Target != "" {
-			add(s.Name(), "ok", h.Target+" found "+h.TargetURL, "")
-		}
-		if rl := h.RateLimit; rl.Low() {
-			hint := "checkpoints now may wait for the reset or be queued for ccc sync"
-			if !rl.Reset.IsZero() {
-				hint = "requests resume at " + rl.Reset.UTC().Format(time.RFC3339) + "; " + hint
-			}
-			add(s.Name(), "warn", "rate limit nearly spent: "+rl.String(), hint)
-		} else if rl.Known {
-			add(s.Name(), "ok", "rate limit: "+rl.String(), "")
-		}
+		checks = append(checks, trackerChecks(ctx, tr, issue, opts.Timeout)...)
 	}
 	return reportDoctor(f, opts, checks)
+}
+
+// trackerChecks are doctor's checks of one tracker: credentials, target,
+// rate limit.
+func trackerChecks(ctx context.Context, tr checkpoint.Tracker, issue string, timeout time.Duration) []Check {
+	var checks []Check
+	add := func(name, status, msg, hint string) {
+		checks = append(checks, Check{Name: name, Status: status, Message: msg, Hint: hint})
+	}
+	s := tr.Sink
+	if tr.Skip != "" {
+		add(s.Name(), "warn", s.Title()+": "+tr.Skip, "")
+		return checks
+	}
+	target := tr.Target
+	if target == "" {
+		target = issue
+	}
+	hc, ok := s.(sinks.HealthChecker)
+	if !ok {
+		add(s.Name(), "ok", "configured (no health check)", "")
+		return checks
+	}
+	cctx, cancel := sinks.WithTimeout(ctx, timeout)
+	h, err := hc.Health(cctx, target)
+	cancel()
+	var skip *sinks.SkipError
+	var serr *sinks.Error
+	switch {
+	case errors.As(err, &skip):
+		add(s.Name(), "warn", s.Title()+" not configured: "+skip.Reason, "")
+		return checks
+	case errors.As(err, &serr):
+		add(s.Name(), "fail", s.Title()+": "+serr.Cause, hintFor(s, serr))
+	case err != nil:
+		add(s.Name(), "fail", s.Title()+": "+err.Error(), "")
+	}
+	if h.Account != "" {
+		add(s.Name(), "ok", fmt.Sprintf("authenticated as %s (%s)", h.Account, h.Credential), "")
+	}
+	if h.Target != "" {
+		add(s.Name(), "ok", h.Target+" found "+h.TargetURL, "")
+	}
+	if rl := h.RateLimit; rl.Low() {
+		hint := "checkpoints now may wait for the reset or be queued for ccc sync"
+		if !rl.Reset.IsZero() {
+			hint = "requests resume at " + rl.Reset.UTC().Format(time.RFC3339) + "; " + hint
+		}
+		add(s.Name(), "warn", "rate limit nearly spent: "+rl.String(), hint)
+	} else if rl.Known {
+		add(s.Name(), "ok", "rate limit: "+rl.String(), "")
+	}
+	return checks
 }
 
 func hintFor(s sinks.Sink, e *sinks.Error) string {
@@ -186,9 +198,7 @@ func reportDoctor(f *Factory, opts *DoctorOptions, checks []Check) error {
 		failed = failed || c.Status == "fail"
 	}
 	if opts.JSON {
-		enc := json.NewEncoder(f.IO.Out)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(struct {
+		if err := ui.JSON(f.IO.Out, struct {
 			OK     bool    `json:"ok"`
 			Checks []Check `json:"checks"`
 		}{!failed, checks}); err != nil {
@@ -204,7 +214,7 @@ func reportDoctor(f *Factory, opts *DoctorOptions, checks []Check) error {
 		}
 	}
 	if failed {
-		return &exitError{code: 1}
+		return &exitError{code: ExitFailed}
 	}
 	return nil
 }

@@ -15,21 +15,56 @@ import (
 )
 
 // localChecks are doctor's checks of the files a checkpoint reads and
-// writes in root, for agent's record: what makes checkpoints fail while
-// every tracker answers.
-func localChecks(ctx context.Context, root, agent string) []Check {
-	var checks []Check
-	add := func(name, status, path, msg, hint string) {
-		checks = append(checks, Check{Name: name, Status: status, Path: path, Message: msg, Hint: hint})
-	}
-	rel := func(p string) string {
-		if r, err := filepath.Rel(root, p); err == nil && r != ".." && !strings.HasPrefix(r, ".."+string(filepath.Separator)) {
-			return r
-		}
-		return p
-	}
+// writes: what makes checkpoints fail while every tracker answers. Each adds
+// its lines, in this order.
+var localChecks = []struct {
+	name string
+	run  func(l *localRun)
+}{
+	{"progress", checkProgress},    // the check ccc validate makes
+	{"state", checkState},          // .ccc-state.json is a JSON object
+	{"record", checkRecord},        // the agent's record, and every other one
+	{"outbox", checkOutbox},        // every queued update decodes
+	{"writable", checkWritable},    // where every checkpoint writes
+	{"temp files", checkTempFiles}, // left by writes killed before their rename
+	{"locks", checkLocks},          // which are held, which cannot be opened
+}
 
-	// The progress document: the check `ccc validate` makes.
+// localRun is one run of the local checks in root, for agent's record.
+type localRun struct {
+	root, agent string
+	// dir is the repository's records directory ("" when it cannot be
+	// found; dirErr says why).
+	dir    string
+	dirErr error
+	checks []Check
+}
+
+func (l *localRun) add(name, status, path, msg, hint string) {
+	l.checks = append(l.checks, Check{Name: name, Status: status, Path: path, Message: msg, Hint: hint})
+}
+
+// rel names p relative to the root when it is inside it.
+func (l *localRun) rel(p string) string {
+	if r, err := filepath.Rel(l.root, p); err == nil && r != ".." && !strings.HasPrefix(r, ".."+string(filepath.Separator)) {
+		return r
+	}
+	return p
+}
+
+// runLocalChecks runs every local check in root, for agent's record.
+func runLocalChecks(ctx context.Context, root, agent string) []Check {
+	l := &localRun{root: root, agent: agent}
+	l.dir, l.dirErr = records.Dir(ctx, root)
+	for _, c := range localChecks {
+		c.run(l)
+	}
+	return l.checks
+}
+
+// checkProgress: the progress document parses, as ccc validate checks it.
+func checkProgress(l *localRun) {
+	root, add := l.root, l.add
 	path := filepath.Join(root, progress.FileName)
 	fi, err := os.Stat(path)
 	switch {
@@ -66,8 +101,12 @@ func localChecks(ctx context.Context, root, agent string) []Check {
 			add("progress", "ok", progress.FileName, fmt.Sprintf("%s is valid (task %d of %d)", progress.FileName, doc.TaskN(), doc.TaskM()), "")
 		}
 	}
+}
 
-	// The state file: one JSON object, and ccc's own key an object too.
+// checkState: the state file is one JSON object, and ccc's own key an
+// object too.
+func checkState(l *localRun) {
+	root, add := l.root, l.add
 	switch data, err := state.ReadProjectFile(root, state.Path(root), state.MaxSize); {
 	case errors.Is(err, os.ErrNotExist):
 		add("state", "ok", state.FileName, "no "+state.FileName+" yet (the first checkpoint writes it)", "")
@@ -90,43 +129,49 @@ func localChecks(ctx context.Context, root, agent string) []Check {
 		}
 		add("state", "ok", state.FileName, state.FileName+" is a JSON object", "")
 	}
+}
 
-	// The agent's record, and any other record file that cannot be read.
-	dir, err := records.Dir(ctx, root)
-	if err != nil {
-		add("record", "fail", "", err.Error(), "")
-	} else {
-		own := records.CurrentPath(dir, agent)
-		switch data, err := state.ReadProjectFile(dir, own, state.MaxRecordSize); {
-		case records.ValidAgent(agent) != nil:
-			add("record", "fail", "", records.ValidAgent(agent).Error(), "pass --agent NAME")
-		case errors.Is(err, os.ErrNotExist):
-			add("record", "ok", rel(own), fmt.Sprintf("no record of agent %s yet", agent), "")
-		case err != nil:
-			add("record", "fail", rel(own), err.Error(), "")
-		default:
-			if r, _, err := records.Decode(rel(own), data); err != nil {
-				add("record", "fail", rel(own), strings.TrimPrefix(err.Error(), "records: "),
-					"ccc restore --file record puts the newest valid backup back; or move the file aside and the next checkpoint writes a new one")
-			} else {
-				add("record", "ok", rel(own), fmt.Sprintf("record of agent %s decodes (%s)", agent, r.Status), "")
-			}
-		}
-		_, terr := records.Top(dir)
-		for _, p := range records.Problems(terr) {
-			if p.Path != own {
-				msg := p.Error()
-				var ce *records.CorruptError
-				if errors.As(p.Err, &ce) {
-					msg = rel(p.Path) + ": " + ce.Msg
-				}
-				add("record", "warn", rel(p.Path), msg,
-					"ccc status and ccc history skip it: fix or move it aside")
-			}
+// checkRecord: the agent's record decodes, and any other record file that
+// cannot be read is a warning.
+func checkRecord(l *localRun) {
+	if l.dirErr != nil {
+		l.add("record", "fail", "", l.dirErr.Error(), "")
+		return
+	}
+	dir, agent, add, rel := l.dir, l.agent, l.add, l.rel
+	own := records.CurrentPath(dir, agent)
+	switch data, err := state.ReadProjectFile(dir, own, state.MaxRecordSize); {
+	case records.ValidAgent(agent) != nil:
+		add("record", "fail", "", records.ValidAgent(agent).Error(), "pass --agent NAME")
+	case errors.Is(err, os.ErrNotExist):
+		add("record", "ok", rel(own), fmt.Sprintf("no record of agent %s yet", agent), "")
+	case err != nil:
+		add("record", "fail", rel(own), err.Error(), "")
+	default:
+		if r, _, err := records.Decode(rel(own), data); err != nil {
+			add("record", "fail", rel(own), strings.TrimPrefix(err.Error(), "records: "),
+				"ccc restore --file record puts the newest valid backup back; or move the file aside and the next checkpoint writes a new one")
+		} else {
+			add("record", "ok", rel(own), fmt.Sprintf("record of agent %s decodes (%s)", agent, r.Status), "")
 		}
 	}
+	_, terr := records.Top(dir)
+	for _, p := range records.Problems(terr) {
+		if p.Path != own {
+			msg := p.Error()
+			var ce *records.CorruptError
+			if errors.As(p.Err, &ce) {
+				msg = rel(p.Path) + ": " + ce.Msg
+			}
+			add("record", "warn", rel(p.Path), msg,
+				"ccc status and ccc history skip it: fix or move it aside")
+		}
+	}
+}
 
-	// The outbox: every queued update must decode to be delivered.
+// checkOutbox: every queued update must decode to be delivered.
+func checkOutbox(l *localRun) {
+	root, add, rel := l.root, l.add, l.rel
 	entries, bad, err := state.ReadOutbox(root)
 	outbox := filepath.Join(state.Dir, state.OutboxDir)
 	switch {
@@ -148,11 +193,14 @@ func localChecks(ctx context.Context, root, agent string) []Check {
 		}
 		add("outbox", "fail", rel(b.Path), msg, hint)
 	}
+}
 
-	// Writable: where every checkpoint writes. The project root comes
-	// first: .ccc-progress.md and .ccc-state.json are replaced through a
-	// temp file beside them. A folder that does not exist yet is made by
-	// the first run in its parent.
+// checkWritable probes where every checkpoint writes. The project root
+// comes first: .ccc-progress.md and .ccc-state.json are replaced through a
+// temp file beside them. A folder that does not exist yet is made by the
+// first run in its parent.
+func checkWritable(l *localRun) {
+	root, dir, add, rel := l.root, l.dir, l.add, l.rel
 	targets := []string{root, filepath.Join(root, state.Dir)}
 	for _, sub := range []string{state.BackupDir, state.OutboxDir, "checkpoints", "deliveries"} {
 		targets = append(targets, filepath.Join(root, state.Dir, sub))
@@ -192,8 +240,12 @@ func localChecks(ctx context.Context, root, agent string) []Check {
 	} else {
 		add("writable", "ok", state.Dir, "the project root, "+state.Dir+" and its folders are writable", "")
 	}
+}
 
-	// Temp files of writes killed before their rename.
+// checkTempFiles removes the temp files of writes killed before their
+// rename.
+func checkTempFiles(l *localRun) {
+	root, add, rel := l.root, l.add, l.rel
 	rep := state.RemoveStaleTemp(root)
 	if len(rep.Removed) > 0 {
 		names := make([]string, len(rep.Removed))
@@ -212,9 +264,12 @@ func localChecks(ctx context.Context, root, agent string) []Check {
 	case len(rep.Removed) == 0 && len(rep.Failed) == 0:
 		add("temp files", "ok", "", "no leftover temp files", "")
 	}
+}
 
-	// Locks: flocks die with their process, so none is stale; a lock file
-	// that cannot be opened stops every run.
+// checkLocks: flocks die with their process, so none is stale; a lock file
+// that cannot be opened stops every run.
+func checkLocks(l *localRun) {
+	root, dir, add, rel := l.root, l.dir, l.add, l.rel
 	var extra []string
 	if dir != "" {
 		extra = append(extra, filepath.Join(dir, "lock"))
@@ -233,7 +288,6 @@ func localChecks(ctx context.Context, root, agent string) []Check {
 	if held == 0 && failed == 0 {
 		add("locks", "ok", "", "none held (a lock is released when its process ends, so none is stale)", "")
 	}
-	return checks
 }
 
 // writable says whether a file can be created in dir, by creating and

@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/ccc-checkpoint/ccc/checkpoint"
 	"github.com/ccc-checkpoint/ccc/config"
+	"github.com/ccc-checkpoint/ccc/internal/ui"
 	"github.com/ccc-checkpoint/ccc/progress"
 	"github.com/ccc-checkpoint/ccc/state"
 )
@@ -62,7 +62,8 @@ checkpoint entry), never that of a file just rebuilt.` + exitStatusHelp(
 			"0  the prompt was printed",
 			"1  no progress file, state, record or backup to resume from, or the",
 			"   question was cancelled (end of input, Ctrl-D): nothing changed",
-			"2  usage error"),
+			"2  usage error",
+			jsonErrorHelp),
 		Example: `  ccc go
   ccc go --json | jq -r .prompt`,
 		Args: noArgs,
@@ -94,16 +95,14 @@ func goRun(ctx context.Context, f *Factory, opts *GoOptions) error {
 	r, err := checkpoint.LoadResumeWith(ctx, root, now, checkpoint.ResumeOptions{
 		Agent: agent, StaleAfter: time.Duration(prefs.Checkpoint.StaleAfter)})
 	if errors.Is(err, checkpoint.ErrNoProgress) {
-		return &exitError{code: 1, err: err}
+		return &exitError{code: ExitFailed, err: err}
 	}
 	if err != nil {
 		return err
 	}
 	r.Warnings = append(r.Warnings, driftWarnings(r, time.Duration(prefs.Checkpoint.StaleAfter))...)
 	if opts.JSON {
-		enc := json.NewEncoder(f.IO.Out)
-		enc.SetIndent("", "  ")
-		return enc.Encode(r)
+		return ui.JSON(f.IO.Out, r)
 	}
 	fmt.Fprintln(f.IO.ErrOut, resumeSummary(r))
 	for _, w := range r.Warnings {
@@ -133,7 +132,7 @@ Choice [r/s/v/d]: `, r.TaskN, r.TaskM, progress.FileName)
 			// End of input (Ctrl-D) is "never mind", not an answer:
 			// nothing is printed for the session and nothing is set aside.
 			fmt.Fprintln(f.IO.ErrOut)
-			return &exitError{code: 1, err: errors.New("go: cancelled (end of input): nothing was printed or changed; run ccc go again to choose")}
+			return &exitError{code: ExitFailed, err: errors.New("go: cancelled (end of input): nothing was printed or changed; run ccc go again to choose")}
 		}
 		if asked == 5 {
 			choice = "r" // no usable answer after six tries: resume, the safe choice

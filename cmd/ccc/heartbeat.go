@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -10,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ccc-checkpoint/ccc/config"
+	"github.com/ccc-checkpoint/ccc/internal/ui"
 	"github.com/ccc-checkpoint/ccc/state/records"
 )
 
@@ -38,7 +38,8 @@ checkpoint 15 minutes later, and the interval is still not stored.
 The agent needs a record first: ccc checkpoint writes it.` + exitStatusHelp(
 			"0  the heartbeat was recorded",
 			"1  the agent has no record yet, or it cannot be read or written",
-			"2  usage error"),
+			"2  usage error",
+			jsonErrorHelp),
 		Example: `  ccc heartbeat --agent a
   while sleep 300; do ccc heartbeat --agent a; done &`,
 		Args: noArgs,
@@ -72,9 +73,7 @@ func heartbeatRun(ctx context.Context, f *Factory, opts *HeartbeatOptions) error
 		return fmt.Errorf("heartbeat: %w", err)
 	}
 	if opts.JSON {
-		enc := json.NewEncoder(f.IO.Out)
-		enc.SetIndent("", "  ")
-		return enc.Encode(struct {
+		return ui.JSON(f.IO.Out, struct {
 			Agent                  string    `json:"agent"`
 			ID                     string    `json:"id"`
 			LastBeat               time.Time `json:"lastBeat"`

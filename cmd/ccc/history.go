@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ccc-checkpoint/ccc/internal/ui"
 	"github.com/ccc-checkpoint/ccc/state/records"
 )
 
@@ -36,7 +36,8 @@ ccc takeover, and failed records. ccc show ID prints one of them; ccc cleanup
 removes old ones.` + exitStatusHelp(
 			"0  the records were listed (some unreadable ones are reported as warnings)",
 			"1  the project or the records directory cannot be read",
-			"2  usage error"),
+			"2  usage error",
+			jsonErrorHelp),
 		Example: `  ccc list
   ccc list --agent a
   ccc list --json | jq -r '.records[] | select(.kind == "crashed") | .id'`,
@@ -93,9 +94,7 @@ func listRun(ctx context.Context, f *Factory, opts *ListOptions) error {
 		if rerr != nil {
 			warnings = strings.Split(rerr.Error(), "\n")
 		}
-		enc := json.NewEncoder(f.IO.Out)
-		enc.SetIndent("", "  ")
-		return enc.Encode(struct {
+		return ui.JSON(f.IO.Out, struct {
 			Dir      string         `json:"dir"`
 			Records  []ListedRecord `json:"records"`
 			Warnings []string       `json:"warnings"`
@@ -114,7 +113,7 @@ func listRun(ctx context.Context, f *Factory, opts *ListOptions) error {
 		}
 		rows = append(rows, []string{dash(l.ID), l.Agent, dash(l.Issue), l.Status, string(l.Kind), updated})
 	}
-	_, err = io.WriteString(f.IO.Out, renderCells(rows))
+	_, err = io.WriteString(f.IO.Out, ui.Table(rows))
 	return err
 }
 
@@ -136,7 +135,8 @@ when ID is an agent's name, that agent's current record. --json prints the
 record itself.` + exitStatusHelp(
 			"0  the record was printed",
 			"1  no record has this id, or it cannot be read",
-			"2  usage error"),
+			"2  usage error",
+			jsonErrorHelp),
 		Example: `  ccc show a
   ccc show a-CIA-12-20261121-134500
   ccc show a --json | jq -r .resumeInstructions`,
@@ -217,15 +217,7 @@ func describeRecord(s records.Stored, now time.Time) string {
 	line("Current", r.CurrentStep)
 	list("Completed", r.CompletedSteps)
 	list("Next", r.NextSteps)
-	var errs []string
-	for _, e := range r.Errors {
-		msg := "[" + e.Type + "] " + e.Message
-		if e.Blocking {
-			msg += " (blocking)"
-		}
-		errs = append(errs, msg)
-	}
-	list("Errors", errs)
+	list("Errors", errorLines(r))
 	list("Modified", r.FilesModified)
 	list("Created", r.FilesCreated)
 	line("Started", when(r.CreatedAt))
@@ -244,4 +236,17 @@ func describeRecord(s records.Stored, now time.Time) string {
 		b.WriteString("\nContinuation prompt:\n" + strings.TrimRight(r.ResumeInstructions, "\n") + "\n")
 	}
 	return b.String()
+}
+
+// errorLines are a record's errors, one line each.
+func errorLines(r *records.Record) []string {
+	var errs []string
+	for _, e := range r.Errors {
+		msg := "[" + e.Type + "] " + e.Message
+		if e.Blocking {
+			msg += " (blocking)"
+		}
+		errs = append(errs, msg)
+	}
+	return errs
 }

@@ -308,7 +308,7 @@ func (f *Factory) hookCheckpoint(ctx context.Context, c hook.Checkpoint) error {
 		cp.Issue = k
 	}
 	report := checkpoint.Run(ctx, cp, checkpoint.Automated.Steps(cp))
-	if report.ExitCode() == checkpoint.ExitOK {
+	if report.Outcome() == checkpoint.OutcomeOK {
 		if len(cp.Alerts) > 0 {
 			// Quiet on success, but not about a project that tried to
 			// post as its user.

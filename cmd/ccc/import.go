@@ -158,7 +158,7 @@ func importRun(ctx context.Context, f *Factory, opts *ImportOptions) error {
 		fmt.Fprintln(f.IO.ErrOut, "Dry run: nothing was written.")
 	}
 	if failed > 0 {
-		return &exitError{code: 1, err: fmt.Errorf("import: %d of %d file(s) not imported", failed, len(opts.Files))}
+		return &exitError{code: ExitFailed, err: fmt.Errorf("import: %d of %d file(s) not imported", failed, len(opts.Files))}
 	}
 	return nil
 }

@@ -5,8 +5,7 @@
 package main
 
 import (
-	"errors"
-	"fmt"
+	"io"
 	"os"
 	"strings"
 
@@ -17,56 +16,27 @@ func main() {
 	os.Exit(run(os.Args[1:], systemFactory()))
 }
 
-// exitError carries an exit status other than 1 out of a command.
-type exitError struct {
-	code int
-	err  error // nil: already reported
-}
-
-func (e *exitError) Error() string {
-	if e.err == nil {
-		return fmt.Sprintf("exit status %d", e.code)
-	}
-	return e.err.Error()
-}
-
-func (e *exitError) Unwrap() error { return e.err }
-
-// usageError is a command line that cannot be run as given.
-type usageError struct{ err error }
-
-func (e *usageError) Error() string { return e.err.Error() }
-func (e *usageError) Unwrap() error { return e.err }
-
-// run executes one command line and maps its error to the exit status, in
-// this one place.
+// run executes one command line and returns its exit status
+// (exitStatus maps the error).
 func run(args []string, f *Factory) int {
-	cmd := NewCmdRoot(f)
+	out := &wroteWriter{w: f.IO.Out}
+	fc := *f
+	fc.IO.Out = out
+	cmd := NewCmdRoot(&fc)
 	cmd.SetArgs(args)
 	found, err := cmd.ExecuteC()
-	var exit *exitError
-	var usage *usageError
-	switch {
-	case err == nil:
-		return 0
-	case hookCall(found, args):
-		// Claude Code reads exit 2 from a hook as "block": a hook command
-		// line ccc cannot parse lets the agent go on as if ccc had allowed it.
-		first, _, _ := strings.Cut(err.Error(), "\n")
-		fmt.Fprintf(f.IO.ErrOut, "ccc hook: %s; nothing done\n", first)
-		return 0
-	case errors.As(err, &exit):
-		if exit.err != nil {
-			fmt.Fprintf(f.IO.ErrOut, "ccc: %v\n", exit.err)
-		}
-		return exit.code
-	case errors.As(err, &usage) || isCobraUsage(err):
-		fmt.Fprintf(f.IO.ErrOut, "ccc: %v\nRun '%s --help' for usage.\n", err, helpPath(found))
-		return 2
-	default:
-		fmt.Fprintf(f.IO.ErrOut, "ccc: %v\n", err)
-		return 1
-	}
+	return exitStatus(f, found, args, err, out.wrote)
+}
+
+// wroteWriter remembers whether anything was written through it.
+type wroteWriter struct {
+	w     io.Writer
+	wrote bool
+}
+
+func (w *wroteWriter) Write(p []byte) (int, error) {
+	w.wrote = w.wrote || len(p) > 0
+	return w.w.Write(p)
 }
 
 // helpPath names the command whose --help a usage error points to: the

@@ -273,7 +273,7 @@ func runFaultCase(t *testing.T, e *faultEnv, tc faultCase) {
 
 	if tc.prior {
 		r, _, _ := checkpointWith(e.good, time.Minute, progress.Edits{Issue: "CIA-1", Current: "write the parser"})
-		require.Equal(t, 0, r.ExitCode(), r.String())
+		require.Equal(t, checkpoint.OutcomeOK, r.Outcome(), r.String())
 		require.Len(t, e.bodies(e.target), 1)
 	}
 	if tc.inject != nil {
@@ -303,11 +303,11 @@ func runFaultCase(t *testing.T, e *faultEnv, tc faultCase) {
 		}
 	}
 	assert.Regexp(t, regexp.MustCompile(tc.line), trackerLine, "report:\n%s", r)
-	wantExit := 0
+	wantExit := checkpoint.OutcomeOK
 	if tc.queued {
-		wantExit = checkpoint.ExitPartial
+		wantExit = checkpoint.OutcomePartial
 	}
-	assert.Equal(t, wantExit, r.ExitCode())
+	assert.Equal(t, wantExit, r.Outcome())
 	if tc.minWait > 0 {
 		waits := clk.Waits()
 		require.NotEmpty(t, waits)

@@ -295,7 +295,7 @@ func restoreRun(ctx context.Context, f *Factory, opts *RestoreOptions) error {
 		}
 	}
 	if failed > 0 {
-		return &exitError{code: 1, err: fmt.Errorf("restore: %d file(s) not restored", failed)}
+		return &exitError{code: ExitFailed, err: fmt.Errorf("restore: %d file(s) not restored", failed)}
 	}
 	return nil
 }

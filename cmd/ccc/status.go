@@ -3,14 +3,12 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
-	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -18,13 +16,10 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ccc-checkpoint/ccc/config"
+	"github.com/ccc-checkpoint/ccc/internal/ui"
 	"github.com/ccc-checkpoint/ccc/state"
 	"github.com/ccc-checkpoint/ccc/state/records"
 )
-
-// ExitStale is ccc status's exit status when at least one agent is STALE.
-const ExitStale = 4
 
 // StatusOptions is `ccc status` as parsed.
 type StatusOptions struct {
@@ -76,7 +71,8 @@ CCC_NOW (RFC 3339) sets the clock: a testing aid.` + exitStatusHelp(
 			"4  at least one agent is STALE",
 			"1  no agent is STALE but a record cannot be read (UNKNOWN), or the",
 			"   project cannot be read",
-			"2  usage error"),
+			"2  usage error",
+			jsonErrorHelp),
 		Example: `  ccc status
   ccc status --json | jq -r '.agents[] | select(.health == "STALE") | .agent'
   ccc status --markdown --output progress/STATUS.md
@@ -109,48 +105,13 @@ CCC_NOW (RFC 3339) sets the clock: a testing aid.` + exitStatusHelp(
 	return cmd
 }
 
-// AgentStatus is one agent's row.
-type AgentStatus struct {
-	Agent     string `json:"agent"`
-	ID        string `json:"id"`
-	Issue     string `json:"issue"`
-	Task      string `json:"task"`
-	Completed int    `json:"completed"`
-	Total     int    `json:"total"`
-	Percent   int    `json:"percent"`
-	// Status is the record's; "" for an agent known only from its queued
-	// deliveries.
-	Status    string     `json:"status"`
-	UpdatedAt *time.Time `json:"updatedAt"`
-	LastBeat  *time.Time `json:"lastBeat"`
-	// IdleSeconds is the time since the later of the two.
-	IdleSeconds int64 `json:"idleSeconds"`
-	// Health is ACTIVE, WARNING or STALE; "" when it does not apply.
-	Health  string       `json:"health"`
-	Drifted bool         `json:"drifted"`
-	Drift   string       `json:"drift,omitempty"`
-	Queued  QueuedStatus `json:"queued"`
-	// Error says why an UNKNOWN agent's record cannot be read.
-	Error string `json:"error,omitempty"`
-}
-
-// Unknown is the health of an agent whose record cannot be read.
-const Unknown = "UNKNOWN"
-
-// QueuedStatus sums up an agent's undelivered tracker updates.
-type QueuedStatus struct {
-	Count     int        `json:"count"`
-	Oldest    *time.Time `json:"oldest"`
-	LastError string     `json:"lastError,omitempty"`
-}
-
 // StatusReport is what `ccc status --json` prints.
 type StatusReport struct {
-	Now        time.Time     `json:"now"`
-	Dir        string        `json:"dir"`
-	WarnAfter  string        `json:"warnAfter"`
-	StaleAfter string        `json:"staleAfter"`
-	Agents     []AgentStatus `json:"agents"`
+	Now        time.Time             `json:"now"`
+	Dir        string                `json:"dir"`
+	WarnAfter  string                `json:"warnAfter"`
+	StaleAfter string                `json:"staleAfter"`
+	Agents     []records.AgentStatus `json:"agents"`
 	// Stale counts the STALE agents (exit status 4 when any).
 	Stale int `json:"stale"`
 	// Unknown counts the agents whose record cannot be read (exit status 1
@@ -174,6 +135,20 @@ func statusRun(ctx context.Context, f *Factory, opts *StatusOptions) error {
 	if err != nil {
 		return err
 	}
+	if err := printStatus(f, opts, rep, tty); err != nil {
+		return err
+	}
+	switch {
+	case rep.Stale > 0:
+		return &exitError{code: ExitStale}
+	case rep.Unknown > 0:
+		return &exitError{code: ExitFailed, err: fmt.Errorf("status: %d agent record(s) cannot be read", rep.Unknown)}
+	}
+	return nil
+}
+
+// printStatus prints the report as --json, --markdown or the table ask.
+func printStatus(f *Factory, opts *StatusOptions, rep StatusReport, tty bool) error {
 	if !opts.JSON {
 		for _, w := range rep.Warnings {
 			fmt.Fprintln(f.IO.ErrOut, "Warning: "+w)
@@ -181,9 +156,7 @@ func statusRun(ctx context.Context, f *Factory, opts *StatusOptions) error {
 	}
 	switch {
 	case opts.JSON:
-		enc := json.NewEncoder(f.IO.Out)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(rep); err != nil {
+		if err := ui.JSON(f.IO.Out, rep); err != nil {
 			return err
 		}
 	case opts.Markdown:
@@ -219,158 +192,21 @@ func statusRun(ctx context.Context, f *Factory, opts *StatusOptions) error {
 			fmt.Fprintln(f.IO.ErrOut, "Hint: ccc takeover AGENT --as NEW hands a stale agent's work to a new one.")
 		}
 	}
-	switch {
-	case rep.Stale > 0:
-		return &exitError{code: ExitStale}
-	case rep.Unknown > 0:
-		return &exitError{code: 1, err: fmt.Errorf("status: %d agent record(s) cannot be read", rep.Unknown)}
-	}
 	return nil
 }
 
-// collectStatus reads every agent's record and queued deliveries at f.Now().
-// Problems that leave the rest readable (a corrupt record, a broken
-// preferences file) become warnings.
+// collectStatus reads every agent's record and queued deliveries at f.Now()
+// (records.Collect), as --json prints them.
 func collectStatus(ctx context.Context, f *Factory, root string) (StatusReport, error) {
-	now := f.Now()
-	dir, err := records.Dir(ctx, root)
+	st, err := records.Collect(ctx, root, f.Now())
 	if err != nil {
 		return StatusReport{}, err
 	}
-	rep := StatusReport{Now: now.UTC(), Dir: dir, Agents: []AgentStatus{}, Warnings: []string{}}
-	warn := func(err error) {
-		for _, line := range strings.Split(err.Error(), "\n") {
-			rep.Warnings = append(rep.Warnings, line)
-		}
-	}
-	// The main worktree's preferences: every worktree judges alike.
-	prefs, problems := config.Load(records.Root(dir))
-	th := records.ThresholdsOf(prefs.Agents)
-	if err := problems.Agents; err != nil {
-		warn(fmt.Errorf("%w; using the defaults", err))
-	}
-	rep.WarnAfter, rep.StaleAfter = age(th.WarnAfter), age(th.StaleAfter)
-	top, topErr := records.Top(dir)
-	wts, err := records.Worktrees(ctx, root)
-	if err != nil {
-		warn(err)
-	}
-
-	byAgent := map[string]*AgentStatus{}
-	var order []string
-	for _, s := range top {
-		cur := byAgent[s.Agent]
-		switch {
-		case s.Kind == records.KindCrashed:
-			continue // history of a takeover, not an agent
-		case cur != nil && (cur.Health != "" || s.Kind != records.KindCurrent):
-			continue // Top lists an agent's newest first; a current record wins
-		}
-		row := agentRow(s.Record, now, th, wts)
-		if cur == nil {
-			order = append(order, s.Agent)
-		}
-		byAgent[s.Agent] = &row
-	}
-	// A record that cannot be read is the agent's row all the same: the
-	// agent a supervisor cannot see may be the one that crashed.
-	var unreadable []error
-	for _, p := range records.Problems(topErr) {
-		agent := records.AgentOf(p.Path)
-		if agent == "" {
-			unreadable = append(unreadable, p)
-			continue
-		}
-		if byAgent[agent] == nil {
-			order = append(order, agent)
-		}
-		byAgent[agent] = &AgentStatus{Agent: agent, Health: Unknown, Error: p.Error()}
-	}
-	if len(records.Problems(topErr)) == 0 && topErr != nil {
-		unreadable = append(unreadable, topErr)
-	}
-	// A failed agent has no current record: its newest failed one is its
-	// row until ccc cleanup removes it, unless the agent has a live record
-	// or a newer finished one. A failed record that cannot be read names
-	// no agent for sure (its file is named by its id): a warning.
-	failed, failedErr := records.Failed(dir)
-	for _, s := range failed {
-		cur := byAgent[s.Agent]
-		if cur != nil && (cur.Health != "" || cur.UpdatedAt != nil && !cur.UpdatedAt.Before(s.UpdatedAt)) {
-			continue
-		}
-		row := agentRow(s.Record, now, th, wts)
-		if cur == nil {
-			order = append(order, s.Agent)
-		}
-		byAgent[s.Agent] = &row
-	}
-	if failedErr != nil {
-		unreadable = append(unreadable, failedErr)
-	}
-	for _, e := range unreadable {
-		warn(e)
-	}
-
-	roots := []string{root}
-	for _, wt := range wts {
-		if !wt.Bare && !slices.Contains(roots, wt.Path) {
-			roots = append(roots, wt.Path)
-		}
-	}
-	for _, r := range roots {
-		entries, err := state.Outbox(r, now)
-		if err != nil {
-			warn(err)
-		}
-		for _, e := range entries {
-			row := byAgent[e.Agent]
-			if row == nil {
-				row = &AgentStatus{Agent: e.Agent}
-				byAgent[e.Agent] = row
-				order = append(order, e.Agent)
-			}
-			q := &row.Queued
-			q.Count++
-			if q.Oldest == nil || e.QueuedAt.Before(*q.Oldest) {
-				at := e.QueuedAt
-				q.Oldest = &at
-			}
-			if e.LastError != "" {
-				q.LastError = e.LastError
-			}
-		}
-	}
-	slices.Sort(order)
-	for _, a := range order {
-		rep.Agents = append(rep.Agents, *byAgent[a])
-		switch byAgent[a].Health {
-		case string(records.Stale):
-			rep.Stale++
-		case Unknown:
-			rep.Unknown++
-		}
-	}
-	return rep, nil
-}
-
-func agentRow(r *records.Record, now time.Time, th records.Thresholds, wts []records.Worktree) AgentStatus {
-	h := records.Assess(r, now, th, wts)
-	row := AgentStatus{
-		Agent: r.Agent, ID: r.ID, Issue: r.Issue, Task: r.CurrentStep,
-		Completed: r.Subtasks.Completed, Total: r.Subtasks.Total, Percent: r.Subtasks.Percent,
-		Status: r.Status, Health: string(h.Level), Drifted: h.Drifted, Drift: h.Drift,
-		IdleSeconds: int64(h.Idle / time.Second),
-	}
-	if !r.UpdatedAt.IsZero() {
-		at := r.UpdatedAt.UTC()
-		row.UpdatedAt = &at
-	}
-	if !r.Heartbeat.LastBeat.IsZero() {
-		at := r.Heartbeat.LastBeat.UTC()
-		row.LastBeat = &at
-	}
-	return row
+	return StatusReport{
+		Now: st.Now, Dir: st.Dir,
+		WarnAfter: age(st.Thresholds.WarnAfter), StaleAfter: age(st.Thresholds.StaleAfter),
+		Agents: st.Agents, Stale: st.Stale, Unknown: st.Unknown, Warnings: st.Warnings,
+	}, nil
 }
 
 var healthStyle = map[string]struct{ icon, colour string }{
@@ -378,7 +214,7 @@ var healthStyle = map[string]struct{ icon, colour string }{
 	string(records.Warning): {"!", "33"},
 	string(records.Stale):   {"X", "31"},
 	"DRIFTED":               {"~", "35"},
-	Unknown:                 {"?", "31"},
+	string(records.Unknown): {"?", "31"},
 }
 
 // statusTable renders the rows as an aligned table; colour adds icons and
@@ -408,7 +244,7 @@ func statusTable(rep StatusReport, colour bool) string {
 				}
 				if colour {
 					st := healthStyle[l]
-					l = "\x1b[" + st.colour + "m" + st.icon + " " + l + "\x1b[0m"
+					l = ui.Colour(st.colour, st.icon+" "+l)
 				}
 				health += l
 			}
@@ -419,54 +255,11 @@ func statusTable(rep StatusReport, colour bool) string {
 		})
 	}
 	var b strings.Builder
-	b.WriteString(renderCells(rows))
+	b.WriteString(ui.Table(rows))
 	for _, n := range notes {
 		b.WriteString(n + "\n")
 	}
 	return b.String()
-}
-
-// renderCells aligns rows of cells in columns two spaces apart; colour codes
-// take no width.
-func renderCells(rows [][]string) string {
-	var widths []int
-	for _, r := range rows {
-		for i, c := range r {
-			if i == len(widths) {
-				widths = append(widths, 0)
-			}
-			widths[i] = max(widths[i], visibleLen(c))
-		}
-	}
-	var b strings.Builder
-	for _, r := range rows {
-		var line strings.Builder
-		for i, c := range r {
-			line.WriteString(c)
-			if i < len(r)-1 {
-				line.WriteString(strings.Repeat(" ", widths[i]-visibleLen(c)+2))
-			}
-		}
-		b.WriteString(strings.TrimRight(line.String(), " ") + "\n")
-	}
-	return b.String()
-}
-
-// visibleLen is a cell's width on screen: runes, without colour codes.
-func visibleLen(s string) int {
-	n := 0
-	for i := 0; i < len(s); {
-		if s[i] == 0x1b {
-			if j := strings.IndexByte(s[i:], 'm'); j >= 0 {
-				i += j + 1
-				continue
-			}
-		}
-		_, size := utf8.DecodeRuneInString(s[i:])
-		i += size
-		n++
-	}
-	return n
 }
 
 func dash(s string) string {
@@ -484,7 +277,7 @@ func clip(s string, n int) string {
 	return string([]rune(s)[:n-1]) + "…"
 }
 
-func progressCell(a AgentStatus) string {
+func progressCell(a records.AgentStatus) string {
 	if a.Total == 0 {
 		return "—"
 	}
@@ -493,7 +286,7 @@ func progressCell(a AgentStatus) string {
 
 // updatedCell is the age of the last checkpoint, and of the last heartbeat
 // when that is more recent.
-func updatedCell(a AgentStatus, now time.Time) string {
+func updatedCell(a records.AgentStatus, now time.Time) string {
 	if a.UpdatedAt == nil {
 		if a.LastBeat != nil {
 			return "beat " + age(max(now.Sub(*a.LastBeat), 0))
@@ -507,7 +300,7 @@ func updatedCell(a AgentStatus, now time.Time) string {
 	return s
 }
 
-func queuedCell(q QueuedStatus, now time.Time) string {
+func queuedCell(q records.QueuedStatus, now time.Time) string {
 	if q.Count == 0 {
 		return "—"
 	}
@@ -541,14 +334,14 @@ func statusMarkdown(rep StatusReport) string {
 	widths := make([]int, len(rows[0]))
 	for _, r := range rows {
 		for i, c := range r {
-			widths[i] = max(widths[i], visibleLen(c))
+			widths[i] = max(widths[i], ui.VisibleLen(c))
 		}
 	}
 	var b strings.Builder
 	b.WriteString("## Active Checkpoints\n\n")
 	line := func(r []string) {
 		for i, c := range r {
-			b.WriteString("| " + c + strings.Repeat(" ", widths[i]-visibleLen(c)+1))
+			b.WriteString("| " + c + strings.Repeat(" ", widths[i]-ui.VisibleLen(c)+1))
 		}
 		b.WriteString("|\n")
 	}

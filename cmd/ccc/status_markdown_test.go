@@ -11,6 +11,9 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/extension"
+
+	"github.com/ccc-checkpoint/ccc/internal/ui"
+	"github.com/ccc-checkpoint/ccc/state/records"
 )
 
 // TestStatusMarkdown: the --markdown table's columns line up in the raw
@@ -19,7 +22,7 @@ import (
 func TestStatusMarkdown(t *testing.T) {
 	now := time.Date(2026, 11, 21, 15, 0, 0, 0, time.UTC)
 	at := func(d time.Duration) *time.Time { v := now.Add(-d); return &v }
-	rep := StatusReport{Now: now, Agents: []AgentStatus{
+	rep := StatusReport{Now: now, Agents: []records.AgentStatus{
 		{Agent: "a", Issue: "CIA-1", Total: 4, Completed: 1, Percent: 25, Status: "in_progress", UpdatedAt: at(90 * time.Second), Health: "ACTIVE"},
 		{Agent: "worker-with-a-long-name", Issue: "ENG-12345", Total: 3, Completed: 3, Percent: 100, Status: "complete", UpdatedAt: at(3 * time.Hour)},
 		{Agent: "pipe|agent", Status: "failed", UpdatedAt: at(50 * time.Hour)},
@@ -32,7 +35,7 @@ func TestStatusMarkdown(t *testing.T) {
 	// Every line of the table is as wide as the header, in characters.
 	lines := strings.Split(strings.TrimSuffix(got, "\n"), "\n")[2:]
 	for _, l := range lines {
-		assert.Equal(t, visibleLen(lines[0]), visibleLen(l), "%q", l)
+		assert.Equal(t, ui.VisibleLen(lines[0]), ui.VisibleLen(l), "%q", l)
 	}
 	// Every column separator sits in the same place on every row.
 	bars := func(l string) []int {

@@ -273,7 +273,7 @@ func TestStatusThresholdsAndQueue(t *testing.T) {
 	assert.Equal(t, "5m", rep.WarnAfter)
 	require.Len(t, rep.Agents, 2)
 	oldest := agT0.Add(-20 * time.Minute)
-	assert.Equal(t, QueuedStatus{Count: 2, Oldest: &oldest, LastError: "HTTP 502"}, rep.Agents[0].Queued, "both worktrees' outboxes")
+	assert.Equal(t, records.QueuedStatus{Count: 2, Oldest: &oldest, LastError: "HTTP 502"}, rep.Agents[0].Queued, "both worktrees' outboxes")
 	assert.Equal(t, "main", rep.Agents[1].Agent)
 	assert.Equal(t, "", rep.Agents[1].Health, "no record, no health")
 
@@ -286,7 +286,7 @@ func TestStatusThresholdsAndQueue(t *testing.T) {
 func TestStatusColour(t *testing.T) {
 	now := agT0
 	at := now.Add(-time.Hour * 2)
-	rep := StatusReport{Now: now, Agents: []AgentStatus{
+	rep := StatusReport{Now: now, Agents: []records.AgentStatus{
 		{Agent: "a", Issue: "CIA-1", Status: "in_progress", Health: "ACTIVE", UpdatedAt: &now, Total: 2, Completed: 1, Percent: 50},
 		{Agent: "bb", Issue: "CIA-2", Status: "blocked", Health: "STALE", Drifted: true, Drift: "HEAD of x moved", UpdatedAt: &at},
 	}}

@@ -6,32 +6,25 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/fsnotify/fsnotify"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
-	"golang.org/x/term"
 
 	"github.com/ccc-checkpoint/ccc/checkpoint"
 	"github.com/ccc-checkpoint/ccc/config"
+	"github.com/ccc-checkpoint/ccc/internal/ui"
 	"github.com/ccc-checkpoint/ccc/progress"
 	"github.com/ccc-checkpoint/ccc/sinks"
 	"github.com/ccc-checkpoint/ccc/sinks/all"
 	"github.com/ccc-checkpoint/ccc/state"
 )
-
-// ExitQueued is ccc sync's status when deliveries remain queued.
-const ExitQueued = 75
 
 // SyncOptions is `ccc sync` as parsed.
 type SyncOptions struct {
@@ -184,7 +177,7 @@ func syncRun(ctx context.Context, f *Factory, opts *SyncOptions) error {
 	if aside {
 		// Said in the warning above; the status tells a script that
 		// something queued was not delivered.
-		return &exitError{code: 1}
+		return &exitError{code: ExitFailed}
 	}
 	return nil
 }
@@ -271,15 +264,15 @@ func watchRun(ctx context.Context, f *Factory, opts *SyncOptions) error {
 	if err := w.Add(root); err != nil {
 		return fmt.Errorf("watch %s: %w", root, err)
 	}
-	line := newLiveLine(f.IO, func() int { return termWidth(f.IO.ErrOut, f.Getenv) })
-	defer line.end()
-	line.show("watching %s (debounce %s)", progress.FileName, opts.Debounce)
+	line := ui.NewLiveLine(f.IO.ErrOut, f.IO.ErrTTY, "ccc sync: ", func() int { return ui.TermWidth(f.IO.ErrOut, f.Getenv) })
+	defer line.End()
+	line.Show("watching %s (debounce %s)", progress.FileName, opts.Debounce)
 
 	path := filepath.Join(root, progress.FileName)
 	last := fileHash(path) // the content as of the last checkpoint
 	checkpointNow := func(ctx context.Context, what string) {
-		line.busy("%s…", what)
-		line.show("%s", watchCheckpoint(ctx, f, root, opts.Timeout))
+		line.Busy("%s…", what)
+		line.Show("%s", watchCheckpoint(ctx, f, root, opts.Timeout))
 		last = fileHash(path)
 	}
 	debounce := time.NewTimer(time.Hour)
@@ -297,7 +290,7 @@ func watchRun(ctx context.Context, f *Factory, opts *SyncOptions) error {
 			if h := fileHash(path); h != last && h != "" {
 				checkpointNow(work, "stopping: checkpointing the last writes")
 			}
-			line.show("stopped")
+			line.Show("stopped")
 			return nil
 		case ev, ok := <-w.Events:
 			if !ok {
@@ -308,7 +301,7 @@ func watchRun(ctx context.Context, f *Factory, opts *SyncOptions) error {
 			}
 		case err, ok := <-w.Errors:
 			if ok {
-				line.show("watch error: %v", err)
+				line.Show("watch error: %v", err)
 			}
 		case <-debounce.C:
 			if h := fileHash(path); h == last || h == "" {
@@ -318,11 +311,11 @@ func watchRun(ctx context.Context, f *Factory, opts *SyncOptions) error {
 		case <-retry.C:
 			cp, err := f.newCheckpoint(root, checkpoint.Automated, "", opts.Timeout, TrackerFlags{})
 			if err != nil {
-				line.show("outbox: %v", err)
+				line.Show("outbox: %v", err)
 				continue
 			}
 			if err := cp.LoadProgress(); err != nil {
-				line.show("outbox: %v", err)
+				line.Show("outbox: %v", err)
 			}
 			// After a signal the entry in flight finishes; the rest wait
 			// for the next run.
@@ -330,14 +323,14 @@ func watchRun(ctx context.Context, f *Factory, opts *SyncOptions) error {
 				if ctx.Err() != nil {
 					return false
 				}
-				line.busy("delivering the queued update for %s %s (agent %s)…", e.Sink, e.Target, e.Agent)
+				line.Busy("delivering the queued update for %s %s (agent %s)…", e.Sink, e.Target, e.Agent)
 				return true
 			})
 			for _, r := range results {
-				line.show("%s", syncLine(r))
+				line.Show("%s", syncLine(r))
 			}
 			if len(results) > 0 {
-				line.show("outbox: %d queued", remaining)
+				line.Show("outbox: %d queued", remaining)
 			}
 		}
 	}
@@ -362,83 +355,4 @@ func fileHash(path string) string {
 	}
 	sum := sha256.Sum256(data)
 	return string(sum[:])
-}
-
-// liveLine shows the worker's latest news: rewritten in place on a
-// terminal, one plain line each otherwise.
-type liveLine struct {
-	io  IOStreams
-	tty bool
-	// width is the terminal's, asked at every draw so that a resized
-	// window is followed: a line longer than that would wrap, and
-	// "\r\x1b[K" clears only the last row of it.
-	width func() int
-	now   func() time.Time
-}
-
-func newLiveLine(io IOStreams, width func() int) *liveLine {
-	return &liveLine{io: io, tty: io.ErrTTY, width: width, now: time.Now}
-}
-
-// termWidth is the width of the terminal w writes to (the live line's
-// stderr), else $COLUMNS (shells set it for the programs they run when
-// asked to), else 80: a guess that is too wide is what leaves debris.
-func termWidth(w io.Writer, getenv func(string) string) int {
-	if f, ok := w.(interface{ Fd() uintptr }); ok {
-		if cols, _, err := term.GetSize(int(f.Fd())); err == nil && cols > 0 {
-			return cols
-		}
-	}
-	if n, err := strconv.Atoi(strings.TrimSpace(getenv("COLUMNS"))); err == nil && n > 0 {
-		return n
-	}
-	return 80
-}
-
-// show reports something that happened.
-func (l *liveLine) show(format string, args ...any) {
-	msg := fmt.Sprintf(format, args...)
-	if l.tty {
-		l.draw(msg)
-		return
-	}
-	fmt.Fprintf(l.io.ErrOut, "ccc sync: %s\n", msg)
-}
-
-// busy reports work that has started, on a terminal only: the result that
-// follows replaces it there, and in a log it would only double the lines.
-func (l *liveLine) busy(format string, args ...any) {
-	if l.tty {
-		l.draw(fmt.Sprintf(format, args...))
-	}
-}
-
-func (l *liveLine) draw(msg string) {
-	stamp := l.now().Format("15:04:05") + " "
-	// The last column stays free: a line that fills it leaves the cursor
-	// on the next row on some terminals.
-	fmt.Fprintf(l.io.ErrOut, "\r\x1b[K%s%s", stamp, clipLine(msg, l.width()-1-len(stamp)))
-}
-
-// clipLine makes msg one row of at most width characters: line breaks and
-// tabs become spaces, and a longer message ends in "…".
-func clipLine(msg string, width int) string {
-	msg = strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) {
-			return ' '
-		}
-		return r
-	}, msg)
-	width = max(width, 1)
-	if utf8.RuneCountInString(msg) <= width {
-		return msg
-	}
-	runes := []rune(msg)
-	return string(runes[:width-1]) + "…"
-}
-
-func (l *liveLine) end() {
-	if l.tty {
-		fmt.Fprintln(l.io.ErrOut)
-	}
 }

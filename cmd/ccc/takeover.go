@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -10,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ccc-checkpoint/ccc/config"
+	"github.com/ccc-checkpoint/ccc/internal/ui"
 	"github.com/ccc-checkpoint/ccc/state/records"
 )
 
@@ -39,7 +39,8 @@ ccc status says which agents are STALE. Taking over an agent that still
 looks alive is allowed, with a warning: make sure it has stopped.` + exitStatusHelp(
 			"0  the work was handed over",
 			"1  AGENT has no record, NEW already has one, or the records cannot be written",
-			"2  usage error"),
+			"2  usage error",
+			jsonErrorHelp),
 		Example: `  ccc takeover c --as d
   ccc takeover c            # the same agent name, a new session
   ccc takeover c --as d --json | jq -r .prompt`,
@@ -85,9 +86,7 @@ func takeoverRun(ctx context.Context, f *Factory, opts *TakeoverOptions) error {
 		prompt = fallbackPrompt(tk.Old)
 	}
 	if opts.JSON {
-		enc := json.NewEncoder(f.IO.Out)
-		enc.SetIndent("", "  ")
-		return enc.Encode(struct {
+		return ui.JSON(f.IO.Out, struct {
 			*records.Takeover
 			Prompt string `json:"prompt"`
 		}{tk, prompt})

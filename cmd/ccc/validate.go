@@ -2,13 +2,13 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
 
+	"github.com/ccc-checkpoint/ccc/internal/ui"
 	"github.com/ccc-checkpoint/ccc/progress"
 	"github.com/ccc-checkpoint/ccc/state"
 )
@@ -34,7 +34,8 @@ deep, or more Markdown than ccc reads), which make a checkpoint refuse the
 file, come first.` + exitStatusHelp(
 			"0  no problems",
 			"1  problems found, or the file cannot be read",
-			"2  usage error"),
+			"2  usage error",
+			jsonErrorHelp),
 		Example: `  ccc validate
   ccc validate docs/handoff.md --json`,
 		Args: func(cmd *cobra.Command, args []string) error {
@@ -85,9 +86,7 @@ func validateRun(ctx context.Context, f *Factory, opts *ValidateOptions) error {
 		if problems == nil {
 			problems = []progress.Problem{}
 		}
-		enc := json.NewEncoder(f.IO.Out)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(problems); err != nil {
+		if err := ui.JSON(f.IO.Out, problems); err != nil {
 			return err
 		}
 	} else {
@@ -99,7 +98,7 @@ func validateRun(ctx context.Context, f *Factory, opts *ValidateOptions) error {
 		if !opts.JSON {
 			fmt.Fprintf(f.IO.ErrOut, "%d problem(s) in %s\n", len(problems), path)
 		}
-		return &exitError{code: 1}
+		return &exitError{code: ExitFailed}
 	}
 	if !opts.JSON {
 		fmt.Fprintf(f.IO.ErrOut, "%s is valid\n", path)

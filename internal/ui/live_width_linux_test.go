@@ -1,6 +1,6 @@
 //go:build linux
 
-package main
+package ui
 
 import (
 	"bytes"
@@ -27,16 +27,16 @@ func TestTermWidthOfATerminal(t *testing.T) {
 	}
 	noEnv := func(string) string { return "" }
 	resize(132)
-	assert.Equal(t, 132, termWidth(ptmx, noEnv))
-	assert.Equal(t, 132, termWidth(ptmx, func(string) string { return "100" }), "the terminal knows better than COLUMNS")
+	assert.Equal(t, 132, TermWidth(ptmx, noEnv))
+	assert.Equal(t, 132, TermWidth(ptmx, func(string) string { return "100" }), "the terminal knows better than COLUMNS")
 	resize(200)
-	width := func() int { return termWidth(ptmx, noEnv) }
+	width := func() int { return TermWidth(ptmx, noEnv) }
 	assert.Equal(t, 200, width(), "a resized window is followed")
 
 	// The live line uses the whole width: nothing clipped at 80.
 	long := strings.Repeat("x", 150)
 	var out bytes.Buffer
-	l := newLiveLine(IOStreams{ErrOut: &out, ErrTTY: true}, width)
-	l.show("%s", long)
+	l := NewLiveLine(&out, true, "", width)
+	l.Show("%s", long)
 	assert.Contains(t, out.String(), long)
 }
