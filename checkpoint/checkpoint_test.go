@@ -237,7 +237,7 @@ func TestProgressThatIsNotTextIsLeftAlone(t *testing.T) {
 	assert.Equal(t, Failed, step(t, r, "Persist progress").Status)
 	assert.Contains(t, step(t, r, "Persist progress").Message, ".ccc-progress.md:4")
 	assert.Equal(t, Failed, step(t, r, "Continuation prompt").Status)
-	assert.Equal(t, GenericPrompt, r.Prompt, "a generic prompt stands in")
+	assert.Equal(t, progress.GenericPrompt, r.Prompt, "a generic prompt stands in")
 	assert.Equal(t, garbage, read(t, root, progress.FileName))
 }
 

@@ -435,7 +435,7 @@ func TestFailedPersistShowsTheDocumentAsSaved(t *testing.T) {
 		root := t.TempDir()
 		write(t, root, state.Dir, "")
 		r := runCP(newCP(root, Manual, progress.Edits{Current: "a"}))
-		assert.Equal(t, GenericPrompt, r.Prompt)
+		assert.Equal(t, progress.GenericPrompt, r.Prompt)
 		assert.Equal(t, "no .ccc-progress.md", step(t, r, "Continuation prompt").Message)
 	})
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/ccc-checkpoint/ccc/config"
 	"github.com/ccc-checkpoint/ccc/internal/gitrepo"
+	"github.com/ccc-checkpoint/ccc/sinks"
 	"github.com/ccc-checkpoint/ccc/state"
 )
 
@@ -23,18 +24,18 @@ func (gitStep) Consequence() string { return "changes not committed" }
 func (gitStep) Run(ctx context.Context, cp *Checkpoint) error {
 	defer cp.flushRecord(ctx)
 	if cp.SkipGit {
-		return Skip("--skip-git given")
+		return sinks.Skip("--skip-git given")
 	}
 	repo, err := gitrepo.Open(ctx, cp.Root)
 	if errors.Is(err, gitrepo.ErrNotRepo) {
-		return Skip("not a git repository")
+		return sinks.Skip("not a git repository")
 	}
 	if err != nil {
 		return err
 	}
 	repo.NoHooks = !config.GitHooks(cp.Prefs, cp.getenv)
 	if cp.State == nil {
-		return Skip("no state to read activeTaskFiles from")
+		return sinks.Skip("no state to read activeTaskFiles from")
 	}
 	unlock, err := state.Lock(ctx, cp.Root)
 	if err != nil {
@@ -53,7 +54,7 @@ func (gitStep) Run(ctx context.Context, cp *Checkpoint) error {
 		return gitFailure(err)
 	}
 	if res.Skipped != "" {
-		return Skip("%s", res.Skipped)
+		return sinks.Skip("%s", res.Skipped)
 	}
 	cp.head = res.Commit
 	if err := cp.updateState(ctx, func(st *state.State) error {

@@ -8,11 +8,13 @@ import (
 	"fmt"
 	"runtime/debug"
 	"time"
+
+	"github.com/ccc-checkpoint/ccc/sinks"
 )
 
-// Step is one step of the pipeline. Run returns nil on success, a Skip when
-// there was nothing to do, or an error; whatever it returns, the next step
-// runs.
+// Step is one step of the pipeline. Run returns nil on success, a skip
+// (sinks.Skip: one skip error for steps and sinks) when there was nothing to
+// do, or an error; whatever it returns, the next step runs.
 type Step interface {
 	fmt.Stringer
 	Run(ctx context.Context, cp *Checkpoint) error
@@ -22,17 +24,6 @@ type Step interface {
 // user, printed after the cause ("status not persisted to issue tracker").
 type consequence interface {
 	Consequence() string
-}
-
-// SkipError is a step's reason for having nothing to do. It is never a
-// failure; wrapped skips are still skips.
-type SkipError struct{ Reason string }
-
-func (e *SkipError) Error() string { return "skipped: " + e.Reason }
-
-// Skip returns a SkipError with the reason.
-func Skip(format string, args ...any) error {
-	return &SkipError{Reason: fmt.Sprintf(format, args...)}
 }
 
 // Failure is a step error with a short cause for the report line, for when
@@ -97,7 +88,7 @@ func run(ctx context.Context, s Step, cp *Checkpoint) (res Result) {
 	// A note belongs to its step, and only to a step that succeeded.
 	note := cp.takeNote()
 	res.Sinks, cp.sinkResults = cp.sinkResults, nil
-	var skip *SkipError
+	var skip *sinks.SkipError
 	var fail *Failure
 	switch {
 	case err == nil:

@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/ccc-checkpoint/ccc/sinks"
 )
 
 // fakeStep returns err (or panics with p) and records that it ran.
@@ -37,7 +39,7 @@ func TestRunIsFailForward(t *testing.T) {
 	var ran []string
 	steps := []Step{
 		fakeStep{name: "Persist progress", ran: &ran, note: "updated .ccc-progress.md"},
-		fakeStep{name: "Git snapshot", ran: &ran, err: fmt.Errorf("wrapped: %w", Skip("working tree clean"))},
+		fakeStep{name: "Git snapshot", ran: &ran, err: fmt.Errorf("wrapped: %w", sinks.Skip("working tree clean"))},
 		fakeStep{name: "Linear update", cons: "status not persisted to issue tracker", ran: &ran, note: "half done",
 			err: &Failure{Cause: "HTTP 503", Err: errors.New("server said 503 with a long body")}},
 		fakeStep{name: "Exploding", cons: "nothing shown", ran: &ran, p: "boom"},
@@ -90,7 +92,7 @@ func TestReportJSON(t *testing.T) {
 	var ran []string
 	r := Run(context.Background(), &Checkpoint{Profile: Automated, Prompt: "Resume CIA-1."}, []Step{
 		fakeStep{name: "Persist progress", ran: &ran},
-		fakeStep{name: "Tracker update", ran: &ran, err: Skip("no tracker configured")},
+		fakeStep{name: "Tracker update", ran: &ran, err: sinks.Skip("no tracker configured")},
 	})
 	raw, err := json.Marshal(r)
 	require.NoError(t, err)
@@ -121,16 +123,4 @@ func TestProfiles(t *testing.T) {
 	assert.Equal(t, []string{"Persist progress", "Tracker update"}, names(Automated))
 	_, err := ParseProfile("interactive")
 	assert.ErrorContains(t, err, `unknown profile "interactive"`)
-}
-
-func TestPromptBox(t *testing.T) {
-	want := `╔══════════════════════════════════════════════════╗
-║  CONTINUATION PROMPT                             ║
-╚══════════════════════════════════════════════════╝
-
-Resume CIA-1. Current task: task 1 of 2 — write parser.
-
-Copy this prompt into your next session's first message.
-`
-	assert.Equal(t, want, PromptBox("\nResume CIA-1. Current task: task 1 of 2 — write parser.\n"))
 }

@@ -110,11 +110,11 @@ func (t trackerStep) Run(ctx context.Context, cp *Checkpoint) error {
 		if flag == "" {
 			flag = "--skip-tracker"
 		}
-		return Skip("%s given", flag)
+		return sinks.Skip("%s given", flag)
 	case len(t.trackers) == 0:
-		return Skip("no tracker configured")
+		return sinks.Skip("no tracker configured")
 	case cp.Doc == nil && cp.Body == "":
-		return Skip("no progress document to report")
+		return sinks.Skip("no progress document to report")
 	}
 	if cp.Timeout > 0 {
 		var cancel context.CancelFunc
@@ -163,9 +163,9 @@ func (t trackerStep) Run(ctx context.Context, cp *Checkpoint) error {
 	case len(fails) > 0:
 		f = &Failure{Cause: fmt.Sprintf("%d of %d failed", len(fails), n)}
 	case len(done) == 0 && n == 1:
-		return Skip("%s", skips[0])
+		return sinks.Skip("%s", skips[0])
 	case len(done) == 0:
-		return Skip("none of %d delivered", n)
+		return sinks.Skip("none of %d delivered", n)
 	case n == 1:
 		cp.notef("%s", done[0])
 	default:
