@@ -186,7 +186,7 @@ func TestOutsideWriterDuringCheckpointIsNotLost(t *testing.T) {
 	runCP(newCP(root, Automated, progress.Edits{Issue: "CIA-4", Current: "a"}))
 	cp := newCP(root, Automated, progress.Edits{AddTasks: []string{"from ccc"}})
 	writes := 0
-	cp.beforeWrite = func() {
+	r := runBeforeWrite(cp, func() {
 		if writes > 0 {
 			return
 		}
@@ -195,8 +195,7 @@ func TestOutsideWriterDuringCheckpointIsNotLost(t *testing.T) {
 		p := filepath.Join(root, progress.FileName)
 		b, _ := os.ReadFile(p)
 		require.NoError(t, os.WriteFile(p, append(b, "\n## Scratch\nwritten by the agent\n"...), 0o644))
-	}
-	r := runCP(cp)
+	})
 	assert.Equal(t, ExitOK, r.ExitCode(), r.Lines())
 	got := read(t, root, progress.FileName)
 	assert.Contains(t, got, "## Scratch\nwritten by the agent\n", "the outside write survives")
@@ -542,7 +541,7 @@ func TestPostBodyReplacesStatus(t *testing.T) {
 	cp := newCP(root, Automated, progress.Edits{})
 	cp.Body = "Deployed build 42."
 	cp.Trackers = []Tracker{{Sink: fs, Target: "CIA-16"}}
-	r := Run(context.Background(), cp, []Step{TrackerStep(cp)})
+	r := Run(context.Background(), cp, TrackerSteps(cp))
 	assert.Equal(t, ExitOK, r.ExitCode(), r.Lines())
 	require.Len(t, fs.bodies, 1)
 	assert.Equal(t, "Deployed build 42.", fs.bodies[0])

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/ccc-checkpoint/ccc/progress"
+	"github.com/ccc-checkpoint/ccc/sinks"
 	"github.com/ccc-checkpoint/ccc/state/records"
 )
 
@@ -28,10 +29,26 @@ func recordStatus(d *progress.Document) string {
 	return records.StatusInProgress
 }
 
-// writeRecord writes this agent's checkpoint record in the repository's
-// shared records directory, so `ccc status` in any worktree sees it. The
-// manual profile writes it after the git snapshot, with the HEAD that
-// snapshot made; a failure is a warning, never the checkpoint's failure.
+// recordStep writes this agent's checkpoint record in the repository's
+// shared records directory, so `ccc status` in any worktree sees it. It
+// follows the git snapshot in the manual profile, to name the HEAD that
+// snapshot made. It prints no line of its own: a failure is a warning,
+// never the checkpoint's failure.
+type recordStep struct{}
+
+func (recordStep) String() string { return "Agent record" }
+
+func (recordStep) unlisted() {}
+
+func (recordStep) Run(ctx context.Context, cp *Checkpoint) error {
+	if !cp.persisted.saved {
+		return sinks.Skip("progress not saved")
+	}
+	cp.writeRecord(ctx)
+	return nil
+}
+
+// writeRecord writes the record; a failure is a warning.
 func (cp *Checkpoint) writeRecord(ctx context.Context) {
 	if cp.Doc == nil {
 		return
@@ -41,6 +58,10 @@ func (cp *Checkpoint) writeRecord(ctx context.Context) {
 		cp.warnf("%s", recordProblem(err))
 		return
 	}
+	head := cp.head
+	if c := cp.snapshot.commit; c != "" {
+		head = c
+	}
 	d := cp.Doc
 	s := records.Snapshot{
 		Agent:     cp.Agent,
@@ -49,7 +70,7 @@ func (cp *Checkpoint) writeRecord(ctx context.Context) {
 		Status:    recordStatus(d),
 		Prompt:    d.Prompt(),
 		Branch:    cp.branch,
-		Head:      cp.head,
+		Head:      head,
 	}
 	if cp.State != nil {
 		s.Phase = cp.State.String("phase")
@@ -80,14 +101,6 @@ func (cp *Checkpoint) writeRecord(ctx context.Context) {
 		cp.warnf("%s", recordProblem(err)) // written; the unreadable old one was set aside
 	} else if err != nil {
 		cp.warnf("record not written: %v", err)
-	}
-}
-
-// flushRecord writes the record persist left pending.
-func (cp *Checkpoint) flushRecord(ctx context.Context) {
-	if cp.recordPending {
-		cp.recordPending = false
-		cp.writeRecord(ctx)
 	}
 }
 

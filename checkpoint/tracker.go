@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"regexp"
-	"sort"
 	"strings"
 	"time"
 
@@ -104,22 +103,23 @@ func (t trackerStep) String() string {
 func (trackerStep) Consequence() string { return "status not persisted to issue tracker" }
 
 func (t trackerStep) Run(ctx context.Context, cp *Checkpoint) error {
-	switch {
-	case cp.SkipTracker:
-		flag := cp.SkipTrackerFlag
-		if flag == "" {
-			flag = "--skip-tracker"
-		}
-		return sinks.Skip("%s given", flag)
-	case len(t.trackers) == 0:
-		return sinks.Skip("no tracker configured")
-	case cp.Doc == nil && cp.Body == "":
-		return sinks.Skip("no progress document to report")
+	if err := trackerSkip(cp, t.trackers); err != nil {
+		return err
 	}
 	if cp.Timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = sinks.WithTimeout(ctx, cp.Timeout)
 		defer cancel()
+	}
+	issue, from := cp.trackerIssue()
+	if d := cp.drained; d.ran {
+		// One budget for the drain and the deliveries, one issue for both.
+		issue, from = d.issue, d.from
+		if !d.deadline.IsZero() {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithDeadline(ctx, d.deadline)
+			defer cancel()
+		}
 	}
 	body := cp.Body
 	if body == "" {
@@ -129,14 +129,34 @@ func (t trackerStep) Run(ctx context.Context, cp *Checkpoint) error {
 	// credential, whatever a sink's redaction preference.
 	cp.StatusBody, _ = cp.Redactor.Redact(body)
 
-	issue, from := cp.trackerIssue()
-	cp.drainOutbox(ctx, t.trackers, issue)
 	results := make([]SinkResult, len(t.trackers))
 	for i, tr := range t.trackers {
 		results[i] = cp.deliverTo(ctx, tr, issue, from, body)
 	}
 	cp.sinkResults = results
+	return trackerOutcome(cp, results)
+}
 
+// trackerSkip is why the tracker step (and the outbox drain before it) has
+// nothing to do, nil when it has.
+func trackerSkip(cp *Checkpoint, trackers []Tracker) error {
+	switch {
+	case cp.SkipTracker:
+		flag := cp.SkipTrackerFlag
+		if flag == "" {
+			flag = "--skip-tracker"
+		}
+		return sinks.Skip("%s given", flag)
+	case len(trackers) == 0:
+		return sinks.Skip("no tracker configured")
+	case cp.Doc == nil && cp.Body == "":
+		return sinks.Skip("no progress document to report")
+	}
+	return nil
+}
+
+// trackerOutcome is the tracker step's line from its sinks' results.
+func trackerOutcome(cp *Checkpoint, results []SinkResult) error {
 	// One sink's outcome is the step's line; several each get a line of
 	// their own under it (Report.Lines), so the step's line only counts
 	// them rather than repeat their reasons.
@@ -362,49 +382,6 @@ func (cp *Checkpoint) withLock(ctx context.Context, fn func() error) error {
 	}
 	defer unlock()
 	return fn()
-}
-
-// drainOutbox first tries the queued deliveries that are due, for the
-// sinks of this run, inside the run's own deadline (with DrainLimit, at
-// most that many within a third of it). The key this run is about to
-// deliver is left alone: its new body supersedes the queued one.
-func (cp *Checkpoint) drainOutbox(ctx context.Context, trackers []Tracker, issue string) {
-	entries, err := state.TrustedOutbox(cp.Root, cp.Key, cp.Now)
-	if err != nil {
-		cp.alertf("%v", err)
-	}
-	if cp.DrainLimit > 0 {
-		// This agent's own backlog first: nobody else's hooks send it.
-		sort.SliceStable(entries, func(i, j int) bool { return entries[i].Agent == cp.Agent && entries[j].Agent != cp.Agent })
-		if cp.Timeout > 0 {
-			var cancel context.CancelFunc
-			ctx, cancel = sinks.WithTimeout(ctx, cp.Timeout/3)
-			defer cancel()
-		}
-	}
-	tried := 0
-	bySink := map[string]sinks.Sink{}
-	own := map[string]bool{}
-	for _, tr := range trackers {
-		bySink[tr.Sink.Name()] = tr.Sink
-		target := tr.Target
-		if target == "" {
-			target = issue
-		}
-		own[state.Entry{Sink: tr.Sink.Name(), Target: target, Agent: cp.Agent}.Key()] = true
-	}
-	for _, e := range entries {
-		s, ok := bySink[e.Sink]
-		if !ok || own[e.Key()] || e.NextAttempt.After(cp.Now) || ctx.Err() != nil {
-			continue
-		}
-		if cp.DrainLimit > 0 && tried >= cp.DrainLimit {
-			break
-		}
-		tried++
-		res := cp.Redeliver(ctx, s, e)
-		cp.Drained = append(cp.Drained, res)
-	}
 }
 
 // deliver sends e's body through one sink to e's target as e's agent (the
