@@ -36,7 +36,7 @@ func ParseProfile(s string) (Profile, error) {
 // Steps returns a profile's ordered steps. The record and the outbox drain
 // are steps of their own that print no line of their own (unlisted): the
 // report shows the protocol's steps.
-func (p Profile) Steps(cp *Checkpoint) []Step {
+func (p Profile) Steps(cp *Context) []Step {
 	switch p {
 	case Automated:
 		return []Step{
@@ -60,7 +60,7 @@ func (p Profile) Steps(cp *Checkpoint) []Step {
 // LoadProgress reads the progress document and the state without changing
 // either, for runs that only report (`ccc post`). A missing progress file
 // leaves Doc nil; a broken one (progress.Check) too, and is the error.
-func (cp *Checkpoint) LoadProgress() error {
+func (cp *Context) LoadProgress() error {
 	loaded, err := state.Load(cp.Root, cp.Now)
 	if err != nil {
 		return err
@@ -82,7 +82,7 @@ func (cp *Checkpoint) LoadProgress() error {
 // TrackerSteps are the tracker update alone (after the outbox drain, which
 // prints no line), for `ccc post`: a status delivered from CI without a
 // progress session.
-func TrackerSteps(cp *Checkpoint) []Step {
+func TrackerSteps(cp *Context) []Step {
 	return []Step{drainStep{cp.Trackers}, trackerStep{cp.Trackers}}
 }
 
@@ -90,9 +90,12 @@ func TrackerSteps(cp *Checkpoint) []Step {
 // done.
 type Loop struct{ TaskIndex, TotalTasks int }
 
-// Checkpoint carries one run's inputs and what the steps learn along the
-// way.
-type Checkpoint struct {
+// Context is what the steps of one run share, like goreleaser's context:
+// the run's inputs, which the steps only read, the outputs the report
+// collects, and what each step returned for the steps after it. (Not to be
+// confused with state.Checkpoint, the checkpoint recorded in the state file,
+// or hook.CheckpointRequest, a hook's request for a run.)
+type Context struct {
 	Root    string
 	Now     time.Time
 	Profile Profile
@@ -184,7 +187,7 @@ type Checkpoint struct {
 	drained   drained   // drainStep
 }
 
-func (cp *Checkpoint) warnf(format string, args ...any) {
+func (cp *Context) warnf(format string, args ...any) {
 	cp.Warnings = append(cp.Warnings, fmt.Sprintf(format, args...))
 }
 
@@ -192,31 +195,31 @@ func (cp *Checkpoint) warnf(format string, args ...any) {
 // otherwise stays quiet when it succeeds: something in the project tried
 // to make ccc act for its user (a forged outbox entry or comment
 // reference). It is one line.
-func (cp *Checkpoint) alertf(format string, args ...any) {
+func (cp *Context) alertf(format string, args ...any) {
 	s := strings.ReplaceAll(fmt.Sprintf(format, args...), "\n", "; ")
 	cp.Warnings = append(cp.Warnings, s)
 	cp.Alerts = append(cp.Alerts, s)
 }
 
 // notef records what a succeeding step did, for its report line.
-func (cp *Checkpoint) notef(format string, args ...any) {
+func (cp *Context) notef(format string, args ...any) {
 	cp.note = fmt.Sprintf(format, args...)
 }
 
-func (cp *Checkpoint) takeNote() string {
+func (cp *Context) takeNote() string {
 	n := cp.note
 	cp.note = ""
 	return n
 }
 
-func (cp *Checkpoint) debugf(format string, args ...any) {
+func (cp *Context) debugf(format string, args ...any) {
 	if cp.Debug != nil {
 		msg, _ := cp.Redactor.Redact(fmt.Sprintf(strings.TrimSuffix(format, "\n"), args...))
 		fmt.Fprintln(cp.Debug, msg)
 	}
 }
 
-func (cp *Checkpoint) getenv(key string) string {
+func (cp *Context) getenv(key string) string {
 	if cp.Getenv == nil {
 		return ""
 	}

@@ -74,14 +74,14 @@ func read(t *testing.T, dir, name string) string {
 	return string(b)
 }
 
-func newCP(root string, p Profile, e progress.Edits) *Checkpoint {
-	return &Checkpoint{Root: root, Now: t0, Profile: p, Agent: "main", Prefs: config.Default(), Edits: e, Issue: e.Issue, Key: testKey}
+func newCP(root string, p Profile, e progress.Edits) *Context {
+	return &Context{Root: root, Now: t0, Profile: p, Agent: "main", Prefs: config.Default(), Edits: e, Issue: e.Issue, Key: testKey}
 }
 
 // testKey is the user's signing key in these tests.
 var testKey = []byte("0123456789abcdef0123456789abcdef")
 
-func runCP(cp *Checkpoint) Report {
+func runCP(cp *Context) Report {
 	return Run(context.Background(), cp, cp.Profile.Steps(cp))
 }
 
@@ -158,7 +158,7 @@ func TestAgentWrittenPromptIsKept(t *testing.T) {
 
 	r := runCP(newCP(root, Manual, progress.Edits{AddTasks: []string{"b"}}))
 	assert.Equal(t, mine, r.Prompt)
-	r = runCP(func() *Checkpoint { cp := newCP(root, Manual, progress.Edits{}); cp.RefreshPrompt = true; return cp }())
+	r = runCP(func() *Context { cp := newCP(root, Manual, progress.Edits{}); cp.RefreshPrompt = true; return cp }())
 	assert.True(t, strings.HasPrefix(r.Prompt, "Resume CIA-2. Current task: task 1 of 2 — a."), r.Prompt)
 }
 
@@ -448,7 +448,7 @@ func TestTrackerIssueResolution(t *testing.T) {
 			st, err := state.Parse([]byte(tt.stateJSON))
 			require.NoError(t, err)
 			doc := progress.New(tt.docIssue, t0)
-			cp := &Checkpoint{Issue: tt.flag, State: st, Doc: doc, branch: tt.branch}
+			cp := &Context{Issue: tt.flag, State: st, Doc: doc, branch: tt.branch}
 			got, _ := cp.trackerIssue()
 			assert.Equal(t, tt.want, got)
 		})
@@ -856,7 +856,7 @@ func TestIssueKeysInAnyCase(t *testing.T) {
 	assert.Contains(t, read(t, other, progress.FileName), "**Issue:** CIA-31")
 
 	for branch, want := range map[string]string{"cia-32-parser": "CIA-32", "claude/Eng2-7": "ENG2-7"} {
-		cp = &Checkpoint{Root: t.TempDir(), branch: branch}
+		cp = &Context{Root: t.TempDir(), branch: branch}
 		got, from := cp.trackerIssue()
 		assert.Equal(t, want, got)
 		assert.Equal(t, "branch "+branch, from)

@@ -33,7 +33,7 @@ func (drainStep) String() string { return "Outbox drain" }
 
 func (drainStep) unlisted() {}
 
-func (d drainStep) Run(ctx context.Context, cp *Checkpoint) error {
+func (d drainStep) Run(ctx context.Context, cp *Context) error {
 	if err := trackerSkip(cp, d.trackers); err != nil {
 		return err
 	}
@@ -54,7 +54,7 @@ func (d drainStep) Run(ctx context.Context, cp *Checkpoint) error {
 // sinks of this run, inside the run's own deadline (with DrainLimit, at
 // most that many within a third of it). The key this run is about to
 // deliver is left alone: its new body supersedes the queued one.
-func (cp *Checkpoint) drainOutbox(ctx context.Context, trackers []Tracker, issue string) (out []SinkResult) {
+func (cp *Context) drainOutbox(ctx context.Context, trackers []Tracker, issue string) (out []SinkResult) {
 	entries, err := state.TrustedOutbox(cp.Root, cp.Key, cp.Now)
 	if err != nil {
 		cp.alertf("%v", err)

@@ -4,11 +4,11 @@ import "context"
 
 // runBeforeWrite runs cp's profile with f called between persist's reading
 // and its replacing of the progress file: the tests' other writer.
-func runBeforeWrite(cp *Checkpoint, f func()) Report {
+func runBeforeWrite(cp *Context, f func()) Report {
 	steps := cp.Profile.Steps(cp)
 	for i, s := range steps {
 		if _, ok := s.(persistStep); ok {
-			steps[i] = persistStep{write: func(cp *Checkpoint, path string, orig, out []byte) (string, error) {
+			steps[i] = persistStep{write: func(cp *Context, path string, orig, out []byte) (string, error) {
 				f()
 				return replaceProgress(cp, path, orig, out)
 			}}

@@ -28,13 +28,13 @@ func (gitStep) String() string { return "Git snapshot" }
 
 func (gitStep) Consequence() string { return "changes not committed" }
 
-func (g gitStep) Run(ctx context.Context, cp *Checkpoint) error {
+func (g gitStep) Run(ctx context.Context, cp *Context) error {
 	res, err := g.take(ctx, cp)
 	cp.snapshot = res
 	return err
 }
 
-func (gitStep) take(ctx context.Context, cp *Checkpoint) (snapshot, error) {
+func (gitStep) take(ctx context.Context, cp *Context) (snapshot, error) {
 	if cp.SkipGit {
 		return snapshot{}, sinks.Skip("--skip-git given")
 	}
@@ -100,7 +100,7 @@ func gitFailure(err error) error {
 
 // commitMessage fills the preferences' template (CCC's `type(ISSUE):`
 // Conventional Commits form by default).
-func (cp *Checkpoint) commitMessage() string {
+func (cp *Context) commitMessage() string {
 	issue, task := "checkpoint", "no current task"
 	n, m := 0, 0
 	if d := cp.Doc; d != nil {

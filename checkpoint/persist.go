@@ -31,7 +31,7 @@ type persistStep struct {
 
 // writeFunc backs up the progress file at path and replaces its orig bytes
 // with out; it returns the backup's path.
-type writeFunc func(cp *Checkpoint, path string, orig, out []byte) (backup string, err error)
+type writeFunc func(cp *Context, path string, orig, out []byte) (backup string, err error)
 
 // persisted is what the persist step returns for the steps after it.
 type persisted struct {
@@ -46,7 +46,7 @@ func (persistStep) String() string { return "Persist progress" }
 
 func (persistStep) Consequence() string { return "progress not saved; .ccc-progress.md left as it was" }
 
-func (p persistStep) Run(ctx context.Context, cp *Checkpoint) error {
+func (p persistStep) Run(ctx context.Context, cp *Context) error {
 	res, err := p.persist(ctx, cp)
 	cp.persisted = res
 	// The later steps must not show edits that never reached the disk:
@@ -57,7 +57,7 @@ func (p persistStep) Run(ctx context.Context, cp *Checkpoint) error {
 	return err
 }
 
-func (p persistStep) persist(ctx context.Context, cp *Checkpoint) (persisted, error) {
+func (p persistStep) persist(ctx context.Context, cp *Context) (persisted, error) {
 	unlock, err := state.Lock(ctx, cp.Root)
 	if err != nil {
 		return persisted{}, err
@@ -102,7 +102,7 @@ func (p persistStep) persist(ctx context.Context, cp *Checkpoint) (persisted, er
 // loadState reads the state file (the caller holds the lock); a corrupt
 // one is read from its backup, or the progress file alone, and is never
 // overwritten.
-func (cp *Checkpoint) loadState() error {
+func (cp *Context) loadState() error {
 	loaded, err := state.Load(cp.Root, cp.Now)
 	if err != nil {
 		return err
@@ -130,7 +130,7 @@ func (cp *Checkpoint) loadState() error {
 
 // writeProgress updates the progress file, reading it again while another
 // writer keeps changing it under ccc (at most writeAttempts times).
-func (p persistStep) writeProgress(cp *Checkpoint) (res persisted, created bool, err error) {
+func (p persistStep) writeProgress(cp *Context) (res persisted, created bool, err error) {
 	path := filepath.Join(cp.Root, progress.FileName)
 	for attempt := 1; ; attempt++ {
 		res, created, err = p.updateProgress(cp, path)
@@ -180,7 +180,7 @@ type committedTask struct {
 
 // updateProgress reads, edits and replaces the progress file, failing with
 // state.ErrChanged when someone else wrote it in between.
-func (p persistStep) updateProgress(cp *Checkpoint, path string) (res persisted, created bool, err error) {
+func (p persistStep) updateProgress(cp *Context, path string) (res persisted, created bool, err error) {
 	orig, doc, modTime, err := cp.readDoc(path)
 	if err != nil {
 		return res, false, err
@@ -219,7 +219,7 @@ func (p persistStep) updateProgress(cp *Checkpoint, path string) (res persisted,
 
 // readDoc reads and parses the progress file: orig is nil and doc a new
 // document when there is none.
-func (cp *Checkpoint) readDoc(path string) (orig []byte, doc *progress.Document, modTime time.Time, err error) {
+func (cp *Context) readDoc(path string) (orig []byte, doc *progress.Document, modTime time.Time, err error) {
 	orig, err = readProgress(path)
 	if err != nil {
 		return nil, nil, modTime, err
@@ -241,7 +241,7 @@ func (cp *Checkpoint) readDoc(path string) (orig []byte, doc *progress.Document,
 
 // edit reconciles doc with CCC's loop state and applies the run's edits. It
 // returns the task that was current before them, for the commit.
-func (cp *Checkpoint) edit(doc *progress.Document, created bool, modTime time.Time) (*committedTask, error) {
+func (cp *Context) edit(doc *progress.Document, created bool, modTime time.Time) (*committedTask, error) {
 	if n := cp.syncSources(doc, created, modTime); n != "" {
 		cp.notice = n
 	}
@@ -274,7 +274,7 @@ func (cp *Checkpoint) edit(doc *progress.Document, created bool, modTime time.Ti
 // instead, said in a warning; the text before is in the backup. Only the
 // credentials ccc holds: a pattern's false positive would destroy the
 // user's text.
-func (cp *Checkpoint) redactHeld(doc *progress.Document, regenerate bool, files []string) (*progress.Document, []byte) {
+func (cp *Context) redactHeld(doc *progress.Document, regenerate bool, files []string) (*progress.Document, []byte) {
 	out := doc.Render()
 	red, n := cp.Redactor.HeldOnly().Redact(string(out))
 	if n == 0 {
@@ -296,7 +296,7 @@ func (cp *Checkpoint) redactHeld(doc *progress.Document, regenerate bool, files 
 
 // replace checks that out keeps what orig held and writes it; it returns
 // the backup's path.
-func (p persistStep) replace(cp *Checkpoint, path string, orig, out []byte) (string, error) {
+func (p persistStep) replace(cp *Context, path string, orig, out []byte) (string, error) {
 	// A new file is checked too: what ccc writes, the next run must read.
 	// Tasks are matched by text: compare with the original as redacted, so
 	// a task whose held credential was replaced is not counted lost.
@@ -317,7 +317,7 @@ func (p persistStep) replace(cp *Checkpoint, path string, orig, out []byte) (str
 
 // replaceProgress backs up the progress file and replaces it, failing with
 // state.ErrChanged when it no longer holds orig.
-func replaceProgress(cp *Checkpoint, path string, orig, out []byte) (string, error) {
+func replaceProgress(cp *Context, path string, orig, out []byte) (string, error) {
 	backup, err := state.Backup(cp.Root, path, cp.Now)
 	if err != nil {
 		return "", err
@@ -328,7 +328,7 @@ func replaceProgress(cp *Checkpoint, path string, orig, out []byte) (string, err
 // promptForcedBy names the flags that make persist regenerate the
 // continuation prompt even when the agent wrote it: --refresh-prompt, and
 // the edits a prompt must reflect (--next, --current, --done).
-func (cp *Checkpoint) promptForcedBy() []string {
+func (cp *Context) promptForcedBy() []string {
 	var flags []string
 	if cp.Edits.Next != "" {
 		flags = append(flags, "--next")
@@ -347,7 +347,7 @@ func (cp *Checkpoint) promptForcedBy() []string {
 
 // keyFiles are the activeTaskFiles the prompt names: those the git snapshot
 // would accept, so the next session is not sent to .ccc/ or to "-rf".
-func (cp *Checkpoint) keyFiles() []string {
+func (cp *Context) keyFiles() []string {
 	var out []string
 	for _, f := range cp.State.ActiveTaskFiles() {
 		if gitrepo.ScopeRefusal(cp.Root, f) == "" {
@@ -359,7 +359,7 @@ func (cp *Checkpoint) keyFiles() []string {
 
 // docOnDisk parses the progress file as it is now, without the run's edits;
 // nil when it is missing, cannot be read or is broken.
-func (cp *Checkpoint) docOnDisk() *progress.Document {
+func (cp *Context) docOnDisk() *progress.Document {
 	data, err := readProgress(filepath.Join(cp.Root, progress.FileName))
 	if err != nil || data == nil || progress.Check(progress.FileName, data) != nil {
 		return nil
@@ -411,7 +411,7 @@ func fileError(name string, err error) error {
 }
 
 // issueFor finds the tracker issue for a document that names none.
-func (cp *Checkpoint) issueFor(doc *progress.Document) string {
+func (cp *Context) issueFor(doc *progress.Document) string {
 	if cp.Issue != "" {
 		if k, ok := progress.NormalIssue(cp.Issue); ok {
 			return k
@@ -432,7 +432,7 @@ func (cp *Checkpoint) issueFor(doc *progress.Document) string {
 // saveState records this checkpoint in the state file, unless that file is
 // corrupt on disk, and stamps CCC's lastUpdatedAt (and createdAt for a new
 // file) with the run's clock.
-func (cp *Checkpoint) saveState() error {
+func (cp *Context) saveState() error {
 	if cp.stateReadOnly || cp.KeepState {
 		return nil
 	}
@@ -458,7 +458,7 @@ func (cp *Checkpoint) saveState() error {
 
 // updateState re-reads the state under the lock, changes it and saves it:
 // later steps use it so they never clobber what another process wrote.
-func (cp *Checkpoint) updateState(ctx context.Context, change func(*state.State) error) error {
+func (cp *Context) updateState(ctx context.Context, change func(*state.State) error) error {
 	if cp.stateReadOnly {
 		return cp.stateNotUpdated()
 	}
@@ -488,7 +488,7 @@ func (cp *Checkpoint) updateState(ctx context.Context, change func(*state.State)
 // stateNotUpdated is the error of a state change refused because the file
 // on disk is corrupt; it wraps the *state.CorruptError, which names
 // path:line.
-func (cp *Checkpoint) stateNotUpdated() error {
+func (cp *Context) stateNotUpdated() error {
 	if cp.stateCorrupt == nil {
 		return fmt.Errorf("%s is corrupt; not updated", state.FileName)
 	}

@@ -19,7 +19,7 @@ import (
 // do, or an error; whatever it returns, the next step runs.
 type Step interface {
 	fmt.Stringer
-	Run(ctx context.Context, cp *Checkpoint) error
+	Run(ctx context.Context, cp *Context) error
 }
 
 // consequence is an optional interface: what a step's failure means for the
@@ -78,7 +78,7 @@ type Result struct {
 
 // run runs one step with the cross-cutting work around it: timing, panic
 // recovery, and turning its error into a Result.
-func run(ctx context.Context, s Step, cp *Checkpoint) (res Result, err error) {
+func run(ctx context.Context, s Step, cp *Context) (res Result, err error) {
 	res.Name = s.String()
 	start := time.Now()
 	defer func() {
@@ -116,7 +116,7 @@ func run(ctx context.Context, s Step, cp *Checkpoint) (res Result, err error) {
 
 // Run runs every step in order, whatever the earlier ones returned, and
 // reports on all of them.
-func Run(ctx context.Context, cp *Checkpoint, steps []Step) Report {
+func Run(ctx context.Context, cp *Context, steps []Step) Report {
 	cp.persisted, cp.snapshot, cp.drained = persisted{}, snapshot{}, drained{}
 	r := Report{Profile: cp.Profile}
 	for _, s := range steps {

@@ -24,7 +24,7 @@ type fakeStep struct {
 
 func (s fakeStep) String() string      { return s.name }
 func (s fakeStep) Consequence() string { return s.cons }
-func (s fakeStep) Run(_ context.Context, cp *Checkpoint) error {
+func (s fakeStep) Run(_ context.Context, cp *Context) error {
 	*s.ran = append(*s.ran, s.name)
 	if s.p != nil {
 		panic(s.p)
@@ -45,7 +45,7 @@ func TestRunIsFailForward(t *testing.T) {
 		fakeStep{name: "Exploding", cons: "nothing shown", ran: &ran, p: "boom"},
 		fakeStep{name: "Continuation prompt", ran: &ran},
 	}
-	r := Run(context.Background(), &Checkpoint{Profile: Manual}, steps)
+	r := Run(context.Background(), &Context{Profile: Manual}, steps)
 
 	assert.Equal(t, []string{"Persist progress", "Git snapshot", "Linear update", "Exploding", "Continuation prompt"}, ran,
 		"every step runs although the third failed and the fourth panicked")
@@ -90,7 +90,7 @@ func TestExitCode(t *testing.T) {
 
 func TestReportJSON(t *testing.T) {
 	var ran []string
-	r := Run(context.Background(), &Checkpoint{Profile: Automated, Prompt: "Resume CIA-1."}, []Step{
+	r := Run(context.Background(), &Context{Profile: Automated, Prompt: "Resume CIA-1."}, []Step{
 		fakeStep{name: "Persist progress", ran: &ran},
 		fakeStep{name: "Tracker update", ran: &ran, err: sinks.Skip("no tracker configured")},
 	})
@@ -114,7 +114,7 @@ func TestReportJSON(t *testing.T) {
 func TestProfiles(t *testing.T) {
 	names := func(p Profile) []string {
 		var out []string
-		for _, s := range p.Steps(&Checkpoint{}) {
+		for _, s := range p.Steps(&Context{}) {
 			if listed(s) {
 				out = append(out, s.String())
 			}

@@ -17,7 +17,7 @@ func (promptStep) String() string { return "Continuation prompt" }
 
 func (promptStep) Consequence() string { return "generic prompt printed instead" }
 
-func (promptStep) Run(_ context.Context, cp *Checkpoint) error {
+func (promptStep) Run(_ context.Context, cp *Context) error {
 	if cp.Doc == nil {
 		cp.Prompt = progress.GenericPrompt
 		if _, err := os.Stat(filepath.Join(cp.Root, progress.FileName)); errors.Is(err, fs.ErrNotExist) {

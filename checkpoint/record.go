@@ -40,7 +40,7 @@ func (recordStep) String() string { return "Agent record" }
 
 func (recordStep) unlisted() {}
 
-func (recordStep) Run(ctx context.Context, cp *Checkpoint) error {
+func (recordStep) Run(ctx context.Context, cp *Context) error {
 	if !cp.persisted.saved {
 		return sinks.Skip("progress not saved")
 	}
@@ -49,7 +49,7 @@ func (recordStep) Run(ctx context.Context, cp *Checkpoint) error {
 }
 
 // writeRecord writes the record; a failure is a warning.
-func (cp *Checkpoint) writeRecord(ctx context.Context) {
+func (cp *Context) writeRecord(ctx context.Context) {
 	if cp.Doc == nil {
 		return
 	}
@@ -106,7 +106,7 @@ func (cp *Checkpoint) writeRecord(ctx context.Context) {
 
 // redactSnapshot replaces the credentials in a record's text: records are
 // read by other agents, printed by ccc status and copied into prompts.
-func (cp *Checkpoint) redactSnapshot(s records.Snapshot) records.Snapshot {
+func (cp *Context) redactSnapshot(s records.Snapshot) records.Snapshot {
 	one := func(v *string) { *v, _ = cp.Redactor.Redact(*v) }
 	all := func(vs []string) []string {
 		out := make([]string, len(vs))

@@ -102,7 +102,7 @@ func (t trackerStep) String() string {
 
 func (trackerStep) Consequence() string { return "status not persisted to issue tracker" }
 
-func (t trackerStep) Run(ctx context.Context, cp *Checkpoint) error {
+func (t trackerStep) Run(ctx context.Context, cp *Context) error {
 	if err := trackerSkip(cp, t.trackers); err != nil {
 		return err
 	}
@@ -139,7 +139,7 @@ func (t trackerStep) Run(ctx context.Context, cp *Checkpoint) error {
 
 // trackerSkip is why the tracker step (and the outbox drain before it) has
 // nothing to do, nil when it has.
-func trackerSkip(cp *Checkpoint, trackers []Tracker) error {
+func trackerSkip(cp *Context, trackers []Tracker) error {
 	switch {
 	case cp.SkipTracker:
 		flag := cp.SkipTrackerFlag
@@ -156,7 +156,7 @@ func trackerSkip(cp *Checkpoint, trackers []Tracker) error {
 }
 
 // trackerOutcome is the tracker step's line from its sinks' results.
-func trackerOutcome(cp *Checkpoint, results []SinkResult) error {
+func trackerOutcome(cp *Context, results []SinkResult) error {
 	// One sink's outcome is the step's line; several each get a line of
 	// their own under it (Report.Lines), so the step's line only counts
 	// them rather than repeat their reasons.
@@ -202,7 +202,7 @@ func trackerOutcome(cp *Checkpoint, results []SinkResult) error {
 
 // deliverTo sends body through one tracker and stores the reference it
 // returns; every outcome, failure included, comes back as a SinkResult.
-func (cp *Checkpoint) deliverTo(ctx context.Context, tr Tracker, issue, from, body string) SinkResult {
+func (cp *Context) deliverTo(ctx context.Context, tr Tracker, issue, from, body string) SinkResult {
 	s := tr.Sink
 	res := SinkResult{Sink: s.Name(), Title: s.Title(), Target: tr.Target}
 	if res.Target == "" {
@@ -244,7 +244,7 @@ func (cp *Checkpoint) deliverTo(ctx context.Context, tr Tracker, issue, from, bo
 // delivered, re-queued with its attempt counted when it fails again. The
 // entry is read again once its delivery lock is held: another process may
 // have delivered it, or queued a newer body, meanwhile.
-func (cp *Checkpoint) Redeliver(ctx context.Context, s sinks.Sink, e state.Entry) SinkResult {
+func (cp *Context) Redeliver(ctx context.Context, s sinks.Sink, e state.Entry) SinkResult {
 	res := SinkResult{Sink: s.Name(), Title: s.Title(), Target: e.Target}
 	next := func() (state.Entry, bool) {
 		cur, err := state.Queued(cp.Root, e)
@@ -263,7 +263,7 @@ func (cp *Checkpoint) Redeliver(ctx context.Context, s sinks.Sink, e state.Entry
 // failed one is queued unless a newer body already is. Holding the lock
 // across both keeps an older status from ever landing after a newer one.
 // next returns false when nothing is left to deliver.
-func (cp *Checkpoint) send(ctx context.Context, s sinks.Sink, res SinkResult, agent string, next func() (state.Entry, bool)) SinkResult {
+func (cp *Context) send(ctx context.Context, s sinks.Sink, res SinkResult, agent string, next func() (state.Entry, bool)) SinkResult {
 	key := state.Entry{Sink: s.Name(), Target: res.Target, Agent: agent}
 	finish := func(r sinks.Result, err error, e state.Entry) SinkResult {
 		res.Action, res.Requests, res.URL = r.Action, r.Requests, r.Ref.URL
@@ -344,7 +344,7 @@ func (cp *Checkpoint) send(ctx context.Context, s sinks.Sink, res SinkResult, ag
 // unredacted reaches a sink or the outbox. Where the user's own preferences
 // turned a sink's redaction off, the patterns are off for it, never the
 // credentials ccc holds.
-func (cp *Checkpoint) redacted(s sinks.Sink, key, e state.Entry, res *SinkResult) state.Entry {
+func (cp *Context) redacted(s sinks.Sink, key, e state.Entry, res *SinkResult) state.Entry {
 	e.Sink, e.Target, e.Agent = key.Sink, key.Target, key.Agent
 	r := cp.Redactor
 	if cp.NoRedact[s.Name()] {
@@ -355,7 +355,7 @@ func (cp *Checkpoint) redacted(s sinks.Sink, key, e state.Entry, res *SinkResult
 }
 
 // queue keeps a failed delivery in the outbox; it reports whether it could.
-func (cp *Checkpoint) queue(ctx context.Context, e state.Entry, cause string) bool {
+func (cp *Context) queue(ctx context.Context, e state.Entry, cause string) bool {
 	cause, _ = cp.Redactor.Redact(cause)
 	if len(cp.Key) > 0 {
 		e = e.Sign(cp.Key)
@@ -371,7 +371,7 @@ func (cp *Checkpoint) queue(ctx context.Context, e state.Entry, cause string) bo
 	return true
 }
 
-func (cp *Checkpoint) withLock(ctx context.Context, fn func() error) error {
+func (cp *Context) withLock(ctx context.Context, fn func() error) error {
 	// The lock must be had even when the delivery used up the deadline:
 	// what failed is worth keeping.
 	lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
@@ -386,7 +386,7 @@ func (cp *Checkpoint) withLock(ctx context.Context, fn func() error) error {
 
 // deliver sends e's body through one sink to e's target as e's agent (the
 // caller holds the delivery lock) and stores the reference it returns.
-func (cp *Checkpoint) deliver(ctx context.Context, s sinks.Sink, e state.Entry) (sinks.Result, error) {
+func (cp *Context) deliver(ctx context.Context, s sinks.Sink, e state.Entry) (sinks.Result, error) {
 	target, agent := e.Target, e.Agent
 	// The reference as stored now, not as read at the start of the run:
 	// another process may have created the comment meanwhile.
@@ -486,7 +486,7 @@ func validRef(key []byte, sink, target, agent string, r sinks.Ref) bool {
 
 // tagger signs with the user's key for the sinks' markers; nil without a
 // key.
-func (cp *Checkpoint) tagger() func(fields ...string) string {
+func (cp *Context) tagger() func(fields ...string) string {
 	if len(cp.Key) == 0 {
 		return nil
 	}
@@ -512,7 +512,7 @@ var branchIssue = regexp.MustCompile(`(?i)(?:^|[^a-z0-9])([a-z][a-z0-9]*-[0-9]+)
 // FindIssue resolves a project's tracker issue the way the tracker step does,
 // for commands that report on it (`ccc doctor`).
 func FindIssue(ctx context.Context, root, flag string, now time.Time) (issue, from string) {
-	cp := &Checkpoint{Root: root, Issue: flag}
+	cp := &Context{Root: root, Issue: flag}
 	if l, err := state.Load(root, now); err == nil {
 		cp.State = l.State
 	}
@@ -528,7 +528,7 @@ func FindIssue(ctx context.Context, root, flag string, now time.Time) (issue, fr
 // trackerIssue finds the issue to update: --issue, else the state's
 // linearIssue/activeIssue, else the progress document's Issue, else a
 // KEY-123 in the branch name. It says where it found it.
-func (cp *Checkpoint) trackerIssue() (issue, from string) {
+func (cp *Context) trackerIssue() (issue, from string) {
 	if cp.Issue != "" {
 		if k, ok := progress.NormalIssue(cp.Issue); ok {
 			return k, "--issue"
@@ -554,7 +554,7 @@ func (cp *Checkpoint) trackerIssue() (issue, from string) {
 	return "", ""
 }
 
-func statusInput(cp *Checkpoint) markdown.StatusInput {
+func statusInput(cp *Context) markdown.StatusInput {
 	d := cp.Doc
 	in := markdown.StatusInput{
 		Updated:   cp.Now.UTC(),
@@ -580,7 +580,7 @@ func statusInput(cp *Checkpoint) markdown.StatusInput {
 // latestStatus is the status rendered from the progress file as it is now,
 // or fallback when the run delivers a body of its own (ccc post) or the file
 // cannot be read or is broken.
-func (cp *Checkpoint) latestStatus(fallback string) string {
+func (cp *Context) latestStatus(fallback string) string {
 	if cp.Body != "" || cp.Doc == nil {
 		return fallback
 	}
