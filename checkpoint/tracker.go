@@ -265,54 +265,6 @@ func (cp *Context) Redeliver(ctx context.Context, s sinks.Sink, e state.Entry) S
 // next returns false when nothing is left to deliver.
 func (cp *Context) send(ctx context.Context, s sinks.Sink, res SinkResult, agent string, next func() (state.Entry, bool)) SinkResult {
 	key := state.Entry{Sink: s.Name(), Target: res.Target, Agent: agent}
-	finish := func(r sinks.Result, err error, e state.Entry) SinkResult {
-		res.Action, res.Requests, res.URL = r.Action, r.Requests, r.Ref.URL
-		var skip *sinks.SkipError
-		var serr *sinks.Error
-		switch {
-		case err == nil:
-			if r.Action == sinks.Created || r.Action == sinks.Updated {
-				res.Wrote = wrote(s, r.Action, res.Target)
-			}
-			if lerr := cp.withLock(ctx, func() error { return state.Dequeue(cp.Root, e) }); lerr != nil {
-				cp.warnf("%v", lerr)
-			}
-			return res
-		case errors.As(err, &skip):
-			// Nothing is queued for a sink that cannot run here; what
-			// was queued stays.
-			res.Error = skip.Reason
-			return res
-		case errors.As(err, &serr):
-			res.Error = serr.Cause
-			// A sink says "could not store the comment id"; why (a state
-			// file that is not valid JSON, a read-only directory) is the
-			// cause to fix.
-			var ref *refError
-			var corrupt *state.CorruptError
-			switch {
-			case errors.As(err, &corrupt):
-				res.Error += ": " + rel(cp.Root, corrupt.Where()) + " is not valid JSON"
-			case errors.As(err, &ref):
-				res.Error += ": " + ref.err.Error()
-			}
-			cp.debugf("tracker: %s: %v", s.Name(), err)
-		default:
-			res.Error = err.Error()
-		}
-		// A server's answer may echo the credential (plain, base64):
-		// the cause goes to the report, the outbox and ccc sync's lines.
-		res.Error, _ = cp.Redactor.Redact(res.Error)
-		// The tracker's own wait (Retry-After, a rate limit's reset)
-		// decides when the outbox tries again, when it is the longer.
-		e.NextAttempt = time.Time{}
-		if serr != nil && serr.RetryAfter > 0 {
-			e.NextAttempt = cp.Now.Add(serr.RetryAfter)
-		}
-		res.Queued = cp.queue(ctx, e, res.Error)
-		return res
-	}
-
 	unlock, lerr := state.LockDelivery(ctx, cp.Root, key)
 	if lerr != nil {
 		// Another process is delivering this key, or the lock cannot be
@@ -320,14 +272,14 @@ func (cp *Context) send(ctx context.Context, s sinks.Sink, res SinkResult, agent
 		// whichever was rendered last) and say which.
 		e, ok := next()
 		if !ok {
-			return finish(sinks.Result{Action: sinks.Unchanged}, nil, key)
+			return cp.finish(ctx, s, res, sinks.Result{Action: sinks.Unchanged}, nil, key)
 		}
 		e = cp.redacted(s, key, e, &res)
 		cause := lerr.Error()
 		if errors.Is(lerr, state.ErrBusy) {
 			cause = "another ccc process is delivering to " + res.Target
 		}
-		return finish(sinks.Result{Action: sinks.Failed}, &sinks.Error{Cause: cause, Err: lerr}, e)
+		return cp.finish(ctx, s, res, sinks.Result{Action: sinks.Failed}, &sinks.Error{Cause: cause, Err: lerr}, e)
 	}
 	defer unlock()
 	e, ok := next()
@@ -337,7 +289,58 @@ func (cp *Context) send(ctx context.Context, s sinks.Sink, res SinkResult, agent
 	}
 	e = cp.redacted(s, key, e, &res)
 	r, err := cp.deliver(ctx, s, e)
-	return finish(r, err, e)
+	return cp.finish(ctx, s, res, r, err, e)
+}
+
+// finish turns a delivery's outcome into res and updates the outbox under
+// the delivery lock send holds: a delivered body removes what was queued
+// before it, a failed one is queued.
+func (cp *Context) finish(ctx context.Context, s sinks.Sink, res SinkResult, r sinks.Result, err error, e state.Entry) SinkResult {
+	res.Action, res.Requests, res.URL = r.Action, r.Requests, r.Ref.URL
+	var skip *sinks.SkipError
+	var serr *sinks.Error
+	switch {
+	case err == nil:
+		if r.Action == sinks.Created || r.Action == sinks.Updated {
+			res.Wrote = wrote(s, r.Action, res.Target)
+		}
+		if lerr := cp.withLock(ctx, func() error { return state.Dequeue(cp.Root, e) }); lerr != nil {
+			cp.warnf("%v", lerr)
+		}
+		return res
+	case errors.As(err, &skip):
+		// Nothing is queued for a sink that cannot run here; what
+		// was queued stays.
+		res.Error = skip.Reason
+		return res
+	case errors.As(err, &serr):
+		res.Error = serr.Cause
+		// A sink says "could not store the comment id"; why (a state
+		// file that is not valid JSON, a read-only directory) is the
+		// cause to fix.
+		var ref *refError
+		var corrupt *state.CorruptError
+		switch {
+		case errors.As(err, &corrupt):
+			res.Error += ": " + rel(cp.Root, corrupt.Where()) + " is not valid JSON"
+		case errors.As(err, &ref):
+			res.Error += ": " + ref.err.Error()
+		}
+		cp.debugf("tracker: %s: %v", s.Name(), err)
+	default:
+		res.Error = err.Error()
+	}
+	// A server's answer may echo the credential (plain, base64):
+	// the cause goes to the report, the outbox and ccc sync's lines.
+	res.Error, _ = cp.Redactor.Redact(res.Error)
+	// The tracker's own wait (Retry-After, a rate limit's reset)
+	// decides when the outbox tries again, when it is the longer.
+	e.NextAttempt = time.Time{}
+	if serr != nil && serr.RetryAfter > 0 {
+		e.NextAttempt = cp.Now.Add(serr.RetryAfter)
+	}
+	res.Queued = cp.queue(ctx, e, res.Error)
+	return res
 }
 
 // redacted fills e's key and replaces the credentials in its body: nothing
@@ -388,6 +391,41 @@ func (cp *Context) withLock(ctx context.Context, fn func() error) error {
 // caller holds the delivery lock) and stores the reference it returns.
 func (cp *Context) deliver(ctx context.Context, s sinks.Sink, e state.Entry) (sinks.Result, error) {
 	target, agent := e.Target, e.Agent
+	prev, unverified := cp.storedRef(s, target, agent)
+	saveRef := func(ref sinks.Ref) error {
+		ref = signRef(cp.Key, s.Name(), target, agent, ref)
+		return refErr(cp.updateState(ctx, func(st *state.State) error {
+			if err := st.SetRef(s.Name(), target, agent, ref); err != nil {
+				return err
+			}
+			// The seed's key for the comment id: the main agent's Linear one.
+			if s.Name() == "linear" && agent == "main" && ref.ID != "" {
+				return st.Set("checkpointCommentId", ref.ID)
+			}
+			return nil
+		}))
+	}
+	res, err := sinks.Deliver(ctx, s, sinks.Delivery{
+		Target:     sinks.Target{Issue: target, Agent: agent},
+		Body:       e.Body,
+		Prev:       prev,
+		Unverified: unverified,
+		Tag:        cp.tagger(),
+		Persist:    saveRef,
+		FullText:   e.FullText,
+	})
+	if err == nil && res.Action != sinks.Unchanged {
+		res.Ref.UpdatedAt = cp.Now.UTC()
+		if serr := saveRef(res.Ref); serr != nil {
+			cp.warnf("%s: comment %s written but not recorded: %v", s.Title(), res.Ref.ID, serr)
+		}
+	}
+	return res, err
+}
+
+// storedRef is the comment reference stored for (s, target, agent), and
+// whether the sink must check it before updating the comment it names.
+func (cp *Context) storedRef(s sinks.Sink, target, agent string) (prev sinks.Ref, unverified bool) {
 	// The reference as stored now, not as read at the start of the run:
 	// another process may have created the comment meanwhile.
 	st := cp.State
@@ -396,8 +434,6 @@ func (cp *Context) deliver(ctx context.Context, s sinks.Sink, e state.Entry) (si
 			st = fresh
 		}
 	}
-	var prev sinks.Ref
-	unverified := false
 	if st != nil {
 		found, err := st.Ref(s.Name(), target, agent, &prev)
 		if err != nil {
@@ -428,35 +464,7 @@ func (cp *Context) deliver(ctx context.Context, s sinks.Sink, e state.Entry) (si
 			prev.ID, unverified = st.String("checkpointCommentId"), true
 		}
 	}
-	saveRef := func(ref sinks.Ref) error {
-		ref = signRef(cp.Key, s.Name(), target, agent, ref)
-		return refErr(cp.updateState(ctx, func(st *state.State) error {
-			if err := st.SetRef(s.Name(), target, agent, ref); err != nil {
-				return err
-			}
-			// The seed's key for the comment id: the main agent's Linear one.
-			if s.Name() == "linear" && agent == "main" && ref.ID != "" {
-				return st.Set("checkpointCommentId", ref.ID)
-			}
-			return nil
-		}))
-	}
-	res, err := sinks.Deliver(ctx, s, sinks.Delivery{
-		Target:     sinks.Target{Issue: target, Agent: agent},
-		Body:       e.Body,
-		Prev:       prev,
-		Unverified: unverified,
-		Tag:        cp.tagger(),
-		Persist:    saveRef,
-		FullText:   e.FullText,
-	})
-	if err == nil && res.Action != sinks.Unchanged {
-		res.Ref.UpdatedAt = cp.Now.UTC()
-		if serr := saveRef(res.Ref); serr != nil {
-			cp.warnf("%s: comment %s written but not recorded: %v", s.Title(), res.Ref.ID, serr)
-		}
-	}
-	return res, err
+	return prev, unverified
 }
 
 // refFields lists what a reference's signature covers: the comment it
