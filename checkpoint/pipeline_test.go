@@ -126,3 +126,42 @@ func TestProfiles(t *testing.T) {
 	_, err := ParseProfile("interactive")
 	assert.ErrorContains(t, err, `unknown profile "interactive"`)
 }
+
+// Every side effect is a step in the list, the record and the outbox drain
+// included; they print no line of their own.
+func TestProfilesListEverySideEffect(t *testing.T) {
+	names := func(p Profile) []string {
+		var out []string
+		for _, s := range p.Steps(&Context{}) {
+			out = append(out, s.String())
+		}
+		return out
+	}
+	assert.Equal(t, []string{"Persist progress", "Git snapshot", "Agent record", "Outbox drain", "Tracker update", "Continuation prompt"}, names(Manual))
+	assert.Equal(t, []string{"Persist progress", "Agent record", "Outbox drain", "Tracker update"}, names(Automated))
+	assert.Equal(t, []string{"Outbox drain", "Tracker update"}, func() (out []string) {
+		for _, s := range TrackerSteps(&Context{}) {
+			out = append(out, s.String())
+		}
+		return out
+	}())
+}
+
+// unlistedStep is a fake step with no report line.
+type unlistedStep struct{ fakeStep }
+
+func (unlistedStep) unlisted() {}
+
+func TestUnlistedStepHasNoLineAndItsFailureIsAWarning(t *testing.T) {
+	var ran []string
+	r := Run(context.Background(), &Context{Profile: Automated}, []Step{
+		fakeStep{name: "Persist progress", ran: &ran},
+		unlistedStep{fakeStep{name: "Agent record", ran: &ran, p: "boom"}},
+		fakeStep{name: "Tracker update", ran: &ran},
+	})
+	assert.Equal(t, []string{"Persist progress", "Agent record", "Tracker update"}, ran)
+	assert.Equal(t, 2, r.Total)
+	assert.Equal(t, 2, r.Succeeded)
+	require.Len(t, r.Steps, 2)
+	assert.Equal(t, []string{"agent record: panic: boom"}, r.Warnings)
+}
