@@ -33,18 +33,24 @@ func ParseProfile(s string) (Profile, error) {
 	return "", fmt.Errorf("unknown profile %q (want manual or automated)", s)
 }
 
-// Steps returns a profile's ordered steps.
-func (p Profile) Steps(cp *Checkpoint) []Step {
+// Steps returns a profile's ordered steps. The record and the outbox drain
+// are steps of their own that print no line of their own (unlisted): the
+// report shows the protocol's steps.
+func (p Profile) Steps(cp *Context) []Step {
 	switch p {
 	case Automated:
 		return []Step{
 			persistStep{},            // first: every later step reads what it saved
+			recordStep{},             // right after persist: no snapshot to wait for
+			drainStep{cp.Trackers},   // before the tracker: older queued updates go first
 			trackerStep{cp.Trackers}, // best-effort; the stop hook carries the prompt
 		}
 	default:
 		return []Step{
 			persistStep{},            // first: every later step reads what it saved
 			gitStep{},                // before the tracker, so a crash loses no work
+			recordStep{},             // after the snapshot, with the HEAD it made
+			drainStep{cp.Trackers},   // before the tracker: older queued updates go first
 			trackerStep{cp.Trackers}, // best-effort, after the local work is safe
 			promptStep{},             // last: the human copies it as the session ends
 		}
@@ -54,7 +60,7 @@ func (p Profile) Steps(cp *Checkpoint) []Step {
 // LoadProgress reads the progress document and the state without changing
 // either, for runs that only report (`ccc post`). A missing progress file
 // leaves Doc nil; a broken one (progress.Check) too, and is the error.
-func (cp *Checkpoint) LoadProgress() error {
+func (cp *Context) LoadProgress() error {
 	loaded, err := state.Load(cp.Root, cp.Now)
 	if err != nil {
 		return err
@@ -73,17 +79,23 @@ func (cp *Checkpoint) LoadProgress() error {
 	return nil
 }
 
-// TrackerStep is the tracker update alone, for `ccc post`: a status
-// delivered from CI without a progress session.
-func TrackerStep(cp *Checkpoint) Step { return trackerStep{cp.Trackers} }
+// TrackerSteps are the tracker update alone (after the outbox drain, which
+// prints no line), for `ccc post`: a status delivered from CI without a
+// progress session.
+func TrackerSteps(cp *Context) []Step {
+	return []Step{drainStep{cp.Trackers}, trackerStep{cp.Trackers}}
+}
 
 // Loop is a position in CCC's task loop: TaskIndex of TotalTasks tasks are
 // done.
 type Loop struct{ TaskIndex, TotalTasks int }
 
-// Checkpoint carries one run's inputs and what the steps learn along the
-// way.
-type Checkpoint struct {
+// Context is what the steps of one run share, like goreleaser's context:
+// the run's inputs, which the steps only read, the outputs the report
+// collects, and what each step returned for the steps after it. (Not to be
+// confused with state.Checkpoint, the checkpoint recorded in the state file,
+// or hook.CheckpointRequest, a hook's request for a run.)
+type Context struct {
 	Root    string
 	Now     time.Time
 	Profile Profile
@@ -154,36 +166,28 @@ type Checkpoint struct {
 	Prompt   string
 	Warnings []string
 	// StatusBody is what the tracker step delivered (for CI summaries).
-	StatusBody string
-	// Drained are the queued deliveries this run retried first.
-	Drained     []SinkResult
+	StatusBody  string
 	sinkResults []SinkResult
 	// stateReadOnly is set when the state file on disk is corrupt: it is
 	// never overwritten.
 	stateReadOnly bool
-	branch, head  string
-	note          string
+	// branch and head are the repository's as persist (or FindIssue) read
+	// them.
+	branch, head string
+	note         string
 	// notice reports a reconciliation of the state and the progress file.
 	notice string
 	// stateCorrupt says where and how (set with stateReadOnly).
 	stateCorrupt *state.CorruptError
-	// recordPending: persist left the agent's record for the git step.
-	recordPending bool
-	// usage is an edit that cannot apply: the run stops, nothing written.
-	usage *UsageError
-	// broken is a progress file too broken to touch: the run stops,
-	// nothing written.
-	broken *progress.BrokenError
-	// progressSaved: persist wrote (or had no need to write) the edits.
-	progressSaved bool
-	// commitTask is the task current before the edits, for the commit.
-	commitTask *committedTask
-	// beforeWrite runs between reading and replacing the progress file
-	// (tests use it to play another writer).
-	beforeWrite func()
+
+	// What the steps returned, each set by the step named and read by the
+	// steps after it: a step hands nothing on any other way.
+	persisted persisted // persistStep
+	snapshot  snapshot  // gitStep
+	drained   drained   // drainStep
 }
 
-func (cp *Checkpoint) warnf(format string, args ...any) {
+func (cp *Context) warnf(format string, args ...any) {
 	cp.Warnings = append(cp.Warnings, fmt.Sprintf(format, args...))
 }
 
@@ -191,31 +195,31 @@ func (cp *Checkpoint) warnf(format string, args ...any) {
 // otherwise stays quiet when it succeeds: something in the project tried
 // to make ccc act for its user (a forged outbox entry or comment
 // reference). It is one line.
-func (cp *Checkpoint) alertf(format string, args ...any) {
+func (cp *Context) alertf(format string, args ...any) {
 	s := strings.ReplaceAll(fmt.Sprintf(format, args...), "\n", "; ")
 	cp.Warnings = append(cp.Warnings, s)
 	cp.Alerts = append(cp.Alerts, s)
 }
 
 // notef records what a succeeding step did, for its report line.
-func (cp *Checkpoint) notef(format string, args ...any) {
+func (cp *Context) notef(format string, args ...any) {
 	cp.note = fmt.Sprintf(format, args...)
 }
 
-func (cp *Checkpoint) takeNote() string {
+func (cp *Context) takeNote() string {
 	n := cp.note
 	cp.note = ""
 	return n
 }
 
-func (cp *Checkpoint) debugf(format string, args ...any) {
+func (cp *Context) debugf(format string, args ...any) {
 	if cp.Debug != nil {
 		msg, _ := cp.Redactor.Redact(fmt.Sprintf(strings.TrimSuffix(format, "\n"), args...))
 		fmt.Fprintln(cp.Debug, msg)
 	}
 }
 
-func (cp *Checkpoint) getenv(key string) string {
+func (cp *Context) getenv(key string) string {
 	if cp.Getenv == nil {
 		return ""
 	}

@@ -74,14 +74,14 @@ func read(t *testing.T, dir, name string) string {
 	return string(b)
 }
 
-func newCP(root string, p Profile, e progress.Edits) *Checkpoint {
-	return &Checkpoint{Root: root, Now: t0, Profile: p, Agent: "main", Prefs: config.Default(), Edits: e, Issue: e.Issue, Key: testKey}
+func newCP(root string, p Profile, e progress.Edits) *Context {
+	return &Context{Root: root, Now: t0, Profile: p, Agent: "main", Prefs: config.Default(), Edits: e, Issue: e.Issue, Key: testKey}
 }
 
 // testKey is the user's signing key in these tests.
 var testKey = []byte("0123456789abcdef0123456789abcdef")
 
-func runCP(cp *Checkpoint) Report {
+func runCP(cp *Context) Report {
 	return Run(context.Background(), cp, cp.Profile.Steps(cp))
 }
 
@@ -158,7 +158,7 @@ func TestAgentWrittenPromptIsKept(t *testing.T) {
 
 	r := runCP(newCP(root, Manual, progress.Edits{AddTasks: []string{"b"}}))
 	assert.Equal(t, mine, r.Prompt)
-	r = runCP(func() *Checkpoint { cp := newCP(root, Manual, progress.Edits{}); cp.RefreshPrompt = true; return cp }())
+	r = runCP(func() *Context { cp := newCP(root, Manual, progress.Edits{}); cp.RefreshPrompt = true; return cp }())
 	assert.True(t, strings.HasPrefix(r.Prompt, "Resume CIA-2. Current task: task 1 of 2 — a."), r.Prompt)
 }
 
@@ -186,7 +186,7 @@ func TestOutsideWriterDuringCheckpointIsNotLost(t *testing.T) {
 	runCP(newCP(root, Automated, progress.Edits{Issue: "CIA-4", Current: "a"}))
 	cp := newCP(root, Automated, progress.Edits{AddTasks: []string{"from ccc"}})
 	writes := 0
-	cp.beforeWrite = func() {
+	r := runBeforeWrite(cp, func() {
 		if writes > 0 {
 			return
 		}
@@ -195,8 +195,7 @@ func TestOutsideWriterDuringCheckpointIsNotLost(t *testing.T) {
 		p := filepath.Join(root, progress.FileName)
 		b, _ := os.ReadFile(p)
 		require.NoError(t, os.WriteFile(p, append(b, "\n## Scratch\nwritten by the agent\n"...), 0o644))
-	}
-	r := runCP(cp)
+	})
 	assert.Equal(t, OutcomeOK, r.Outcome(), r.Lines())
 	got := read(t, root, progress.FileName)
 	assert.Contains(t, got, "## Scratch\nwritten by the agent\n", "the outside write survives")
@@ -237,7 +236,7 @@ func TestProgressThatIsNotTextIsLeftAlone(t *testing.T) {
 	assert.Equal(t, Failed, step(t, r, "Persist progress").Status)
 	assert.Contains(t, step(t, r, "Persist progress").Message, ".ccc-progress.md:4")
 	assert.Equal(t, Failed, step(t, r, "Continuation prompt").Status)
-	assert.Equal(t, GenericPrompt, r.Prompt, "a generic prompt stands in")
+	assert.Equal(t, progress.GenericPrompt, r.Prompt, "a generic prompt stands in")
 	assert.Equal(t, garbage, read(t, root, progress.FileName))
 }
 
@@ -449,7 +448,7 @@ func TestTrackerIssueResolution(t *testing.T) {
 			st, err := state.Parse([]byte(tt.stateJSON))
 			require.NoError(t, err)
 			doc := progress.New(tt.docIssue, t0)
-			cp := &Checkpoint{Issue: tt.flag, State: st, Doc: doc, branch: tt.branch}
+			cp := &Context{Issue: tt.flag, State: st, Doc: doc, branch: tt.branch}
 			got, _ := cp.trackerIssue()
 			assert.Equal(t, tt.want, got)
 		})
@@ -542,7 +541,7 @@ func TestPostBodyReplacesStatus(t *testing.T) {
 	cp := newCP(root, Automated, progress.Edits{})
 	cp.Body = "Deployed build 42."
 	cp.Trackers = []Tracker{{Sink: fs, Target: "CIA-16"}}
-	r := Run(context.Background(), cp, []Step{TrackerStep(cp)})
+	r := Run(context.Background(), cp, TrackerSteps(cp))
 	assert.Equal(t, OutcomeOK, r.Outcome(), r.Lines())
 	require.Len(t, fs.bodies, 1)
 	assert.Equal(t, "Deployed build 42.", fs.bodies[0])
@@ -857,7 +856,7 @@ func TestIssueKeysInAnyCase(t *testing.T) {
 	assert.Contains(t, read(t, other, progress.FileName), "**Issue:** CIA-31")
 
 	for branch, want := range map[string]string{"cia-32-parser": "CIA-32", "claude/Eng2-7": "ENG2-7"} {
-		cp = &Checkpoint{Root: t.TempDir(), branch: branch}
+		cp = &Context{Root: t.TempDir(), branch: branch}
 		got, from := cp.trackerIssue()
 		assert.Equal(t, want, got)
 		assert.Equal(t, "branch "+branch, from)

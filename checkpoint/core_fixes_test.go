@@ -410,11 +410,10 @@ func TestFailedPersistShowsTheDocumentAsSaved(t *testing.T) {
 		write(t, root, progress.FileName, saved)
 		cp := newCP(root, Manual, progress.Edits{AddTasks: []string{"b"}})
 		n := 0
-		cp.beforeWrite = func() { // another writer wins every race
+		r := runBeforeWrite(cp, func() { // another writer wins every race
 			n++
 			write(t, root, progress.FileName, saved+strings.Repeat("\n", n))
-		}
-		r := runCP(cp)
+		})
 		require.Equal(t, Failed, step(t, r, "Persist progress").Status, r.Lines())
 		assert.NotContains(t, read(t, root, progress.FileName), "- b")
 		assert.Equal(t, "Resume CIA-3. Current task: task 1 of 1 — a. Key files: none. Next action: continue the current task.", r.Prompt,
@@ -435,7 +434,7 @@ func TestFailedPersistShowsTheDocumentAsSaved(t *testing.T) {
 		root := t.TempDir()
 		write(t, root, state.Dir, "")
 		r := runCP(newCP(root, Manual, progress.Edits{Current: "a"}))
-		assert.Equal(t, GenericPrompt, r.Prompt)
+		assert.Equal(t, progress.GenericPrompt, r.Prompt)
 		assert.Equal(t, "no .ccc-progress.md", step(t, r, "Continuation prompt").Message)
 	})
 }

@@ -33,8 +33,8 @@ func TestQueuedEntryWaitsForTheTrackersRetryAfter(t *testing.T) {
 	other := newCP(root, Automated, progress.Edits{Issue: "CIA-1"})
 	other.Now, other.Agent = t0.Add(10*time.Minute), "helper"
 	other.Trackers = []Tracker{{Sink: s}}
-	runCP(other)
-	assert.Empty(t, other.Drained)
+	r := runCP(other)
+	assert.Empty(t, r.Outbox)
 }
 
 // queueOthers queues n due deliveries of other agents for sink "fake".
@@ -58,7 +58,7 @@ func TestDrainLimitBoundsTheRedeliveries(t *testing.T) {
 	r := runCP(cp)
 
 	assert.Equal(t, OutcomeOK, r.Outcome(), r.Lines())
-	assert.Len(t, cp.Drained, 2)
+	assert.Len(t, r.Outbox, 2)
 	assert.Equal(t, 3, s.calls, "two queued deliveries and the run's own")
 	left, err := state.Outbox(root, t0)
 	require.NoError(t, err)

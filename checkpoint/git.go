@@ -10,35 +10,48 @@ import (
 
 	"github.com/ccc-checkpoint/ccc/config"
 	"github.com/ccc-checkpoint/ccc/internal/gitrepo"
+	"github.com/ccc-checkpoint/ccc/sinks"
 	"github.com/ccc-checkpoint/ccc/state"
 )
 
-// gitStep is protocol step 2: commit the in-scope files that changed.
+// gitStep is protocol step 2: commit the in-scope files that changed. Its
+// result (cp.snapshot) is the commit, for the agent's record.
 type gitStep struct{}
+
+// snapshot is what the git step returns for the steps after it.
+type snapshot struct {
+	// commit is the commit it made; "" when it made none.
+	commit string
+}
 
 func (gitStep) String() string { return "Git snapshot" }
 
 func (gitStep) Consequence() string { return "changes not committed" }
 
-func (gitStep) Run(ctx context.Context, cp *Checkpoint) error {
-	defer cp.flushRecord(ctx)
+func (g gitStep) Run(ctx context.Context, cp *Context) error {
+	res, err := g.take(ctx, cp)
+	cp.snapshot = res
+	return err
+}
+
+func (gitStep) take(ctx context.Context, cp *Context) (snapshot, error) {
 	if cp.SkipGit {
-		return Skip("--skip-git given")
+		return snapshot{}, sinks.Skip("--skip-git given")
 	}
 	repo, err := gitrepo.Open(ctx, cp.Root)
 	if errors.Is(err, gitrepo.ErrNotRepo) {
-		return Skip("not a git repository")
+		return snapshot{}, sinks.Skip("not a git repository")
 	}
 	if err != nil {
-		return err
+		return snapshot{}, err
 	}
 	repo.NoHooks = !config.GitHooks(cp.Prefs, cp.getenv)
 	if cp.State == nil {
-		return Skip("no state to read activeTaskFiles from")
+		return snapshot{}, sinks.Skip("no state to read activeTaskFiles from")
 	}
 	unlock, err := state.Lock(ctx, cp.Root)
 	if err != nil {
-		return err
+		return snapshot{}, err
 	}
 	msg, redacted := cp.Redactor.Redact(cp.commitMessage())
 	if redacted > 0 {
@@ -50,12 +63,11 @@ func (gitStep) Run(ctx context.Context, cp *Checkpoint) error {
 		cp.warnf("git snapshot: refused %q: %s", r.Path, r.Reason)
 	}
 	if err != nil {
-		return gitFailure(err)
+		return snapshot{}, gitFailure(err)
 	}
 	if res.Skipped != "" {
-		return Skip("%s", res.Skipped)
+		return snapshot{}, sinks.Skip("%s", res.Skipped)
 	}
-	cp.head = res.Commit
 	if err := cp.updateState(ctx, func(st *state.State) error {
 		last, _ := st.LastCheckpoint()
 		last.Head = res.Commit
@@ -68,7 +80,7 @@ func (gitStep) Run(ctx context.Context, cp *Checkpoint) error {
 		noun = "file"
 	}
 	cp.notef("committed %s (%d %s: %s)", short(res.Commit), len(res.Files), noun, strings.Join(res.Files, ", "))
-	return nil
+	return snapshot{commit: res.Commit}, nil
 }
 
 // gitFailure gives a git error the cause the report shows: git's own words,
@@ -88,7 +100,7 @@ func gitFailure(err error) error {
 
 // commitMessage fills the preferences' template (CCC's `type(ISSUE):`
 // Conventional Commits form by default).
-func (cp *Checkpoint) commitMessage() string {
+func (cp *Context) commitMessage() string {
 	issue, task := "checkpoint", "no current task"
 	n, m := 0, 0
 	if d := cp.Doc; d != nil {
@@ -101,7 +113,7 @@ func (cp *Checkpoint) commitMessage() string {
 		n, m = d.TaskN(), d.TaskM()
 		// The commit holds the work on the task that was current when the
 		// checkpoint began, not the one --done just promoted.
-		if c := cp.commitTask; c != nil {
+		if c := cp.persisted.task; c != nil {
 			task, n = c.text, c.n
 		}
 	}

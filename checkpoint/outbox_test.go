@@ -61,7 +61,7 @@ func TestRedeliverSendsWhatIsQueuedWhenItGetsTheLock(t *testing.T) {
 
 	synced := make(chan SinkResult)
 	go func() {
-		cp := &Checkpoint{Root: root, Now: t0, Agent: "main", Key: testKey}
+		cp := &Context{Root: root, Now: t0, Agent: "main", Key: testKey}
 		synced <- cp.Redeliver(context.Background(), gate, old)
 	}()
 	close(gate.release)
@@ -114,7 +114,7 @@ func TestQueuedBodyIsRedacted(t *testing.T) {
 	raw = raw.Sign(testKey)
 	require.NoError(t, func() error { _, err := state.Queue(root, raw, "x", t0); return err }())
 	sink := &fakeSink{}
-	cp = &Checkpoint{Root: root, Now: t0, Agent: "main", Redactor: red, Key: testKey}
+	cp = &Context{Root: root, Now: t0, Agent: "main", Redactor: red, Key: testKey}
 	res := cp.Redeliver(context.Background(), sink, raw)
 	assert.Equal(t, sinks.Created, res.Action)
 	assert.Equal(t, 1, res.Redacted)
@@ -127,7 +127,7 @@ func TestRedeliverOfAnEntryAlreadyDelivered(t *testing.T) {
 	root := t.TempDir()
 	e := state.Entry{Sink: "fake", Target: "CIA-1", Agent: "main", Body: "x", RenderedAt: time.Now()}
 	sink := &fakeSink{}
-	cp := &Checkpoint{Root: root, Now: t0, Agent: "main", Key: testKey}
+	cp := &Context{Root: root, Now: t0, Agent: "main", Key: testKey}
 	res := cp.Redeliver(context.Background(), sink, e)
 	assert.Equal(t, sinks.Unchanged, res.Action)
 	assert.Zero(t, sink.calls)

@@ -20,92 +20,72 @@ import (
 const writeAttempts = 5
 
 // persistStep is protocol step 1: bring .ccc-progress.md up to date with the
-// edits and record the checkpoint in .ccc-state.json.
-type persistStep struct{}
+// edits and record the checkpoint in .ccc-state.json. Its result
+// (cp.persisted) says whether the edits reached the disk, for the record
+// step, and which task they started from, for the git snapshot.
+type persistStep struct {
+	// write replaces the progress file (nil: replaceProgress); tests wrap
+	// it to play another writer between ccc's read and its write.
+	write writeFunc
+}
+
+// writeFunc backs up the progress file at path and replaces its orig bytes
+// with out; it returns the backup's path.
+type writeFunc func(cp *Context, path string, orig, out []byte) (backup string, err error)
+
+// persisted is what the persist step returns for the steps after it.
+type persisted struct {
+	// saved: the edits reached the disk (or needed no write).
+	saved bool
+	// task is the task current before the edits: the work the git snapshot
+	// commits.
+	task *committedTask
+}
 
 func (persistStep) String() string { return "Persist progress" }
 
 func (persistStep) Consequence() string { return "progress not saved; .ccc-progress.md left as it was" }
 
-func (persistStep) Run(ctx context.Context, cp *Checkpoint) (err error) {
-	defer func() {
-		// The later steps must not show edits that never reached the disk:
-		// they get the document as it is there (nil when it cannot be read).
-		if err != nil && !cp.progressSaved && cp.usage == nil && cp.broken == nil {
-			cp.Doc = cp.docOnDisk()
-		}
-	}()
+func (p persistStep) Run(ctx context.Context, cp *Context) error {
+	res, err := p.persist(ctx, cp)
+	cp.persisted = res
+	// The later steps must not show edits that never reached the disk:
+	// they get the document as it is there (nil when it cannot be read).
+	if err != nil && !res.saved && !stopsRun(err) {
+		cp.Doc = cp.docOnDisk()
+	}
+	return err
+}
+
+func (p persistStep) persist(ctx context.Context, cp *Context) (persisted, error) {
 	unlock, err := state.Lock(ctx, cp.Root)
 	if err != nil {
-		return err
+		return persisted{}, err
 	}
 	defer unlock()
 	if rep := state.RemoveStaleTemp(cp.Root); len(rep.Removed) > 0 {
 		cp.debugf("persist: removed %d temp file(s) left by an interrupted write", len(rep.Removed))
 	}
-
-	loaded, err := state.Load(cp.Root, cp.Now)
-	if err != nil {
-		return err
-	}
-	cp.State = loaded.State
-	if c := loaded.Corrupt; c != nil {
-		cp.stateReadOnly, cp.stateCorrupt = true, c
-		from := "the progress file alone"
-		if loaded.From != "" {
-			from = "backup " + rel(cp.Root, loaded.From)
-		}
-		where := *c
-		where.Path = rel(cp.Root, c.Path)
-		kept := "a copy is kept at " + rel(cp.Root, loaded.SetAside) + " and the file"
-		if loaded.SetAside == "" { // too big to copy
-			kept = "the file"
-		}
-		cp.warnf("%s: not valid JSON: %s; %s is left untouched; continuing from %s. Fix or remove it to record checkpoints again.",
-			where.Where(), c.Msg, kept, from)
+	if err := cp.loadState(); err != nil {
+		return persisted{}, err
 	}
 	if repo, err := gitrepo.Open(ctx, cp.Root); err == nil {
 		cp.branch, _ = repo.Branch(ctx)
 		cp.head, _ = repo.Head(ctx)
 	}
-
-	path := filepath.Join(cp.Root, progress.FileName)
-	var created bool
-	for attempt := 1; ; attempt++ {
-		created, err = cp.updateProgress(path)
-		if !errors.Is(err, state.ErrChanged) || attempt == writeAttempts {
-			break
-		}
-		cp.debugf("persist: %s changed while being updated; re-reading (attempt %d)", progress.FileName, attempt+1)
-	}
-	var usage *UsageError
-	if errors.As(err, &usage) {
-		cp.usage = usage
-		return err
-	}
-	var broken *progress.BrokenError
-	if errors.As(err, &broken) {
-		cp.broken = broken
-		return err
-	}
+	res, created, err := p.writeProgress(cp)
 	if err != nil {
-		return err
+		return res, err
 	}
-	cp.progressSaved = true
-
+	res.saved = true
 	stateErr := cp.saveState()
-	if cp.Profile == Manual {
-		cp.recordPending = true // after the snapshot, with its HEAD
-	} else {
-		cp.writeRecord(ctx)
-	}
 	verb := "updated"
 	if created {
 		verb = "created"
 	}
 	cp.notef("%s %s (task %d of %d, %s)", verb, progress.FileName, cp.Doc.TaskN(), cp.Doc.TaskM(), cp.Doc.Status())
 	if stateErr != nil {
-		return &Failure{Cause: "state not saved: " + stateErr.Error(), Err: stateErr,
+		return res, &Failure{Cause: "state not saved: " + stateErr.Error(), Err: stateErr,
 			Consequence: "progress saved, checkpoint not recorded in " + state.FileName}
 	}
 	if cp.stateReadOnly {
@@ -113,10 +93,58 @@ func (persistStep) Run(ctx context.Context, cp *Checkpoint) (err error) {
 		if c := cp.stateCorrupt; c != nil {
 			cause = rel(cp.Root, c.Where()) + ": not valid JSON"
 		}
-		return &Failure{Cause: cause,
+		return res, &Failure{Cause: cause,
 			Consequence: "progress saved, " + state.FileName + " left untouched"}
 	}
+	return res, nil
+}
+
+// loadState reads the state file (the caller holds the lock); a corrupt
+// one is read from its backup, or the progress file alone, and is never
+// overwritten.
+func (cp *Context) loadState() error {
+	loaded, err := state.Load(cp.Root, cp.Now)
+	if err != nil {
+		return err
+	}
+	cp.State = loaded.State
+	c := loaded.Corrupt
+	if c == nil {
+		return nil
+	}
+	cp.stateReadOnly, cp.stateCorrupt = true, c
+	from := "the progress file alone"
+	if loaded.From != "" {
+		from = "backup " + rel(cp.Root, loaded.From)
+	}
+	where := *c
+	where.Path = rel(cp.Root, c.Path)
+	kept := "a copy is kept at " + rel(cp.Root, loaded.SetAside) + " and the file"
+	if loaded.SetAside == "" { // too big to copy
+		kept = "the file"
+	}
+	cp.warnf("%s: not valid JSON: %s; %s is left untouched; continuing from %s. Fix or remove it to record checkpoints again.",
+		where.Where(), c.Msg, kept, from)
 	return nil
+}
+
+// writeProgress updates the progress file, reading it again while another
+// writer keeps changing it under ccc (at most writeAttempts times).
+func (p persistStep) writeProgress(cp *Context) (res persisted, created bool, err error) {
+	path := filepath.Join(cp.Root, progress.FileName)
+	for attempt := 1; ; attempt++ {
+		res, created, err = p.updateProgress(cp, path)
+		if !errors.Is(err, state.ErrChanged) || attempt == writeAttempts {
+			return res, created, err
+		}
+		cp.debugf("persist: %s changed while being updated; re-reading (attempt %d)", progress.FileName, attempt+1)
+	}
+}
+
+// stopsRun says whether err ends the run with nothing written: an edit
+// that cannot apply, or a progress file too broken to touch.
+func stopsRun(err error) bool {
+	return stopReport(err) != nil
 }
 
 // UsageError is a checkpoint that cannot run as asked: an edit flag that
@@ -152,25 +180,12 @@ type committedTask struct {
 
 // updateProgress reads, edits and replaces the progress file, failing with
 // state.ErrChanged when someone else wrote it in between.
-func (cp *Checkpoint) updateProgress(path string) (created bool, err error) {
-	cp.commitTask = nil
-	orig, err := readProgress(path)
+func (p persistStep) updateProgress(cp *Context, path string) (res persisted, created bool, err error) {
+	orig, doc, modTime, err := cp.readDoc(path)
 	if err != nil {
-		return false, err
+		return res, false, err
 	}
-	var doc *progress.Document
-	var modTime time.Time
-	if orig == nil {
-		created = true
-		doc = progress.New(cp.issueFor(nil), cp.Now)
-	} else if err := progress.Check(rel(cp.Root, path), orig); err != nil {
-		return false, err
-	} else if doc, err = progress.Parse(orig); err != nil {
-		return false, fileError(rel(cp.Root, path), err)
-	}
-	if fi, err := os.Stat(path); err == nil {
-		modTime = fi.ModTime()
-	}
+	created = orig == nil
 	files, listed := cp.keyFiles(), cp.State.ActiveTaskFiles()
 	// Whose prompt it is is decided on the document as read (the sync and
 	// the edits change what ccc would generate for it), and by the document
@@ -179,11 +194,60 @@ func (cp *Checkpoint) updateProgress(path string) (created bool, err error) {
 	forcedBy := cp.promptForcedBy()
 	regenerate := ours || len(forcedBy) > 0
 	written := doc.ContinuationPrompt
+	if res.task, err = cp.edit(doc, created, modTime); err != nil {
+		return res, created, err
+	}
+	if regenerate {
+		doc.RefreshPrompt(files, true)
+	}
+	doc, out := cp.redactHeld(doc, regenerate, files)
+	cp.Doc = doc
+
+	if orig != nil && string(out) == string(orig) {
+		return res, false, nil
+	}
+	backup, err := p.replace(cp, path, orig, out)
+	if err != nil {
+		return res, created, err
+	}
+	if !ours && progress.PromptHash(written) != progress.PromptHash(doc.ContinuationPrompt) {
+		cp.warnf("the continuation prompt the agent wrote was replaced by one generated for %s; the old text is in %s",
+			strings.Join(forcedBy, " and "), rel(cp.Root, backup))
+	}
+	return res, created, nil
+}
+
+// readDoc reads and parses the progress file: orig is nil and doc a new
+// document when there is none.
+func (cp *Context) readDoc(path string) (orig []byte, doc *progress.Document, modTime time.Time, err error) {
+	orig, err = readProgress(path)
+	if err != nil {
+		return nil, nil, modTime, err
+	}
+	if orig == nil {
+		return nil, progress.New(cp.issueFor(nil), cp.Now), modTime, nil
+	}
+	if err := progress.Check(rel(cp.Root, path), orig); err != nil {
+		return nil, nil, modTime, err
+	}
+	if doc, err = progress.Parse(orig); err != nil {
+		return nil, nil, modTime, fileError(rel(cp.Root, path), err)
+	}
+	if fi, err := os.Stat(path); err == nil {
+		modTime = fi.ModTime()
+	}
+	return orig, doc, modTime, nil
+}
+
+// edit reconciles doc with CCC's loop state and applies the run's edits. It
+// returns the task that was current before them, for the commit.
+func (cp *Context) edit(doc *progress.Document, created bool, modTime time.Time) (*committedTask, error) {
 	if n := cp.syncSources(doc, created, modTime); n != "" {
 		cp.notice = n
 	}
+	var task *committedTask
 	if c := doc.Current; c != nil && !c.Done {
-		cp.commitTask = &committedTask{n: doc.TaskN(), text: c.Text}
+		task = &committedTask{n: doc.TaskN(), text: c.Text}
 	}
 	edits := cp.Edits
 	if edits.Issue == "" && doc.Issue.Key == "" {
@@ -194,38 +258,45 @@ func (cp *Checkpoint) updateProgress(path string) (created bool, err error) {
 	}
 	edits.Session = cp.Now.UTC().Format(state.TimeLayout)
 	if err := doc.Apply(edits); err != nil {
-		return created, editUsage(err)
+		return task, editUsage(err)
 	}
 	// Tasks the edits named fill the plan's placeholder slots rather than
 	// adding to them, so CCC's loop and the document count the same tasks.
 	if total := cp.planTotal(); total > 0 {
 		doc.FillSlots(total)
 	}
-	if regenerate {
-		doc.RefreshPrompt(files, true)
-	}
-	out := doc.Render()
-	// A live credential the agent wrote into the file would reach the
-	// status, the prompt, the record and a commit: the file ccc rewrites
-	// gets the marker instead, said in a warning; the text before is in
-	// the backup. Only the credentials ccc holds: a pattern's false
-	// positive would destroy the user's text.
-	if red, n := cp.Redactor.HeldOnly().Redact(string(out)); n > 0 {
-		if rdoc, perr := progress.Parse([]byte(red)); perr == nil {
-			doc, out = rdoc, []byte(red)
-			if regenerate { // its mark must match the text as written
-				doc.RefreshPrompt(files, true)
-				out = doc.Render()
-			}
-			cp.warnf("persist: %d credential(s) ccc holds (%s) replaced with [REDACTED:secret] in %s; the text before is in %s",
-				n, strings.Join(redact.SecretsFromEnvNames, ", "), progress.FileName, filepath.Join(state.Dir, state.BackupDir))
-		}
-	}
-	cp.Doc = doc
+	return task, nil
+}
 
-	if orig != nil && string(out) == string(orig) {
-		return false, nil
+// redactHeld renders doc with the credentials ccc holds replaced. A live
+// credential the agent wrote into the file would reach the status, the
+// prompt, the record and a commit: the file ccc rewrites gets the marker
+// instead, said in a warning; the text before is in the backup. Only the
+// credentials ccc holds: a pattern's false positive would destroy the
+// user's text.
+func (cp *Context) redactHeld(doc *progress.Document, regenerate bool, files []string) (*progress.Document, []byte) {
+	out := doc.Render()
+	red, n := cp.Redactor.HeldOnly().Redact(string(out))
+	if n == 0 {
+		return doc, out
 	}
+	rdoc, perr := progress.Parse([]byte(red))
+	if perr != nil {
+		return doc, out
+	}
+	doc, out = rdoc, []byte(red)
+	if regenerate { // its mark must match the text as written
+		doc.RefreshPrompt(files, true)
+		out = doc.Render()
+	}
+	cp.warnf("persist: %d credential(s) ccc holds (%s) replaced with [REDACTED:secret] in %s; the text before is in %s",
+		n, strings.Join(redact.SecretsFromEnvNames, ", "), progress.FileName, filepath.Join(state.Dir, state.BackupDir))
+	return doc, out
+}
+
+// replace checks that out keeps what orig held and writes it; it returns
+// the backup's path.
+func (p persistStep) replace(cp *Context, path string, orig, out []byte) (string, error) {
 	// A new file is checked too: what ccc writes, the next run must read.
 	// Tasks are matched by text: compare with the original as redacted, so
 	// a task whose held credential was replaced is not counted lost.
@@ -235,29 +306,29 @@ func (cp *Checkpoint) updateProgress(path string) (created bool, err error) {
 		was = []byte(r)
 	}
 	if err := progress.CheckRewrite(rel(cp.Root, path), was, out); err != nil {
-		return false, err
+		return "", err
 	}
-	if cp.beforeWrite != nil {
-		cp.beforeWrite()
+	write := p.write
+	if write == nil {
+		write = replaceProgress
 	}
+	return write(cp, path, orig, out)
+}
+
+// replaceProgress backs up the progress file and replaces it, failing with
+// state.ErrChanged when it no longer holds orig.
+func replaceProgress(cp *Context, path string, orig, out []byte) (string, error) {
 	backup, err := state.Backup(cp.Root, path, cp.Now)
 	if err != nil {
-		return created, err
+		return "", err
 	}
-	if err := state.ReplaceFile(path, orig, out, 0o644); err != nil {
-		return created, err
-	}
-	if !ours && progress.PromptHash(written) != progress.PromptHash(doc.ContinuationPrompt) {
-		cp.warnf("the continuation prompt the agent wrote was replaced by one generated for %s; the old text is in %s",
-			strings.Join(forcedBy, " and "), rel(cp.Root, backup))
-	}
-	return created, nil
+	return backup, state.ReplaceFile(path, orig, out, 0o644)
 }
 
 // promptForcedBy names the flags that make persist regenerate the
 // continuation prompt even when the agent wrote it: --refresh-prompt, and
 // the edits a prompt must reflect (--next, --current, --done).
-func (cp *Checkpoint) promptForcedBy() []string {
+func (cp *Context) promptForcedBy() []string {
 	var flags []string
 	if cp.Edits.Next != "" {
 		flags = append(flags, "--next")
@@ -276,7 +347,7 @@ func (cp *Checkpoint) promptForcedBy() []string {
 
 // keyFiles are the activeTaskFiles the prompt names: those the git snapshot
 // would accept, so the next session is not sent to .ccc/ or to "-rf".
-func (cp *Checkpoint) keyFiles() []string {
+func (cp *Context) keyFiles() []string {
 	var out []string
 	for _, f := range cp.State.ActiveTaskFiles() {
 		if gitrepo.ScopeRefusal(cp.Root, f) == "" {
@@ -288,7 +359,7 @@ func (cp *Checkpoint) keyFiles() []string {
 
 // docOnDisk parses the progress file as it is now, without the run's edits;
 // nil when it is missing, cannot be read or is broken.
-func (cp *Checkpoint) docOnDisk() *progress.Document {
+func (cp *Context) docOnDisk() *progress.Document {
 	data, err := readProgress(filepath.Join(cp.Root, progress.FileName))
 	if err != nil || data == nil || progress.Check(progress.FileName, data) != nil {
 		return nil
@@ -340,7 +411,7 @@ func fileError(name string, err error) error {
 }
 
 // issueFor finds the tracker issue for a document that names none.
-func (cp *Checkpoint) issueFor(doc *progress.Document) string {
+func (cp *Context) issueFor(doc *progress.Document) string {
 	if cp.Issue != "" {
 		if k, ok := progress.NormalIssue(cp.Issue); ok {
 			return k
@@ -361,7 +432,7 @@ func (cp *Checkpoint) issueFor(doc *progress.Document) string {
 // saveState records this checkpoint in the state file, unless that file is
 // corrupt on disk, and stamps CCC's lastUpdatedAt (and createdAt for a new
 // file) with the run's clock.
-func (cp *Checkpoint) saveState() error {
+func (cp *Context) saveState() error {
 	if cp.stateReadOnly || cp.KeepState {
 		return nil
 	}
@@ -387,7 +458,7 @@ func (cp *Checkpoint) saveState() error {
 
 // updateState re-reads the state under the lock, changes it and saves it:
 // later steps use it so they never clobber what another process wrote.
-func (cp *Checkpoint) updateState(ctx context.Context, change func(*state.State) error) error {
+func (cp *Context) updateState(ctx context.Context, change func(*state.State) error) error {
 	if cp.stateReadOnly {
 		return cp.stateNotUpdated()
 	}
@@ -417,7 +488,7 @@ func (cp *Checkpoint) updateState(ctx context.Context, change func(*state.State)
 // stateNotUpdated is the error of a state change refused because the file
 // on disk is corrupt; it wraps the *state.CorruptError, which names
 // path:line.
-func (cp *Checkpoint) stateNotUpdated() error {
+func (cp *Context) stateNotUpdated() error {
 	if cp.stateCorrupt == nil {
 		return fmt.Errorf("%s is corrupt; not updated", state.FileName)
 	}

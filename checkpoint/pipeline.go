@@ -7,15 +7,19 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
+	"strings"
 	"time"
+
+	"github.com/ccc-checkpoint/ccc/progress"
+	"github.com/ccc-checkpoint/ccc/sinks"
 )
 
-// Step is one step of the pipeline. Run returns nil on success, a Skip when
-// there was nothing to do, or an error; whatever it returns, the next step
-// runs.
+// Step is one step of the pipeline. Run returns nil on success, a skip
+// (sinks.Skip: one skip error for steps and sinks) when there was nothing to
+// do, or an error; whatever it returns, the next step runs.
 type Step interface {
 	fmt.Stringer
-	Run(ctx context.Context, cp *Checkpoint) error
+	Run(ctx context.Context, cp *Context) error
 }
 
 // consequence is an optional interface: what a step's failure means for the
@@ -24,15 +28,12 @@ type consequence interface {
 	Consequence() string
 }
 
-// SkipError is a step's reason for having nothing to do. It is never a
-// failure; wrapped skips are still skips.
-type SkipError struct{ Reason string }
-
-func (e *SkipError) Error() string { return "skipped: " + e.Reason }
-
-// Skip returns a SkipError with the reason.
-func Skip(format string, args ...any) error {
-	return &SkipError{Reason: fmt.Sprintf(format, args...)}
+// unlisted is an optional interface: a step whose work serves the steps
+// around it (the agent's record, the outbox drain) gets no line in the
+// report and does not count in its totals. A failure it cannot help is
+// said in a warning.
+type unlisted interface {
+	unlisted()
 }
 
 // Failure is a step error with a short cause for the report line, for when
@@ -77,7 +78,7 @@ type Result struct {
 
 // run runs one step with the cross-cutting work around it: timing, panic
 // recovery, and turning its error into a Result.
-func run(ctx context.Context, s Step, cp *Checkpoint) (res Result) {
+func run(ctx context.Context, s Step, cp *Context) (res Result, err error) {
 	res.Name = s.String()
 	start := time.Now()
 	defer func() {
@@ -93,11 +94,11 @@ func run(ctx context.Context, s Step, cp *Checkpoint) (res Result) {
 		res.Duration = time.Since(start)
 		res.DurationMS = res.Duration.Milliseconds()
 	}()
-	err := s.Run(ctx, cp)
+	err = s.Run(ctx, cp)
 	// A note belongs to its step, and only to a step that succeeded.
 	note := cp.takeNote()
 	res.Sinks, cp.sinkResults = cp.sinkResults, nil
-	var skip *SkipError
+	var skip *sinks.SkipError
 	var fail *Failure
 	switch {
 	case err == nil:
@@ -110,42 +111,62 @@ func run(ctx context.Context, s Step, cp *Checkpoint) (res Result) {
 	default:
 		res.Status, res.Message = Failed, err.Error()
 	}
-	return res
+	return res, err
 }
 
 // Run runs every step in order, whatever the earlier ones returned, and
 // reports on all of them.
-func Run(ctx context.Context, cp *Checkpoint, steps []Step) Report {
+func Run(ctx context.Context, cp *Context, steps []Step) Report {
+	cp.persisted, cp.snapshot, cp.drained = persisted{}, snapshot{}, drained{}
 	r := Report{Profile: cp.Profile}
 	for _, s := range steps {
-		res := run(ctx, s, cp)
-		if cp.usage != nil {
-			// Not a step failure: the command line asked for something the
-			// document cannot take, and nothing may be written for it.
-			r.Steps, r.Succeeded = []Result{}, 0
-			r.Error = cp.usage.Error()
+		res, err := run(ctx, s, cp)
+		if stop := stopReport(err); stop != nil {
+			r = *stop
+			r.Profile = cp.Profile
 			break
 		}
-		if cp.broken != nil {
-			// Whatever a later step did would report or commit a misreading
-			// of the file (a conflict, "0 of 0 tasks, complete").
-			r.Steps, r.Succeeded = []Result{}, 0
-			r.Broken = cp.broken.Error()
-			break
+		if _, ok := s.(unlisted); ok {
+			if res.Status == Failed {
+				cp.warnf("%s: %s", strings.ToLower(res.Name), res.Message)
+			}
+			continue
 		}
 		if res.Status != Failed {
 			r.Succeeded++
 		}
 		r.Steps = append(r.Steps, res)
 	}
-	r.Total = len(steps)
+	for _, s := range steps {
+		if _, ok := s.(unlisted); !ok {
+			r.Total++
+		}
+	}
 	r.Prompt = cp.Prompt
 	r.Warnings = cp.Warnings
 	r.StatusBody = cp.StatusBody
-	r.Outbox = cp.Drained
+	r.Outbox = cp.drained.results
 	if cp.notice != "" {
 		r.Notices = append(r.Notices, cp.notice)
 	}
 	r.redactor = cp.Redactor
 	return r.redacted()
+}
+
+// stopReport is the report of a run that a step's error ends with nothing
+// written, nil for any other error.
+func stopReport(err error) *Report {
+	var usage *UsageError
+	var broken *progress.BrokenError
+	switch {
+	case errors.As(err, &usage):
+		// Not a step failure: the command line asked for something the
+		// document cannot take, and nothing may be written for it.
+		return &Report{Steps: []Result{}, Error: usage.Error()}
+	case errors.As(err, &broken):
+		// Whatever a later step did would report or commit a misreading
+		// of the file (a conflict, "0 of 0 tasks, complete").
+		return &Report{Steps: []Result{}, Broken: broken.Error()}
+	}
+	return nil
 }

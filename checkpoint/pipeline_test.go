@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/ccc-checkpoint/ccc/sinks"
 )
 
 // fakeStep returns err (or panics with p) and records that it ran.
@@ -22,7 +24,7 @@ type fakeStep struct {
 
 func (s fakeStep) String() string      { return s.name }
 func (s fakeStep) Consequence() string { return s.cons }
-func (s fakeStep) Run(_ context.Context, cp *Checkpoint) error {
+func (s fakeStep) Run(_ context.Context, cp *Context) error {
 	*s.ran = append(*s.ran, s.name)
 	if s.p != nil {
 		panic(s.p)
@@ -37,13 +39,13 @@ func TestRunIsFailForward(t *testing.T) {
 	var ran []string
 	steps := []Step{
 		fakeStep{name: "Persist progress", ran: &ran, note: "updated .ccc-progress.md"},
-		fakeStep{name: "Git snapshot", ran: &ran, err: fmt.Errorf("wrapped: %w", Skip("working tree clean"))},
+		fakeStep{name: "Git snapshot", ran: &ran, err: fmt.Errorf("wrapped: %w", sinks.Skip("working tree clean"))},
 		fakeStep{name: "Linear update", cons: "status not persisted to issue tracker", ran: &ran, note: "half done",
 			err: &Failure{Cause: "HTTP 503", Err: errors.New("server said 503 with a long body")}},
 		fakeStep{name: "Exploding", cons: "nothing shown", ran: &ran, p: "boom"},
 		fakeStep{name: "Continuation prompt", ran: &ran},
 	}
-	r := Run(context.Background(), &Checkpoint{Profile: Manual}, steps)
+	r := Run(context.Background(), &Context{Profile: Manual}, steps)
 
 	assert.Equal(t, []string{"Persist progress", "Git snapshot", "Linear update", "Exploding", "Continuation prompt"}, ran,
 		"every step runs although the third failed and the fourth panicked")
@@ -89,9 +91,9 @@ func TestExitCode(t *testing.T) {
 
 func TestReportJSON(t *testing.T) {
 	var ran []string
-	r := Run(context.Background(), &Checkpoint{Profile: Automated, Prompt: "Resume CIA-1."}, []Step{
+	r := Run(context.Background(), &Context{Profile: Automated, Prompt: "Resume CIA-1."}, []Step{
 		fakeStep{name: "Persist progress", ran: &ran},
-		fakeStep{name: "Tracker update", ran: &ran, err: Skip("no tracker configured")},
+		fakeStep{name: "Tracker update", ran: &ran, err: sinks.Skip("no tracker configured")},
 	})
 	raw, err := json.Marshal(r)
 	require.NoError(t, err)
@@ -113,8 +115,10 @@ func TestReportJSON(t *testing.T) {
 func TestProfiles(t *testing.T) {
 	names := func(p Profile) []string {
 		var out []string
-		for _, s := range p.Steps(&Checkpoint{}) {
-			out = append(out, s.String())
+		for _, s := range p.Steps(&Context{}) {
+			if listed(s) {
+				out = append(out, s.String())
+			}
 		}
 		return out
 	}
@@ -124,14 +128,41 @@ func TestProfiles(t *testing.T) {
 	assert.ErrorContains(t, err, `unknown profile "interactive"`)
 }
 
-func TestPromptBox(t *testing.T) {
-	want := `╔══════════════════════════════════════════════════╗
-║  CONTINUATION PROMPT                             ║
-╚══════════════════════════════════════════════════╝
+// Every side effect is a step in the list, the record and the outbox drain
+// included; they print no line of their own.
+func TestProfilesListEverySideEffect(t *testing.T) {
+	names := func(p Profile) []string {
+		var out []string
+		for _, s := range p.Steps(&Context{}) {
+			out = append(out, s.String())
+		}
+		return out
+	}
+	assert.Equal(t, []string{"Persist progress", "Git snapshot", "Agent record", "Outbox drain", "Tracker update", "Continuation prompt"}, names(Manual))
+	assert.Equal(t, []string{"Persist progress", "Agent record", "Outbox drain", "Tracker update"}, names(Automated))
+	assert.Equal(t, []string{"Outbox drain", "Tracker update"}, func() (out []string) {
+		for _, s := range TrackerSteps(&Context{}) {
+			out = append(out, s.String())
+		}
+		return out
+	}())
+}
 
-Resume CIA-1. Current task: task 1 of 2 — write parser.
+// unlistedStep is a fake step with no report line.
+type unlistedStep struct{ fakeStep }
 
-Copy this prompt into your next session's first message.
-`
-	assert.Equal(t, want, PromptBox("\nResume CIA-1. Current task: task 1 of 2 — write parser.\n"))
+func (unlistedStep) unlisted() {}
+
+func TestUnlistedStepHasNoLineAndItsFailureIsAWarning(t *testing.T) {
+	var ran []string
+	r := Run(context.Background(), &Context{Profile: Automated}, []Step{
+		fakeStep{name: "Persist progress", ran: &ran},
+		unlistedStep{fakeStep{name: "Agent record", ran: &ran, p: "boom"}},
+		fakeStep{name: "Tracker update", ran: &ran},
+	})
+	assert.Equal(t, []string{"Persist progress", "Agent record", "Tracker update"}, ran)
+	assert.Equal(t, 2, r.Total)
+	assert.Equal(t, 2, r.Succeeded)
+	require.Len(t, r.Steps, 2)
+	assert.Equal(t, []string{"agent record: panic: boom"}, r.Warnings)
 }

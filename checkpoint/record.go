@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/ccc-checkpoint/ccc/progress"
+	"github.com/ccc-checkpoint/ccc/sinks"
 	"github.com/ccc-checkpoint/ccc/state/records"
 )
 
@@ -28,11 +29,27 @@ func recordStatus(d *progress.Document) string {
 	return records.StatusInProgress
 }
 
-// writeRecord writes this agent's checkpoint record in the repository's
-// shared records directory, so `ccc status` in any worktree sees it. The
-// manual profile writes it after the git snapshot, with the HEAD that
-// snapshot made; a failure is a warning, never the checkpoint's failure.
-func (cp *Checkpoint) writeRecord(ctx context.Context) {
+// recordStep writes this agent's checkpoint record in the repository's
+// shared records directory, so `ccc status` in any worktree sees it. It
+// follows the git snapshot in the manual profile, to name the HEAD that
+// snapshot made. It prints no line of its own: a failure is a warning,
+// never the checkpoint's failure.
+type recordStep struct{}
+
+func (recordStep) String() string { return "Agent record" }
+
+func (recordStep) unlisted() {}
+
+func (recordStep) Run(ctx context.Context, cp *Context) error {
+	if !cp.persisted.saved {
+		return sinks.Skip("progress not saved")
+	}
+	cp.writeRecord(ctx)
+	return nil
+}
+
+// writeRecord writes the record; a failure is a warning.
+func (cp *Context) writeRecord(ctx context.Context) {
 	if cp.Doc == nil {
 		return
 	}
@@ -40,6 +57,10 @@ func (cp *Checkpoint) writeRecord(ctx context.Context) {
 	if err != nil {
 		cp.warnf("%s", recordProblem(err))
 		return
+	}
+	head := cp.head
+	if c := cp.snapshot.commit; c != "" {
+		head = c
 	}
 	d := cp.Doc
 	s := records.Snapshot{
@@ -49,7 +70,7 @@ func (cp *Checkpoint) writeRecord(ctx context.Context) {
 		Status:    recordStatus(d),
 		Prompt:    d.Prompt(),
 		Branch:    cp.branch,
-		Head:      cp.head,
+		Head:      head,
 	}
 	if cp.State != nil {
 		s.Phase = cp.State.String("phase")
@@ -83,17 +104,9 @@ func (cp *Checkpoint) writeRecord(ctx context.Context) {
 	}
 }
 
-// flushRecord writes the record persist left pending.
-func (cp *Checkpoint) flushRecord(ctx context.Context) {
-	if cp.recordPending {
-		cp.recordPending = false
-		cp.writeRecord(ctx)
-	}
-}
-
 // redactSnapshot replaces the credentials in a record's text: records are
 // read by other agents, printed by ccc status and copied into prompts.
-func (cp *Checkpoint) redactSnapshot(s records.Snapshot) records.Snapshot {
+func (cp *Context) redactSnapshot(s records.Snapshot) records.Snapshot {
 	one := func(v *string) { *v, _ = cp.Redactor.Redact(*v) }
 	all := func(vs []string) []string {
 		out := make([]string, len(vs))

@@ -106,24 +106,7 @@ func loadResume(ctx context.Context, root string, now time.Time, o ResumeOptions
 		o.Agent = config.DefaultAgent
 	}
 	path := filepath.Join(root, progress.FileName)
-	var doc *progress.Document
-	var problem string
-	data, err := readProgress(path)
-	broken := progress.Check(progress.FileName, data)
-	switch {
-	case err != nil:
-		problem = strings.TrimPrefix(err.Error(), progress.FileName+" ") // named once, below
-	case data == nil:
-		problem = "is missing"
-	case broken != nil:
-		// Never "0 of 0 tasks, complete" or half of a conflict: a stand-in
-		// gives the prompt, and the file stays as it is.
-		problem = "is broken (" + broken.Error() + ")"
-	default:
-		if doc, err = progress.Parse(data); err != nil {
-			problem = "cannot be read: " + fileError(progress.FileName, err).Error()
-		}
-	}
+	pf := readResumeProgress(path)
 	var st *state.State
 	loaded, lerr := state.Load(root, now)
 	if lerr == nil {
@@ -137,45 +120,22 @@ func loadResume(ctx context.Context, root string, now time.Time, o ResumeOptions
 	}
 	recDir, _ := records.Dir(ctx, root)
 
+	doc := pf.doc
 	var m mark
 	var notes []string
 	source := progress.FileName
 	if doc != nil {
 		m = dateProgress(doc, st, recDir, o.Agent, path)
 	} else {
-		var others []string
-		var note string
-		doc, source, m, note, others = standIn(root, recDir, st, o.Agent, nowBranch, clearedAt(root))
-		if doc == nil {
-			hint := ""
-			if len(others) > 0 {
-				hint = fmt.Sprintf("; the records of other agents (%s) are not resumed: name one with --agent (or CCC_AGENT), or hand its work over with ccc takeover",
-					strings.Join(others, ", "))
-			}
-			if data == nil && err == nil {
-				return Resume{}, fmt.Errorf("%w in %s (nor a state with a plan, this agent's record or a backup to rebuild it from%s): run `ccc checkpoint` to start one",
-					ErrNoProgress, root, hint)
-			}
-			if broken != nil {
-				return Resume{}, fmt.Errorf("%w; nothing to resume from instead (no state with a plan, record or backup%s)", broken, hint)
-			}
-			return Resume{}, fmt.Errorf("%s %s, and no state with a plan, record or backup to resume from%s", progress.FileName, problem, hint)
-		}
-		n := fmt.Sprintf("%s %s; resumed from %s", progress.FileName, problem, source)
-		if data == nil && err == nil && !o.ReadOnly {
-			if werr := state.ReplaceFile(path, nil, doc.Render(), 0o644); werr == nil {
-				n += " and rebuilt it"
-			}
-		}
-		notes = append(notes, n)
-		if note != "" {
-			notes = append(notes, note)
+		var err error
+		if doc, source, m, notes, err = resumeStandIn(root, recDir, st, o, nowBranch, pf); err != nil {
+			return Resume{}, err
 		}
 	}
 	r := Resume{Prompt: doc.Prompt(), Issue: doc.Issue.Key, TaskN: doc.TaskN(), TaskM: doc.TaskM(), CommitsSince: -1,
 		Source: source, Warnings: notes, At: m.at, Branch: m.branch, Head: m.head, NowBranch: nowBranch, NowHead: nowHead}
-	if broken != nil {
-		r.Broken = broken.Error()
+	if pf.broken != nil {
+		r.Broken = pf.broken.Error()
 	}
 	r.Warnings = append(r.Warnings, promptWarnings(doc, st)...)
 	if lerr == nil && loaded.Corrupt != nil {
@@ -200,6 +160,73 @@ func loadResume(ctx context.Context, root string, now time.Time, o ResumeOptions
 		}
 	}
 	return r, nil
+}
+
+// resumeProgress is the progress file as resume read it.
+type resumeProgress struct {
+	data   []byte
+	err    error
+	broken error // progress.Check's
+	// doc is the parsed document, nil when problem says why not.
+	doc     *progress.Document
+	problem string
+}
+
+func readResumeProgress(path string) resumeProgress {
+	var pf resumeProgress
+	pf.data, pf.err = readProgress(path)
+	pf.broken = progress.Check(progress.FileName, pf.data)
+	switch {
+	case pf.err != nil:
+		pf.problem = strings.TrimPrefix(pf.err.Error(), progress.FileName+" ") // named once, below
+	case pf.data == nil:
+		pf.problem = "is missing"
+	case pf.broken != nil:
+		// Never "0 of 0 tasks, complete" or half of a conflict: a stand-in
+		// gives the prompt, and the file stays as it is.
+		pf.problem = "is broken (" + pf.broken.Error() + ")"
+	default:
+		var err error
+		if pf.doc, err = progress.Parse(pf.data); err != nil {
+			pf.problem = "cannot be read: " + fileError(progress.FileName, err).Error()
+		}
+	}
+	return pf
+}
+
+// resumeStandIn finds a document to resume from when the progress file
+// gives none, rebuilding a missing file from it unless o.ReadOnly.
+func resumeStandIn(root, recDir string, st *state.State, o ResumeOptions, nowBranch string, pf resumeProgress) (
+	doc *progress.Document, source string, m mark, notes []string, err error,
+) {
+	path := filepath.Join(root, progress.FileName)
+	doc, source, m, note, others := standIn(root, recDir, st, o.Agent, nowBranch, clearedAt(root))
+	if doc == nil {
+		hint := ""
+		if len(others) > 0 {
+			hint = fmt.Sprintf("; the records of other agents (%s) are not resumed: name one with --agent (or CCC_AGENT), or hand its work over with ccc takeover",
+				strings.Join(others, ", "))
+		}
+		if pf.data == nil && pf.err == nil {
+			return nil, "", m, nil, fmt.Errorf("%w in %s (nor a state with a plan, this agent's record or a backup to rebuild it from%s): run `ccc checkpoint` to start one",
+				ErrNoProgress, root, hint)
+		}
+		if pf.broken != nil {
+			return nil, "", m, nil, fmt.Errorf("%w; nothing to resume from instead (no state with a plan, record or backup%s)", pf.broken, hint)
+		}
+		return nil, "", m, nil, fmt.Errorf("%s %s, and no state with a plan, record or backup to resume from%s", progress.FileName, pf.problem, hint)
+	}
+	n := fmt.Sprintf("%s %s; resumed from %s", progress.FileName, pf.problem, source)
+	if pf.data == nil && pf.err == nil && !o.ReadOnly {
+		if werr := state.ReplaceFile(path, nil, doc.Render(), 0o644); werr == nil {
+			n += " and rebuilt it"
+		}
+	}
+	notes = append(notes, n)
+	if note != "" {
+		notes = append(notes, note)
+	}
+	return doc, source, m, notes, nil
 }
 
 // promptWarnings say where the continuation prompt contradicts the

@@ -10,7 +10,7 @@ import (
 
 // planTotal is the number of tasks CCC's loop plans, 0 for none: the stop
 // hook's new position, else the state's totalTasks.
-func (cp *Checkpoint) planTotal() int {
+func (cp *Context) planTotal() int {
 	switch {
 	case cp.Loop != nil:
 		return cp.Loop.TotalTasks
@@ -26,7 +26,7 @@ func (cp *Checkpoint) planTotal() int {
 // an agent edits the progress file by hand). The more recently updated
 // source wins and the other is rewritten to match. A new document (no
 // file yet) is built from the state. It returns a notice, or "".
-func (cp *Checkpoint) syncSources(doc *progress.Document, created bool, docTime time.Time) string {
+func (cp *Context) syncSources(doc *progress.Document, created bool, docTime time.Time) string {
 	st := cp.State
 	var index, total int
 	switch {

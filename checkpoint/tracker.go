@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"regexp"
-	"sort"
 	"strings"
 	"time"
 
@@ -103,23 +102,24 @@ func (t trackerStep) String() string {
 
 func (trackerStep) Consequence() string { return "status not persisted to issue tracker" }
 
-func (t trackerStep) Run(ctx context.Context, cp *Checkpoint) error {
-	switch {
-	case cp.SkipTracker:
-		flag := cp.SkipTrackerFlag
-		if flag == "" {
-			flag = "--skip-tracker"
-		}
-		return Skip("%s given", flag)
-	case len(t.trackers) == 0:
-		return Skip("no tracker configured")
-	case cp.Doc == nil && cp.Body == "":
-		return Skip("no progress document to report")
+func (t trackerStep) Run(ctx context.Context, cp *Context) error {
+	if err := trackerSkip(cp, t.trackers); err != nil {
+		return err
 	}
 	if cp.Timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = sinks.WithTimeout(ctx, cp.Timeout)
 		defer cancel()
+	}
+	issue, from := cp.trackerIssue()
+	if d := cp.drained; d.ran {
+		// One budget for the drain and the deliveries, one issue for both.
+		issue, from = d.issue, d.from
+		if !d.deadline.IsZero() {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithDeadline(ctx, d.deadline)
+			defer cancel()
+		}
 	}
 	body := cp.Body
 	if body == "" {
@@ -129,14 +129,34 @@ func (t trackerStep) Run(ctx context.Context, cp *Checkpoint) error {
 	// credential, whatever a sink's redaction preference.
 	cp.StatusBody, _ = cp.Redactor.Redact(body)
 
-	issue, from := cp.trackerIssue()
-	cp.drainOutbox(ctx, t.trackers, issue)
 	results := make([]SinkResult, len(t.trackers))
 	for i, tr := range t.trackers {
 		results[i] = cp.deliverTo(ctx, tr, issue, from, body)
 	}
 	cp.sinkResults = results
+	return trackerOutcome(cp, results)
+}
 
+// trackerSkip is why the tracker step (and the outbox drain before it) has
+// nothing to do, nil when it has.
+func trackerSkip(cp *Context, trackers []Tracker) error {
+	switch {
+	case cp.SkipTracker:
+		flag := cp.SkipTrackerFlag
+		if flag == "" {
+			flag = "--skip-tracker"
+		}
+		return sinks.Skip("%s given", flag)
+	case len(trackers) == 0:
+		return sinks.Skip("no tracker configured")
+	case cp.Doc == nil && cp.Body == "":
+		return sinks.Skip("no progress document to report")
+	}
+	return nil
+}
+
+// trackerOutcome is the tracker step's line from its sinks' results.
+func trackerOutcome(cp *Context, results []SinkResult) error {
 	// One sink's outcome is the step's line; several each get a line of
 	// their own under it (Report.Lines), so the step's line only counts
 	// them rather than repeat their reasons.
@@ -163,9 +183,9 @@ func (t trackerStep) Run(ctx context.Context, cp *Checkpoint) error {
 	case len(fails) > 0:
 		f = &Failure{Cause: fmt.Sprintf("%d of %d failed", len(fails), n)}
 	case len(done) == 0 && n == 1:
-		return Skip("%s", skips[0])
+		return sinks.Skip("%s", skips[0])
 	case len(done) == 0:
-		return Skip("none of %d delivered", n)
+		return sinks.Skip("none of %d delivered", n)
 	case n == 1:
 		cp.notef("%s", done[0])
 	default:
@@ -182,7 +202,7 @@ func (t trackerStep) Run(ctx context.Context, cp *Checkpoint) error {
 
 // deliverTo sends body through one tracker and stores the reference it
 // returns; every outcome, failure included, comes back as a SinkResult.
-func (cp *Checkpoint) deliverTo(ctx context.Context, tr Tracker, issue, from, body string) SinkResult {
+func (cp *Context) deliverTo(ctx context.Context, tr Tracker, issue, from, body string) SinkResult {
 	s := tr.Sink
 	res := SinkResult{Sink: s.Name(), Title: s.Title(), Target: tr.Target}
 	if res.Target == "" {
@@ -224,7 +244,7 @@ func (cp *Checkpoint) deliverTo(ctx context.Context, tr Tracker, issue, from, bo
 // delivered, re-queued with its attempt counted when it fails again. The
 // entry is read again once its delivery lock is held: another process may
 // have delivered it, or queued a newer body, meanwhile.
-func (cp *Checkpoint) Redeliver(ctx context.Context, s sinks.Sink, e state.Entry) SinkResult {
+func (cp *Context) Redeliver(ctx context.Context, s sinks.Sink, e state.Entry) SinkResult {
 	res := SinkResult{Sink: s.Name(), Title: s.Title(), Target: e.Target}
 	next := func() (state.Entry, bool) {
 		cur, err := state.Queued(cp.Root, e)
@@ -243,56 +263,8 @@ func (cp *Checkpoint) Redeliver(ctx context.Context, s sinks.Sink, e state.Entry
 // failed one is queued unless a newer body already is. Holding the lock
 // across both keeps an older status from ever landing after a newer one.
 // next returns false when nothing is left to deliver.
-func (cp *Checkpoint) send(ctx context.Context, s sinks.Sink, res SinkResult, agent string, next func() (state.Entry, bool)) SinkResult {
+func (cp *Context) send(ctx context.Context, s sinks.Sink, res SinkResult, agent string, next func() (state.Entry, bool)) SinkResult {
 	key := state.Entry{Sink: s.Name(), Target: res.Target, Agent: agent}
-	finish := func(r sinks.Result, err error, e state.Entry) SinkResult {
-		res.Action, res.Requests, res.URL = r.Action, r.Requests, r.Ref.URL
-		var skip *sinks.SkipError
-		var serr *sinks.Error
-		switch {
-		case err == nil:
-			if r.Action == sinks.Created || r.Action == sinks.Updated {
-				res.Wrote = wrote(s, r.Action, res.Target)
-			}
-			if lerr := cp.withLock(ctx, func() error { return state.Dequeue(cp.Root, e) }); lerr != nil {
-				cp.warnf("%v", lerr)
-			}
-			return res
-		case errors.As(err, &skip):
-			// Nothing is queued for a sink that cannot run here; what
-			// was queued stays.
-			res.Error = skip.Reason
-			return res
-		case errors.As(err, &serr):
-			res.Error = serr.Cause
-			// A sink says "could not store the comment id"; why (a state
-			// file that is not valid JSON, a read-only directory) is the
-			// cause to fix.
-			var ref *refError
-			var corrupt *state.CorruptError
-			switch {
-			case errors.As(err, &corrupt):
-				res.Error += ": " + rel(cp.Root, corrupt.Where()) + " is not valid JSON"
-			case errors.As(err, &ref):
-				res.Error += ": " + ref.err.Error()
-			}
-			cp.debugf("tracker: %s: %v", s.Name(), err)
-		default:
-			res.Error = err.Error()
-		}
-		// A server's answer may echo the credential (plain, base64):
-		// the cause goes to the report, the outbox and ccc sync's lines.
-		res.Error, _ = cp.Redactor.Redact(res.Error)
-		// The tracker's own wait (Retry-After, a rate limit's reset)
-		// decides when the outbox tries again, when it is the longer.
-		e.NextAttempt = time.Time{}
-		if serr != nil && serr.RetryAfter > 0 {
-			e.NextAttempt = cp.Now.Add(serr.RetryAfter)
-		}
-		res.Queued = cp.queue(ctx, e, res.Error)
-		return res
-	}
-
 	unlock, lerr := state.LockDelivery(ctx, cp.Root, key)
 	if lerr != nil {
 		// Another process is delivering this key, or the lock cannot be
@@ -300,14 +272,14 @@ func (cp *Checkpoint) send(ctx context.Context, s sinks.Sink, res SinkResult, ag
 		// whichever was rendered last) and say which.
 		e, ok := next()
 		if !ok {
-			return finish(sinks.Result{Action: sinks.Unchanged}, nil, key)
+			return cp.finish(ctx, s, res, sinks.Result{Action: sinks.Unchanged}, nil, key)
 		}
 		e = cp.redacted(s, key, e, &res)
 		cause := lerr.Error()
 		if errors.Is(lerr, state.ErrBusy) {
 			cause = "another ccc process is delivering to " + res.Target
 		}
-		return finish(sinks.Result{Action: sinks.Failed}, &sinks.Error{Cause: cause, Err: lerr}, e)
+		return cp.finish(ctx, s, res, sinks.Result{Action: sinks.Failed}, &sinks.Error{Cause: cause, Err: lerr}, e)
 	}
 	defer unlock()
 	e, ok := next()
@@ -317,14 +289,65 @@ func (cp *Checkpoint) send(ctx context.Context, s sinks.Sink, res SinkResult, ag
 	}
 	e = cp.redacted(s, key, e, &res)
 	r, err := cp.deliver(ctx, s, e)
-	return finish(r, err, e)
+	return cp.finish(ctx, s, res, r, err, e)
+}
+
+// finish turns a delivery's outcome into res and updates the outbox under
+// the delivery lock send holds: a delivered body removes what was queued
+// before it, a failed one is queued.
+func (cp *Context) finish(ctx context.Context, s sinks.Sink, res SinkResult, r sinks.Result, err error, e state.Entry) SinkResult {
+	res.Action, res.Requests, res.URL = r.Action, r.Requests, r.Ref.URL
+	var skip *sinks.SkipError
+	var serr *sinks.Error
+	switch {
+	case err == nil:
+		if r.Action == sinks.Created || r.Action == sinks.Updated {
+			res.Wrote = wrote(s, r.Action, res.Target)
+		}
+		if lerr := cp.withLock(ctx, func() error { return state.Dequeue(cp.Root, e) }); lerr != nil {
+			cp.warnf("%v", lerr)
+		}
+		return res
+	case errors.As(err, &skip):
+		// Nothing is queued for a sink that cannot run here; what
+		// was queued stays.
+		res.Error = skip.Reason
+		return res
+	case errors.As(err, &serr):
+		res.Error = serr.Cause
+		// A sink says "could not store the comment id"; why (a state
+		// file that is not valid JSON, a read-only directory) is the
+		// cause to fix.
+		var ref *refError
+		var corrupt *state.CorruptError
+		switch {
+		case errors.As(err, &corrupt):
+			res.Error += ": " + rel(cp.Root, corrupt.Where()) + " is not valid JSON"
+		case errors.As(err, &ref):
+			res.Error += ": " + ref.err.Error()
+		}
+		cp.debugf("tracker: %s: %v", s.Name(), err)
+	default:
+		res.Error = err.Error()
+	}
+	// A server's answer may echo the credential (plain, base64):
+	// the cause goes to the report, the outbox and ccc sync's lines.
+	res.Error, _ = cp.Redactor.Redact(res.Error)
+	// The tracker's own wait (Retry-After, a rate limit's reset)
+	// decides when the outbox tries again, when it is the longer.
+	e.NextAttempt = time.Time{}
+	if serr != nil && serr.RetryAfter > 0 {
+		e.NextAttempt = cp.Now.Add(serr.RetryAfter)
+	}
+	res.Queued = cp.queue(ctx, e, res.Error)
+	return res
 }
 
 // redacted fills e's key and replaces the credentials in its body: nothing
 // unredacted reaches a sink or the outbox. Where the user's own preferences
 // turned a sink's redaction off, the patterns are off for it, never the
 // credentials ccc holds.
-func (cp *Checkpoint) redacted(s sinks.Sink, key, e state.Entry, res *SinkResult) state.Entry {
+func (cp *Context) redacted(s sinks.Sink, key, e state.Entry, res *SinkResult) state.Entry {
 	e.Sink, e.Target, e.Agent = key.Sink, key.Target, key.Agent
 	r := cp.Redactor
 	if cp.NoRedact[s.Name()] {
@@ -335,7 +358,7 @@ func (cp *Checkpoint) redacted(s sinks.Sink, key, e state.Entry, res *SinkResult
 }
 
 // queue keeps a failed delivery in the outbox; it reports whether it could.
-func (cp *Checkpoint) queue(ctx context.Context, e state.Entry, cause string) bool {
+func (cp *Context) queue(ctx context.Context, e state.Entry, cause string) bool {
 	cause, _ = cp.Redactor.Redact(cause)
 	if len(cp.Key) > 0 {
 		e = e.Sign(cp.Key)
@@ -351,7 +374,7 @@ func (cp *Checkpoint) queue(ctx context.Context, e state.Entry, cause string) bo
 	return true
 }
 
-func (cp *Checkpoint) withLock(ctx context.Context, fn func() error) error {
+func (cp *Context) withLock(ctx context.Context, fn func() error) error {
 	// The lock must be had even when the delivery used up the deadline:
 	// what failed is worth keeping.
 	lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
@@ -364,93 +387,11 @@ func (cp *Checkpoint) withLock(ctx context.Context, fn func() error) error {
 	return fn()
 }
 
-// drainOutbox first tries the queued deliveries that are due, for the
-// sinks of this run, inside the run's own deadline (with DrainLimit, at
-// most that many within a third of it). The key this run is about to
-// deliver is left alone: its new body supersedes the queued one.
-func (cp *Checkpoint) drainOutbox(ctx context.Context, trackers []Tracker, issue string) {
-	entries, err := state.TrustedOutbox(cp.Root, cp.Key, cp.Now)
-	if err != nil {
-		cp.alertf("%v", err)
-	}
-	if cp.DrainLimit > 0 {
-		// This agent's own backlog first: nobody else's hooks send it.
-		sort.SliceStable(entries, func(i, j int) bool { return entries[i].Agent == cp.Agent && entries[j].Agent != cp.Agent })
-		if cp.Timeout > 0 {
-			var cancel context.CancelFunc
-			ctx, cancel = sinks.WithTimeout(ctx, cp.Timeout/3)
-			defer cancel()
-		}
-	}
-	tried := 0
-	bySink := map[string]sinks.Sink{}
-	own := map[string]bool{}
-	for _, tr := range trackers {
-		bySink[tr.Sink.Name()] = tr.Sink
-		target := tr.Target
-		if target == "" {
-			target = issue
-		}
-		own[state.Entry{Sink: tr.Sink.Name(), Target: target, Agent: cp.Agent}.Key()] = true
-	}
-	for _, e := range entries {
-		s, ok := bySink[e.Sink]
-		if !ok || own[e.Key()] || e.NextAttempt.After(cp.Now) || ctx.Err() != nil {
-			continue
-		}
-		if cp.DrainLimit > 0 && tried >= cp.DrainLimit {
-			break
-		}
-		tried++
-		res := cp.Redeliver(ctx, s, e)
-		cp.Drained = append(cp.Drained, res)
-	}
-}
-
 // deliver sends e's body through one sink to e's target as e's agent (the
 // caller holds the delivery lock) and stores the reference it returns.
-func (cp *Checkpoint) deliver(ctx context.Context, s sinks.Sink, e state.Entry) (sinks.Result, error) {
+func (cp *Context) deliver(ctx context.Context, s sinks.Sink, e state.Entry) (sinks.Result, error) {
 	target, agent := e.Target, e.Agent
-	// The reference as stored now, not as read at the start of the run:
-	// another process may have created the comment meanwhile.
-	st := cp.State
-	if data, err := state.ReadProjectFile(cp.Root, state.Path(cp.Root), state.MaxSize); err == nil {
-		if fresh, err := state.Parse(data); err == nil {
-			st = fresh
-		}
-	}
-	var prev sinks.Ref
-	unverified := false
-	if st != nil {
-		found, err := st.Ref(s.Name(), target, agent, &prev)
-		if err != nil {
-			cp.warnf("%v", err)
-		}
-		if found && !validRef(cp.Key, s.Name(), target, agent, prev) {
-			// Not written by this user's ccc: the id may name anyone's
-			// comment anywhere. The sink checks it before updating it;
-			// a pending id, which the sink would create or update
-			// unchecked, is dropped. A delivery replaces the reference
-			// with a signed one, so this is said once. Without a key
-			// every reference is unverified, and the key's own warning
-			// says why.
-			if len(cp.Key) > 0 {
-				cp.alertf("%s: the comment reference stored for %s (agent %s) in %s is not signed by this user's ccc: checking the comment before updating it",
-					s.Title(), target, agent, state.FileName)
-			}
-			prev.PendingID, unverified = "", true
-		}
-		// A project that CCC's own tooling set up keeps the main agent's
-		// Linear comment id under the seed's key: adopt that comment
-		// rather than create a second one. Only while ccc has stored no
-		// Linear reference of its own and the issue is the state's own
-		// (with --issue the id may name a comment on another issue).
-		if !found && s.Name() == "linear" && agent == "main" && !st.HasRefs("linear") &&
-			cp.Edits.Issue == "" && st.Issue() == target {
-			// Unsigned by nature: checked by the sink like any.
-			prev.ID, unverified = st.String("checkpointCommentId"), true
-		}
-	}
+	prev, unverified := cp.storedRef(s, target, agent)
 	saveRef := func(ref sinks.Ref) error {
 		ref = signRef(cp.Key, s.Name(), target, agent, ref)
 		return refErr(cp.updateState(ctx, func(st *state.State) error {
@@ -482,6 +423,50 @@ func (cp *Checkpoint) deliver(ctx context.Context, s sinks.Sink, e state.Entry) 
 	return res, err
 }
 
+// storedRef is the comment reference stored for (s, target, agent), and
+// whether the sink must check it before updating the comment it names.
+func (cp *Context) storedRef(s sinks.Sink, target, agent string) (prev sinks.Ref, unverified bool) {
+	// The reference as stored now, not as read at the start of the run:
+	// another process may have created the comment meanwhile.
+	st := cp.State
+	if data, err := state.ReadProjectFile(cp.Root, state.Path(cp.Root), state.MaxSize); err == nil {
+		if fresh, err := state.Parse(data); err == nil {
+			st = fresh
+		}
+	}
+	if st != nil {
+		found, err := st.Ref(s.Name(), target, agent, &prev)
+		if err != nil {
+			cp.warnf("%v", err)
+		}
+		if found && !validRef(cp.Key, s.Name(), target, agent, prev) {
+			// Not written by this user's ccc: the id may name anyone's
+			// comment anywhere. The sink checks it before updating it;
+			// a pending id, which the sink would create or update
+			// unchecked, is dropped. A delivery replaces the reference
+			// with a signed one, so this is said once. Without a key
+			// every reference is unverified, and the key's own warning
+			// says why.
+			if len(cp.Key) > 0 {
+				cp.alertf("%s: the comment reference stored for %s (agent %s) in %s is not signed by this user's ccc: checking the comment before updating it",
+					s.Title(), target, agent, state.FileName)
+			}
+			prev.PendingID, unverified = "", true
+		}
+		// A project that CCC's own tooling set up keeps the main agent's
+		// Linear comment id under the seed's key: adopt that comment
+		// rather than create a second one. Only while ccc has stored no
+		// Linear reference of its own and the issue is the state's own
+		// (with --issue the id may name a comment on another issue).
+		if !found && s.Name() == "linear" && agent == "main" && !st.HasRefs("linear") &&
+			cp.Edits.Issue == "" && st.Issue() == target {
+			// Unsigned by nature: checked by the sink like any.
+			prev.ID, unverified = st.String("checkpointCommentId"), true
+		}
+	}
+	return prev, unverified
+}
+
 // refFields lists what a reference's signature covers: the comment it
 // names, where, for whom.
 func refFields(sink, target, agent string, r sinks.Ref) []string {
@@ -509,7 +494,7 @@ func validRef(key []byte, sink, target, agent string, r sinks.Ref) bool {
 
 // tagger signs with the user's key for the sinks' markers; nil without a
 // key.
-func (cp *Checkpoint) tagger() func(fields ...string) string {
+func (cp *Context) tagger() func(fields ...string) string {
 	if len(cp.Key) == 0 {
 		return nil
 	}
@@ -535,7 +520,7 @@ var branchIssue = regexp.MustCompile(`(?i)(?:^|[^a-z0-9])([a-z][a-z0-9]*-[0-9]+)
 // FindIssue resolves a project's tracker issue the way the tracker step does,
 // for commands that report on it (`ccc doctor`).
 func FindIssue(ctx context.Context, root, flag string, now time.Time) (issue, from string) {
-	cp := &Checkpoint{Root: root, Issue: flag}
+	cp := &Context{Root: root, Issue: flag}
 	if l, err := state.Load(root, now); err == nil {
 		cp.State = l.State
 	}
@@ -551,7 +536,7 @@ func FindIssue(ctx context.Context, root, flag string, now time.Time) (issue, fr
 // trackerIssue finds the issue to update: --issue, else the state's
 // linearIssue/activeIssue, else the progress document's Issue, else a
 // KEY-123 in the branch name. It says where it found it.
-func (cp *Checkpoint) trackerIssue() (issue, from string) {
+func (cp *Context) trackerIssue() (issue, from string) {
 	if cp.Issue != "" {
 		if k, ok := progress.NormalIssue(cp.Issue); ok {
 			return k, "--issue"
@@ -580,7 +565,7 @@ func (cp *Checkpoint) trackerIssue() (issue, from string) {
 // latestStatus is the status rendered from the progress file as it is now,
 // or fallback when the run delivers a body of its own (ccc post) or the file
 // cannot be read or is broken.
-func (cp *Checkpoint) latestStatus(fallback string) string {
+func (cp *Context) latestStatus(fallback string) string {
 	if cp.Body != "" || cp.Doc == nil {
 		return fallback
 	}

@@ -283,3 +283,23 @@ func clipN(s string, limit int) string {
 	r := []rune(s)
 	return string(r[:limit-1]) + "…"
 }
+
+// GenericPrompt is printed when the progress document cannot be read, so
+// the next session still starts from somewhere.
+const GenericPrompt = "Resume the session. Read " + FileName + " for the completed, current and remaining tasks, " +
+	"check `git log` and `git status` for work since the last checkpoint, then continue with the current task."
+
+const boxWidth = 50
+
+// PromptBox frames a continuation prompt the way the protocol prints it.
+func PromptBox(prompt string) string {
+	var b strings.Builder
+	bar := strings.Repeat("═", boxWidth)
+	title := "  CONTINUATION PROMPT"
+	b.WriteString("╔" + bar + "╗\n")
+	b.WriteString("║" + title + strings.Repeat(" ", boxWidth-len(title)) + "║\n")
+	b.WriteString("╚" + bar + "╝\n\n")
+	b.WriteString(strings.TrimSpace(prompt) + "\n\n")
+	b.WriteString("Copy this prompt into your next session's first message.\n")
+	return b.String()
+}

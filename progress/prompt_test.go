@@ -282,3 +282,15 @@ func TestPromptCapsLongTexts(t *testing.T) {
 	assert.True(t, back.LooksGenerated(files))
 	assert.Empty(t, back.PromptConflicts())
 }
+
+func TestPromptBox(t *testing.T) {
+	want := `╔══════════════════════════════════════════════════╗
+║  CONTINUATION PROMPT                             ║
+╚══════════════════════════════════════════════════╝
+
+Resume CIA-1. Current task: task 1 of 2 — write parser.
+
+Copy this prompt into your next session's first message.
+`
+	assert.Equal(t, want, PromptBox("\nResume CIA-1. Current task: task 1 of 2 — write parser.\n"))
+}

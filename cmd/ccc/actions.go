@@ -9,6 +9,7 @@ import (
 	"github.com/ccc-checkpoint/ccc/checkpoint"
 	"github.com/ccc-checkpoint/ccc/internal/ui"
 	"github.com/ccc-checkpoint/ccc/markdown"
+	"github.com/ccc-checkpoint/ccc/progress"
 	"github.com/ccc-checkpoint/ccc/sinks"
 )
 
@@ -23,7 +24,7 @@ func (f *Factory) finish(r checkpoint.Report, title string, asJSON, withPrompt b
 	} else {
 		printReport(f.IO, r)
 		if withPrompt && r.Prompt != "" {
-			fmt.Fprint(f.IO.Out, checkpoint.PromptBox(r.Prompt))
+			fmt.Fprint(f.IO.Out, progress.PromptBox(r.Prompt))
 		}
 	}
 	if f.Getenv("GITHUB_ACTIONS") == "true" {

@@ -185,7 +185,7 @@ func checkpointRun(ctx context.Context, f *Factory, opts *CheckpointOptions) err
 // newCheckpoint prepares a run in root with everything but the edits:
 // preferences (a broken file is a warning), the agent, the deadline (flag,
 // else the profile's preference), the sinks and the clock.
-func (f *Factory) newCheckpoint(root string, profile checkpoint.Profile, agent string, timeout time.Duration, tf TrackerFlags) (*checkpoint.Checkpoint, error) {
+func (f *Factory) newCheckpoint(root string, profile checkpoint.Profile, agent string, timeout time.Duration, tf TrackerFlags) (*checkpoint.Context, error) {
 	prefs, err := config.LoadPrefs(root)
 	if err != nil {
 		fmt.Fprintf(f.IO.ErrOut, "Warning: %v; using defaults\n", err)
@@ -196,7 +196,7 @@ func (f *Factory) newCheckpoint(root string, profile checkpoint.Profile, agent s
 			timeout = time.Duration(prefs.Checkpoint.AutomatedTimeout)
 		}
 	}
-	cp := &checkpoint.Checkpoint{
+	cp := &checkpoint.Context{
 		Root:    root,
 		Now:     f.Now(),
 		Profile: profile,

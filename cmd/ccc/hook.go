@@ -285,7 +285,7 @@ func (f *Factory) hookRoot(ctx context.Context, dir, cwd string) (string, error)
 // hookCheckpoint is the automated profile run by the hooks: persist the
 // progress document, then update the configured trackers. Its report comes
 // back as the error when a step failed.
-func (f *Factory) hookCheckpoint(ctx context.Context, c hook.Checkpoint) error {
+func (f *Factory) hookCheckpoint(ctx context.Context, c hook.CheckpointRequest) error {
 	// The hook has said what is wrong with the preferences in its own line
 	// (hook.PrefsOf); newCheckpoint's "Warning: …" would be a second one.
 	quiet := *f

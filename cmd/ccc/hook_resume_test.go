@@ -79,7 +79,7 @@ func TestHookResumeAgeAndDriftAgree(t *testing.T) {
 	// The stop hook's gate checkpoint, ten minutes later.
 	clock = hookNow.Add(10 * time.Minute)
 	f, _ = newF()
-	require.NoError(t, f.hookCheckpoint(context.Background(), hook.Checkpoint{Root: root, KeepState: true, Deadline: 5 * time.Second}))
+	require.NoError(t, f.hookCheckpoint(context.Background(), hook.CheckpointRequest{Root: root, KeepState: true, Deadline: 5 * time.Second}))
 
 	clock = hookNow.Add(11 * time.Minute)
 	f, _ = newF()

@@ -131,7 +131,7 @@ func postRun(ctx context.Context, f *Factory, opts *PostOptions) error {
 			cp.FullText = opts.BodyFile
 		}
 	}
-	report := checkpoint.Run(ctx, cp, []checkpoint.Step{checkpoint.TrackerStep(cp)})
+	report := checkpoint.Run(ctx, cp, checkpoint.TrackerSteps(cp))
 	return f.finish(report, "ccc post", opts.JSON, false)
 }
 

@@ -39,7 +39,7 @@ func TestAnnotationsAndSummaryAreRedacted(t *testing.T) {
 	red, err := redact.New([]string{key}, nil)
 	require.NoError(t, err)
 	root := t.TempDir()
-	cp := &checkpoint.Checkpoint{Root: root, Now: time.Date(2026, 11, 21, 13, 45, 0, 0, time.UTC), Profile: checkpoint.Automated,
+	cp := &checkpoint.Context{Root: root, Now: time.Date(2026, 11, 21, 13, 45, 0, 0, time.UTC), Profile: checkpoint.Automated,
 		Agent: "main", Prefs: config.Default(), Edits: progress.Edits{Issue: "CIA-9", Current: "a"}, Issue: "CIA-9",
 		Trackers: []checkpoint.Tracker{{Sink: echoSink{key: key}}}, Redactor: red}
 	r := checkpoint.Run(context.Background(), cp, cp.Profile.Steps(cp))

@@ -264,7 +264,7 @@ func runFaultCase(t *testing.T, e *faultEnv, tc faultCase) {
 	checkpointWith := func(cred string, timeout time.Duration, edits progress.Edits) (checkpoint.Report, *vclock, sinks.Sink) {
 		clk := &vclock{}
 		s := e.newSink(cred, clk)
-		cp := &checkpoint.Checkpoint{
+		cp := &checkpoint.Context{
 			Root: root, Now: now, Profile: checkpoint.Automated, Agent: "main", Edits: edits, Issue: "CIA-1",
 			Timeout: timeout, Trackers: []checkpoint.Tracker{{Sink: s, Target: e.trackerTarget}}, Key: key,
 		}

@@ -187,7 +187,7 @@ func syncRun(ctx context.Context, f *Factory, opts *SyncOptions) error {
 // called before each delivery; false stops the round there. It returns what
 // it did, how many entries remain, and whether some were set aside (not
 // signed by this user's ccc, misnamed, unreadable: said in a warning).
-func drainAll(ctx context.Context, f *Factory, cp *checkpoint.Checkpoint, dueOnly bool, before func(state.Entry) bool) ([]SyncEntry, int, bool, error) {
+func drainAll(ctx context.Context, f *Factory, cp *checkpoint.Context, dueOnly bool, before func(state.Entry) bool) ([]SyncEntry, int, bool, error) {
 	entries, err := state.TrustedOutbox(cp.Root, cp.Key, cp.Now)
 	aside := err != nil
 	if err != nil {

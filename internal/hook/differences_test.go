@@ -233,7 +233,7 @@ func TestDifferenceF_CheckpointAtGateBoundaries(t *testing.T) {
 				p.write(state.FileName, stateJSON(t, tt.over))
 				// What the checkpoint sees is the state after the mutation.
 				var seen []byte
-				p.cp.do = func(c Checkpoint) { seen = p.read(state.FileName) }
+				p.cp.do = func(c CheckpointRequest) { seen = p.read(state.FileName) }
 				d := p.stop(input(t, "stop.json", map[string]any{"last_assistant_message": tt.out}))
 				outputs = append(outputs, string(d.Stdout())+string(d.Rule))
 				if !tt.gate {
@@ -241,7 +241,7 @@ func TestDifferenceF_CheckpointAtGateBoundaries(t *testing.T) {
 					continue
 				}
 				require.Equal(t, 1, p.cp.count(), fname)
-				assert.Equal(t, Checkpoint{Root: p.root, Deadline: config.DefaultHookTimeout, Issue: "CIA-12", KeepState: true, SessionID: "8f3c2a1e-4b7d-4e2a-9c51-0d6e7f8a9b10",
+				assert.Equal(t, CheckpointRequest{Root: p.root, Deadline: config.DefaultHookTimeout, Issue: "CIA-12", KeepState: true, SessionID: "8f3c2a1e-4b7d-4e2a-9c51-0d6e7f8a9b10",
 					Loop: tt.loop}, p.cp.calls[0])
 				assert.Equal(t, string(p.read(state.FileName)), string(seen), "%s: the checkpoint ran after the state mutation", fname)
 				if fname != "succeeds" {
@@ -263,7 +263,7 @@ func TestCheckpointDeadline(t *testing.T) {
 	p.write(PrefsFile, []byte("hooks:\n  checkpoint_timeout: 0.02\n"))
 	release := make(chan struct{})
 	t.Cleanup(func() { close(release) })
-	p.cp.do = func(c Checkpoint) { <-release }
+	p.cp.do = func(c CheckpointRequest) { <-release }
 	d := p.stop(input(t, "stop.json", nil))
 	assert.Equal(t, RuleNext, d.Rule)
 	assert.Contains(t, string(d.Stdout()), "Execute task 3 of 3")

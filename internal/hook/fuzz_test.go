@@ -119,7 +119,7 @@ func checkStop(t *testing.T, stdin, stateFile, prefs, transcript []byte) {
 	env := Env{
 		Root:       func(context.Context, string) (string, error) { return dir, nil },
 		Now:        func() time.Time { return testNow },
-		Checkpoint: func(context.Context, Checkpoint) error { checkpoints++; return nil },
+		Checkpoint: func(context.Context, CheckpointRequest) error { checkpoints++; return nil },
 		Stderr:     &stderr,
 	}
 	d := Stop(context.Background(), env, stdin)

@@ -133,15 +133,15 @@ func transcript(t testing.TB, name string) string {
 // fakeCheckpoint records the checkpoint runs it is asked for.
 type fakeCheckpoint struct {
 	mu    sync.Mutex
-	calls []Checkpoint
+	calls []CheckpointRequest
 	err   error
 	panic bool
 	hang  bool
 	// do plays what a real checkpoint does to the project's files.
-	do func(c Checkpoint)
+	do func(c CheckpointRequest)
 }
 
-func (f *fakeCheckpoint) run(ctx context.Context, c Checkpoint) error {
+func (f *fakeCheckpoint) run(ctx context.Context, c CheckpointRequest) error {
 	f.mu.Lock()
 	f.calls = append(f.calls, c)
 	f.mu.Unlock()

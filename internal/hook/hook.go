@@ -78,8 +78,8 @@ func jsonString(raw json.RawMessage) string {
 	return s
 }
 
-// Checkpoint is one run of the automated checkpoint profile.
-type Checkpoint struct {
+// CheckpointRequest asks for one run of the automated checkpoint profile.
+type CheckpointRequest struct {
 	Root string
 	// Deadline bounds the whole run; the hook stops waiting after it.
 	Deadline time.Duration
@@ -107,7 +107,7 @@ type Loop struct {
 
 // Checkpointer runs the automated checkpoint profile (persist progress,
 // update the tracker) in a project. Its error is reported, never acted on.
-type Checkpointer func(ctx context.Context, c Checkpoint) error
+type Checkpointer func(ctx context.Context, c CheckpointRequest) error
 
 // Env is what the hooks need from outside.
 type Env struct {
@@ -151,14 +151,14 @@ const abandonAfter = 250 * time.Millisecond
 
 // runCheckpoint runs the injected checkpoint within its deadline. A panic,
 // an error or an overrun is reported and changes nothing else.
-func runCheckpoint(ctx context.Context, env Env, event string, c Checkpoint) {
+func runCheckpoint(ctx context.Context, env Env, event string, c CheckpointRequest) {
 	runCheckpointAfter(ctx, env, event, c, nil)
 }
 
 // runCheckpointAfter is runCheckpoint for a hook that already has a problem
 // to say (broken preferences): said and the checkpoint's failure share the
 // hook's one stderr line.
-func runCheckpointAfter(ctx context.Context, env Env, event string, c Checkpoint, said error) {
+func runCheckpointAfter(ctx context.Context, env Env, event string, c CheckpointRequest, said error) {
 	if env.Checkpoint == nil {
 		if said != nil {
 			env.logf(event, "%v", said)

@@ -51,7 +51,7 @@ func PreCompact(ctx context.Context, env Env, stdin []byte) {
 		return
 	}
 	p, perr := LoadPrefs(root)
-	runCheckpointAfter(ctx, env, event, Checkpoint{Root: root, Deadline: time.Duration(p.Hooks.CheckpointTimeout), SessionID: in.SessionID,
+	runCheckpointAfter(ctx, env, event, CheckpointRequest{Root: root, Deadline: time.Duration(p.Hooks.CheckpointTimeout), SessionID: in.SessionID,
 		KeepState: cccLoop(root)}, perr)
 }
 

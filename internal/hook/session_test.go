@@ -71,7 +71,7 @@ func TestPreCompact(t *testing.T) {
 			PreCompact(context.Background(), p.env(), stdin)
 			if tt.runs {
 				require.Equal(t, 1, p.cp.count())
-				assert.Equal(t, Checkpoint{Root: p.root, Deadline: tt.timeout, SessionID: "8f3c2a1e-4b7d-4e2a-9c51-0d6e7f8a9b10", KeepState: tt.keep},
+				assert.Equal(t, CheckpointRequest{Root: p.root, Deadline: tt.timeout, SessionID: "8f3c2a1e-4b7d-4e2a-9c51-0d6e7f8a9b10", KeepState: tt.keep},
 					p.cp.calls[0], "the session reaches the record")
 			} else {
 				assert.Zero(t, p.cp.count())

@@ -434,7 +434,7 @@ func (s *stopper) gateAt(ctx context.Context, d Decision, loop *Loop) Decision {
 	if s.env.Checkpoint == nil {
 		return d
 	}
-	c := Checkpoint{Root: s.root, Deadline: time.Duration(s.pref().Hooks.CheckpointTimeout), Issue: s.f.linearIssue, KeepState: true,
+	c := CheckpointRequest{Root: s.root, Deadline: time.Duration(s.pref().Hooks.CheckpointTimeout), Issue: s.f.linearIssue, KeepState: true,
 		SessionID: s.in.SessionID, Loop: loop}
 	runCheckpointAfter(ctx, s.env, "stop", c, s.takePrefsErr())
 	return d
