@@ -1,9 +1,12 @@
 package markdown
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/ccc-checkpoint/ccc/internal/testutil"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/yuin/goldmark"
@@ -119,7 +122,7 @@ func TestTruncateStatusClosesAtAnyLimit(t *testing.T) {
 func TestStatusFieldList(t *testing.T) {
 	body := StatusBody(StatusInput{Updated: statusSampleTime, TaskN: 1, TaskM: 3, Task: "a", Next: "b"})
 	got := StatusFieldList(body)
-	goldenStatus(t, "field-list", got)
+	testutil.Golden(t, filepath.Join("testdata", "status", "field-list.md"), got)
 	html := renderStatusHTML(t, got)
 	assert.Equal(t, 1, strings.Count(html, "<ul>"), "one list: %s", html)
 	assert.Equal(t, 7, strings.Count(html, "<li>"), html)

@@ -1,34 +1,18 @@
 package markdown
 
 import (
-	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 	"unicode/utf8"
 
+	"github.com/ccc-checkpoint/ccc/internal/testutil"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/yuin/goldmark"
 )
-
-// A flag name of its own: the rest of this package's tests may declare
-// -update, and one test binary cannot register a flag twice.
-var updateStatus = flag.Bool("update-status", false, "rewrite the status golden files")
-
-func goldenStatus(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", "status", name+".md")
-	if *updateStatus {
-		require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
-		require.NoError(t, os.WriteFile(path, []byte(got), 0o644))
-	}
-	want, err := os.ReadFile(path)
-	require.NoError(t, err, "run go test ./markdown -run Status -update-status to create it")
-	assert.Equal(t, string(want), got)
-}
 
 var statusSampleTime = time.Date(2026, 11, 21, 13, 45, 0, 0, time.UTC)
 
@@ -100,7 +84,7 @@ func TestStatusBody(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got := StatusBody(tt.in)
-			goldenStatus(t, "body-"+tt.name, got)
+			testutil.Golden(t, filepath.Join("testdata", "status", "body-"+tt.name+".md"), got)
 			lines := strings.Split(got, "\n")
 			assert.Equal(t, StatusHeading, lines[0])
 			for _, l := range tt.lines {
@@ -183,7 +167,7 @@ func TestTruncateStatus(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got := TruncateStatus(tt.body, tt.limit, note)
-			goldenStatus(t, "truncate-"+tt.name, got)
+			testutil.Golden(t, filepath.Join("testdata", "status", "truncate-"+tt.name+".md"), got)
 			assert.LessOrEqual(t, utf8.RuneCountInString(got), tt.limit)
 			assert.True(t, utf8.ValidString(got))
 			lines := strings.Split(got, "\n")

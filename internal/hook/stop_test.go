@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ccc-checkpoint/ccc/internal/testutil"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -153,7 +155,7 @@ func TestStopDecisionOrder(t *testing.T) {
 			} else {
 				assert.Zero(t, p.cp.count(), "no checkpoint off gate boundaries")
 			}
-			golden(t, "stop/"+tt.name+".golden", d.Stdout())
+			testutil.Golden(t, filepath.Join("testdata", "stop", tt.name+".golden"), d.Stdout())
 			switch after := tt.after.(type) {
 			case string:
 				if after == same {
