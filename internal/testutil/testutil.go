@@ -38,9 +38,9 @@ func Golden[T ~string | ~[]byte](t testing.TB, path string, got T) {
 
 // IsolateGit keeps the developer's git configuration and identity, and the
 // GIT_* variables of an enclosing hook (go test run from a pre-commit
-// hook), out of the test's repositories, and gives commits a fixed
-// identity (Test <test@example.com>). It sets the environment, so a test
-// that calls it cannot run in parallel.
+// hook), out of the test's repositories. Commits then need an identity:
+// Identity, or the repository's own user.name and user.email. It sets the
+// environment, so a test that calls it cannot run in parallel.
 func IsolateGit(t testing.TB) {
 	t.Helper()
 	if _, err := exec.LookPath("git"); err != nil {
@@ -59,13 +59,19 @@ func IsolateGit(t testing.TB) {
 		"GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_COMMON_DIR", "GIT_PREFIX",
 		"GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT",
 		"GIT_LITERAL_PATHSPECS", "GIT_GLOB_PATHSPECS", "GIT_NOGLOB_PATHSPECS", "GIT_ICASE_PATHSPECS",
-		"EMAIL",
+		"GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL", "EMAIL",
 	} {
 		t.Setenv(k, "") // registers the restore
 		if err := os.Unsetenv(k); err != nil {
 			t.Fatal(err)
 		}
 	}
+}
+
+// Identity makes every commit of the test's repositories by Test
+// <test@example.com>.
+func Identity(t testing.TB) {
+	t.Helper()
 	t.Setenv("GIT_AUTHOR_NAME", "Test")
 	t.Setenv("GIT_AUTHOR_EMAIL", "test@example.com")
 	t.Setenv("GIT_COMMITTER_NAME", "Test")
@@ -93,7 +99,7 @@ func Git(t testing.TB, dir string, args ...string) string {
 // Repo makes a repository in a fresh temporary directory (symlinks
 // resolved, as git reports paths) on branch main, with one commit
 // ("base") holding files (name → content; none: an empty commit). Call
-// IsolateGit first.
+// IsolateGit and Identity first.
 func Repo(t testing.TB, files map[string]string) string {
 	t.Helper()
 	dir, err := filepath.EvalSymlinks(t.TempDir())
