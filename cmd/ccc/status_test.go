@@ -13,12 +13,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ccc-checkpoint/ccc/internal/testutil"
-
 	"github.com/spf13/cobra"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/ccc-checkpoint/ccc/internal/testutil"
 	"github.com/ccc-checkpoint/ccc/state"
 	"github.com/ccc-checkpoint/ccc/state/records"
 )
@@ -274,6 +273,7 @@ func TestStatusThresholdsAndQueue(t *testing.T) {
 }
 
 func TestStatusColour(t *testing.T) {
+	t.Parallel()
 	now := agT0
 	at := now.Add(-time.Hour * 2)
 	rep := StatusReport{Now: now, Agents: []AgentStatus{
@@ -348,6 +348,7 @@ func TestStatusWatch(t *testing.T) {
 }
 
 func TestStatusFlags(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		args []string
 		want *StatusOptions
