@@ -6,12 +6,12 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/ccc-checkpoint/ccc/internal/testutil"
-
 	"github.com/stretchr/testify/assert"
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/text"
+
+	"github.com/ccc-checkpoint/ccc/internal/testutil"
 )
 
 // blocks lists the top-level blocks a CommonMark renderer sees in md, each

@@ -7,11 +7,11 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/ccc-checkpoint/ccc/internal/testutil"
-
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/yuin/goldmark"
+
+	"github.com/ccc-checkpoint/ccc/internal/testutil"
 )
 
 var statusSampleTime = time.Date(2026, 11, 21, 13, 45, 0, 0, time.UTC)

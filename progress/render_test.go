@@ -7,10 +7,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ccc-checkpoint/ccc/internal/testutil"
-
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/ccc-checkpoint/ccc/internal/testutil"
 )
 
 // goldenCases apply a scripted edit to a corpus document; testdata/golden/<name>.md holds the expected

@@ -11,10 +11,10 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/ccc-checkpoint/ccc/internal/testutil"
-
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/ccc-checkpoint/ccc/internal/testutil"
 )
 
 // fake returns n deterministic pseudo-random characters from alphabet (base62 when empty).

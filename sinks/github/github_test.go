@@ -15,13 +15,12 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/ccc-checkpoint/ccc/internal/testutil"
-
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/ccc-checkpoint/ccc/internal/fake/githubfake"
 	"github.com/ccc-checkpoint/ccc/internal/sinktest"
+	"github.com/ccc-checkpoint/ccc/internal/testutil"
 	"github.com/ccc-checkpoint/ccc/markdown"
 	"github.com/ccc-checkpoint/ccc/sinks"
 	"github.com/ccc-checkpoint/ccc/sinks/github"
