@@ -1,7 +1,6 @@
 package progress
 
 import (
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,9 +9,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-)
 
-var update = flag.Bool("update", false, "rewrite golden files")
+	"github.com/ccc-checkpoint/ccc/internal/testutil"
+)
 
 // goldenCases apply a scripted edit to a corpus document; testdata/golden/<name>.md holds the expected
 // render.
@@ -79,13 +78,10 @@ func TestRenderGolden(t *testing.T) {
 			}
 			got := d.Render()
 			path := filepath.Join("testdata/golden", tc.name+".md")
-			if *update {
-				require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
-				require.NoError(t, os.WriteFile(path, got, 0o644))
+			testutil.Golden(t, path, got)
+			if t.Failed() {
+				t.FailNow()
 			}
-			want, err := os.ReadFile(path)
-			require.NoError(t, err)
-			require.Equal(t, string(want), string(got))
 
 			back, err := Parse(got)
 			require.NoError(t, err)

@@ -60,6 +60,7 @@ func postStep(t *testing.T, action actionFile) (env map[string]string, script st
 // declares reaches ccc through the environment (never spliced into the
 // script), and every flag it passes exists on ccc post.
 func TestActionYAML(t *testing.T) {
+	t.Parallel()
 	action := readAction(t)
 	assert.Equal(t, "composite", action.Runs.Using)
 	for _, in := range []string{"body-file", "linear-issue", "github-issue", "sinks", "agent"} {
@@ -90,6 +91,7 @@ func TestActionYAML(t *testing.T) {
 // and a GitHub Actions environment pointing at fake GitHub and Linear
 // servers.
 func TestActionRunsPost(t *testing.T) {
+	t.Parallel()
 	bash, err := exec.LookPath("bash")
 	if err != nil {
 		t.Skip("bash not found: the action's run: step is a bash script")
@@ -237,6 +239,7 @@ func TestActionRunsPost(t *testing.T) {
 // writes as: the workflow's own token is github-actions[bot]; another
 // app's is left to learn unless the input names it.
 func TestActionBotLogin(t *testing.T) {
+	t.Parallel()
 	action := readAction(t)
 	env, _ := postStep(t, action)
 	expr, ok := env["CCC_GITHUB_BOT_LOGIN"]

@@ -44,6 +44,7 @@ func TestCleanupCommand(t *testing.T) {
 }
 
 func TestCleanupFlags(t *testing.T) {
+	t.Parallel()
 	var got *CleanupOptions
 	build := func(f *Factory, dir *string) *cobra.Command {
 		return NewCmdCleanup(f, dir, func(o *CleanupOptions) error { got = o; return nil })

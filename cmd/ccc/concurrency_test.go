@@ -18,6 +18,7 @@ import (
 // TestConcurrentProcesses runs 20 ccc processes against one project at once:
 // every edit must land and both files must stay valid.
 func TestConcurrentProcesses(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	env := append(os.Environ(), "CCC_PROJECT_ROOT="+root, "LINEAR_API_KEY=", "LINEAR_OAUTH_TOKEN=", "NO_COLOR=1")
 	ccc := func(args ...string) *exec.Cmd {

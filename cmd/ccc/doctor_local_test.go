@@ -51,6 +51,7 @@ func writeIn(t *testing.T, root, rel, content string) string {
 // any that is broken is a FAIL line with its path (and line) and a hint,
 // and exit status 1, even with every tracker unconfigured (offline).
 func TestDoctorLocalChecks(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name  string
 		setup func(t *testing.T, root string)
@@ -129,6 +130,7 @@ func TestDoctorLocalChecks(t *testing.T) {
 // than a minute, held by no process) and says so; a young one, or one a
 // live writer holds, is left alone.
 func TestDoctorRemovesStaleTempFiles(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	writeIn(t, root, progress.FileName, doctorDoc)
 	aged := func(rel string, age time.Duration) string {
@@ -160,6 +162,7 @@ const doctorROEnv = "CCC_TEST_DOCTOR_RO_ROOT"
 // permission error. Root ignores permissions, so as root the ccc binary
 // (this test binary, named ccc) runs as nobody.
 func TestDoctorReadOnlyCCC(t *testing.T) {
+	t.Parallel()
 	base := t.TempDir()
 	root := filepath.Join(base, "project")
 	writeIn(t, root, progress.FileName, doctorDoc)
@@ -180,6 +183,7 @@ func TestDoctorReadOnlyCCC(t *testing.T) {
 // every checkpoint (the progress and state files are replaced through a
 // temp file beside them), so doctor fails too, even with .ccc writable.
 func TestDoctorReadOnlyProjectRoot(t *testing.T) {
+	t.Parallel()
 	base := t.TempDir()
 	root := filepath.Join(base, "project")
 	writeIn(t, root, progress.FileName, doctorDoc)

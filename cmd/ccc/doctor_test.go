@@ -20,6 +20,7 @@ import (
 // ccc doctor warns, with the reset time as its hint, when the tracker's
 // request budget is nearly spent; a healthy budget is an ok line.
 func TestDoctorRateLimit(t *testing.T) {
+	t.Parallel()
 	reset := time.Date(2026, 11, 21, 15, 0, 0, 0, time.UTC)
 	for _, tc := range []struct {
 		remaining int

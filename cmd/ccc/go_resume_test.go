@@ -18,6 +18,7 @@ import (
 // TestGoDeleteIsNotResurrected: after (d)elete or (s)tart fresh, the next
 // ccc go finds no checkpoint: not in the state, the record or the backups.
 func TestGoDeleteIsNotResurrected(t *testing.T) {
+	t.Parallel()
 	for _, answer := range []string{"d", "s"} {
 		t.Run(answer, func(t *testing.T) {
 			root := t.TempDir()

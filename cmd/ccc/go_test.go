@@ -36,6 +36,7 @@ func goFactory(t *testing.T, answers string, tty bool) (*Factory, *bytes.Buffer,
 const wantPrompt = "Resume CIA-40. Current task: task 1 of 2 — write the prompt. Key files: none. Next action: continue the current task.\n"
 
 func TestGoAsksOnATerminal(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, answers string
 		tty           bool
@@ -79,6 +80,7 @@ func TestGoAsksOnATerminal(t *testing.T) {
 // TestGoEndOfInputCancels: Ctrl-D at the question, at once or after a
 // "view", prints no prompt, sets nothing aside and exits 1 with a message.
 func TestGoEndOfInputCancels(t *testing.T) {
+	t.Parallel()
 	for name, answers := range map[string]string{"at once": "", "after a view": "v\n"} {
 		t.Run(name, func(t *testing.T) {
 			f, out, errOut, root := goFactory(t, answers, true)

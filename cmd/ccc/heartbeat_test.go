@@ -51,6 +51,7 @@ func TestHeartbeatCommand(t *testing.T) {
 }
 
 func TestHeartbeatFlags(t *testing.T) {
+	t.Parallel()
 	var got *HeartbeatOptions
 	build := func(f *Factory, dir *string) *cobra.Command {
 		return NewCmdHeartbeat(f, dir, func(o *HeartbeatOptions) error { got = o; return nil })

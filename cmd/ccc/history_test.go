@@ -74,6 +74,7 @@ func TestShowCommand(t *testing.T) {
 }
 
 func TestShowFlags(t *testing.T) {
+	t.Parallel()
 	var got *ShowOptions
 	build := func(f *Factory, dir *string) *cobra.Command {
 		return NewCmdShow(f, dir, func(o *ShowOptions) error { got = o; return nil })

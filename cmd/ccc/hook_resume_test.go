@@ -22,6 +22,7 @@ import (
 // file is a year-old checkpoint (not "0s"), so startup injects nothing,
 // and the hook writes no file.
 func TestHookResumeOldStateOnStartup(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	writeFile(t, filepath.Join(root, state.FileName),
 		`{"linearIssue": "CIA-9", "taskIndex": 1, "totalTasks": 3, "lastUpdatedAt": "2025-01-01T00:00:00Z"}`)

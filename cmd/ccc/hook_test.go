@@ -93,6 +93,7 @@ const retryReason = "Continue CCC execution for CIA-12. Mode: quick. Read .ccc-p
 // TestHookStop runs `ccc hook stop` end to end, with the real checkpoint
 // pipeline at gate boundaries and no tracker configured.
 func TestHookStop(t *testing.T) {
+	t.Parallel()
 	t.Run("retry: no checkpoint", func(t *testing.T) {
 		root := t.TempDir()
 		writeFile(t, filepath.Join(root, state.FileName), hookState(""))
@@ -171,6 +172,7 @@ func TestHookStop(t *testing.T) {
 // issue's status comment, and the comment's id is the only thing the
 // checkpoint adds to CCC's state.
 func TestHookStopTracker(t *testing.T) {
+	t.Parallel()
 	srv := linearfake.New()
 	defer srv.Close()
 	srv.AddIssue("CIA-12", "Parser")
@@ -206,6 +208,7 @@ func TestHookStopTracker(t *testing.T) {
 // does not hold the agent: the block is the same, the failure is a line
 // on stderr.
 func TestHookStopSlowTracker(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("waits for the checkpoint deadline")
 	}
@@ -238,6 +241,7 @@ func TestHookStopSlowTracker(t *testing.T) {
 // .ccc-progress.md, in the tracker comment, and in what session-start
 // gives the next session.
 func TestHookStopFinalCheckpoint(t *testing.T) {
+	t.Parallel()
 	srv := linearfake.New()
 	defer srv.Close()
 	srv.AddIssue("CIA-12", "Parser")
@@ -284,6 +288,7 @@ func TestHookStopFinalCheckpoint(t *testing.T) {
 // stop hook, even when the progress document says more tasks are done than
 // the state does (the recovery sync would otherwise rewrite the state).
 func TestHookPreCompactKeepsLoop(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	orig := `{
   "phase": "execution",
@@ -311,6 +316,7 @@ func TestHookPreCompactKeepsLoop(t *testing.T) {
 // needs no other program: the binary, run with an empty PATH, answers as
 // it does with one, on the plain paths and at a gate boundary.
 func TestHookStopNoSubprocess(t *testing.T) {
+	t.Parallel()
 	bin, err := exec.LookPath("ccc") // this test binary, which TestMain puts on PATH as ccc
 	require.NoError(t, err)
 	for _, msg := range []string{"still working", "TASK_COMPLETE"} {
@@ -339,6 +345,7 @@ func TestHookStopNoSubprocess(t *testing.T) {
 }
 
 func TestHookOtherEvents(t *testing.T) {
+	t.Parallel()
 	t.Run("pre-compact saves progress", func(t *testing.T) {
 		root := t.TempDir()
 		writeFile(t, filepath.Join(root, state.FileName), hookState(""))
@@ -395,6 +402,7 @@ func TestHookOtherEvents(t *testing.T) {
 // TestHookNeverFails: whatever the command line, a hook exits 0 and prints
 // nothing on stdout that Claude Code could take for an answer.
 func TestHookNeverFails(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{
 		{"hook", "stop", "extra", "args"},
 		{"hook", "stop", "--from-a-newer-plugin", "x"},
@@ -451,6 +459,7 @@ var cccCall = regexp.MustCompile("(?:^|[`\"(])ccc ((?:[a-z][a-z-]*)(?: [a-z][a-z
 // TestPluginFiles checks the plugin against Claude Code's formats and
 // checks that every ccc command it calls exists in this binary.
 func TestPluginFiles(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join("..", "..", "plugin")
 	var manifest struct {
 		Name        string         `json:"name"`
@@ -545,6 +554,7 @@ func TestPluginFiles(t *testing.T) {
 // TestPluginMarketplace: .claude-plugin/marketplace.json, which
 // `/plugin marketplace add` reads, parses and lists the plugin directory.
 func TestPluginMarketplace(t *testing.T) {
+	t.Parallel()
 	repo := filepath.Join("..", "..")
 	var market struct {
 		Name  string `json:"name"`
@@ -586,6 +596,7 @@ func TestPluginMarketplace(t *testing.T) {
 // from its own: stdin's cwd, else $CLAUDE_PROJECT_DIR; --dir and
 // $CCC_PROJECT_ROOT, set on purpose, win over both.
 func TestHookRoot(t *testing.T) {
+	t.Parallel()
 	proj, other, elsewhere := t.TempDir(), t.TempDir(), t.TempDir()
 	writeFile(t, filepath.Join(proj, state.FileName), hookState(""))
 	writeFile(t, filepath.Join(other, state.FileName), hookState(`, "linearIssue": "OTH-1"`))
@@ -631,6 +642,7 @@ func TestHookRoot(t *testing.T) {
 // TestHookUnknownFlag: a flag the hook does not know (a newer plugin's) is
 // ignored in exactly one stderr line, and the hook still does its work.
 func TestHookUnknownFlag(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		args []string
 		line string
@@ -660,6 +672,7 @@ func TestHookUnknownFlag(t *testing.T) {
 // TestHookHelp: every hook subcommand's --help shows examples, how the
 // project is found and the exit status.
 func TestHookHelp(t *testing.T) {
+	t.Parallel()
 	for _, event := range []string{"stop", "pre-compact", "session-start", "session-end"} {
 		t.Run(event, func(t *testing.T) {
 			code, out, errs := hookRun(t, t.TempDir(), "", nil, "hook", event, "--help")

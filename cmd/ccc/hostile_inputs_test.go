@@ -23,6 +23,8 @@ const hookHangDetector = 20 * time.Second
 // under the size limits, exits 0, says at most one line, and stays within
 // bounded memory.
 func TestHostileInputsHooksFinish(t *testing.T) {
+	// Not parallel: its deadlines assume the package's other tests are not
+	// competing for the CPU.
 	head := "# P\n\n**Issue:** CIA-5\n\n## Current Task\n- t\n\n## Completed Tasks\n"
 	deep := strings.Repeat("- ", 10000) + "x\n"
 	cases := []struct {

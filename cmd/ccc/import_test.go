@@ -55,6 +55,7 @@ func impExec(cmd *cobra.Command, args ...string) error {
 }
 
 func TestImportFlags(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name  string
 		args  []string
@@ -85,6 +86,7 @@ func TestImportFlags(t *testing.T) {
 }
 
 func TestImportWritesRecordAndProgress(t *testing.T) {
+	t.Parallel()
 	f, _, errOut, root := impFactory(t)
 	ctx := t.Context()
 	require.NoError(t, importRun(ctx, f, &ImportOptions{Files: []string{impSeed(t, "seed003/agent_checkpoints/primary.json")}}))
@@ -124,6 +126,7 @@ func TestImportWritesRecordAndProgress(t *testing.T) {
 }
 
 func TestImportEverySeedExample(t *testing.T) {
+	t.Parallel()
 	files := map[string]string{
 		"seed000/.claude/initiative.json":                           "initiative.json",
 		"seed001/orchestrate_auth_system_20251003_184530.json":      "orchestrate_auth_system_20251003_184530.json",
@@ -149,6 +152,7 @@ func TestImportEverySeedExample(t *testing.T) {
 }
 
 func TestImportSameAgentTwiceWarns(t *testing.T) {
+	t.Parallel()
 	f, _, errOut, root := impFactory(t)
 	start := impSeed(t, "seed002/progress/checkpoints/migration-T060-start.json")
 	mid := impSeed(t, "seed002/progress/checkpoints/migration-T060.json")
@@ -160,6 +164,7 @@ func TestImportSameAgentTwiceWarns(t *testing.T) {
 }
 
 func TestImportCompleteRecordIsArchived(t *testing.T) {
+	t.Parallel()
 	f, _, _, root := impFactory(t)
 	require.NoError(t, importRun(t.Context(), f, &ImportOptions{Files: []string{impSeed(t, "seed002/progress/checkpoints/migration-T060-complete.json")}}))
 	top, err := records.Top(filepath.Join(root, ".ccc", "checkpoints"))
@@ -169,6 +174,7 @@ func TestImportCompleteRecordIsArchived(t *testing.T) {
 }
 
 func TestImportDryRunWritesNothing(t *testing.T) {
+	t.Parallel()
 	f, out, errOut, root := impFactory(t)
 	err := importRun(t.Context(), f, &ImportOptions{DryRun: true, Files: []string{
 		impSeed(t, "seed001/orchestrate_auth_system_20251003_184530.json"),
@@ -188,6 +194,7 @@ func TestImportDryRunWritesNothing(t *testing.T) {
 }
 
 func TestImportBadFileIsReportedOthersImported(t *testing.T) {
+	t.Parallel()
 	f, _, errOut, root := impFactory(t)
 	bad := filepath.Join(t.TempDir(), "broken.json")
 	require.NoError(t, os.WriteFile(bad, []byte("{\n  \"agent_id\": \"x\",\n  \"status\": IN_PROGRESS\n}\n"), 0o644))
@@ -209,6 +216,7 @@ func TestImportBadFileIsReportedOthersImported(t *testing.T) {
 }
 
 func TestImportJSON(t *testing.T) {
+	t.Parallel()
 	f, out, _, _ := impFactory(t)
 	err := importRun(t.Context(), f, &ImportOptions{JSON: true, Agent: "planner", Files: []string{
 		impSeed(t, "seed000/.claude/initiative.json"), "missing.json"}})
@@ -238,6 +246,7 @@ func TestImportJSON(t *testing.T) {
 // TestImportRecordWriterFailure: a record that cannot be written leaves the
 // progress file unwritten too, and the failure is the file's.
 func TestImportRecordWriterFailure(t *testing.T) {
+	t.Parallel()
 	f, _, errOut, root := impFactory(t)
 	opts := &ImportOptions{Files: []string{impSeed(t, "seed003/agent_checkpoints/primary.json")},
 		WriteRecord: func(_ context.Context, _ string, _ *importer.Imported, _ []byte, _ time.Time, _ bool) (string, error) {

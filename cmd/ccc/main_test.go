@@ -39,6 +39,7 @@ func TestMain(m *testing.M) {
 // TestScripts runs the end-to-end CLI scripts in testdata/script: each is a
 // scratch project in which ccc is run as a user would.
 func TestScripts(t *testing.T) {
+	t.Parallel()
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/script",
 		RequireExplicitExec: true,
@@ -292,6 +293,7 @@ func asUsage(err error, u **usageError) bool {
 }
 
 func TestCheckpointFlags(t *testing.T) {
+	t.Parallel()
 	o, code, _ := parseCheckpoint(t, "checkpoint", "--issue", "CIA-12", "--done", "a", "--done", "", "--current", "b — started",
 		"--add-task", "c", "--add-task", "d", "--decision", "x: y", "--blocker", "b1", "--unblock", "b0",
 		"--next", "n", "--profile", "automated", "--skip-linear", "--skip-git", "--agent", "w2", "--timeout", "3s",
@@ -316,6 +318,7 @@ func TestCheckpointFlags(t *testing.T) {
 }
 
 func TestCheckpointUsageErrors(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		args []string
 		msg  string
@@ -337,6 +340,7 @@ func TestCheckpointUsageErrors(t *testing.T) {
 }
 
 func TestAge(t *testing.T) {
+	t.Parallel()
 	for d, want := range map[time.Duration]string{
 		42 * time.Second:            "42s",
 		12 * time.Minute:            "12m",

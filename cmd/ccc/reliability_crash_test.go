@@ -44,20 +44,30 @@ const minKillWindow = 5 * time.Millisecond
 // agent's history is byte for byte a version that was current before,
 // every file under .ccc/checkpoints reads as a record, and the next run
 // succeeds, keeps every edit that landed and regenerates ccc's prompt.
+//
+// With -short it stops after a tenth of the kills. The seed is printed on
+// failure; -crash.seed replays it.
 func TestCrashSafety(t *testing.T) {
+	t.Parallel()
+	kills, killsLinear := crashKills, crashKillsLinear
+	if testing.Short() {
+		kills, killsLinear = max(1, kills/10), max(1, killsLinear/10)
+	}
 	seed := *crashSeed
 	if seed == 0 {
 		seed = uint64(time.Now().UnixNano())
 	}
 	t.Logf("kill delays seeded with %d (rerun with -crash.seed=%d)", seed, seed)
 	t.Run("persist", func(t *testing.T) {
-		crashLoop(t, seed, crashKills, nil)
+		t.Parallel()
+		crashLoop(t, seed, kills, nil)
 	})
 	t.Run("linear", func(t *testing.T) {
+		t.Parallel()
 		srv := linearfake.New()
 		defer srv.Close()
 		srv.AddIssue("CIA-9", "Crash")
-		crashLoop(t, seed+1, crashKillsLinear, srv)
+		crashLoop(t, seed+1, killsLinear, srv)
 		// However often a delivery was cut short, one comment remains.
 		assert.Len(t, srv.Comments("CIA-9"), 1)
 	})
@@ -299,6 +309,7 @@ func sameBeyondRefs(t *testing.T, got, want []byte) bool {
 // older than a minute, and leaves alone a fresh one and one a live process
 // holds (flock), since they belong to writes in flight.
 func TestStaleTempFilesRemoved(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	p := newCCCProc(root)
 	code, _, stderr := p.run(t, "checkpoint", "--profile", "automated", "--issue", "CIA-9", "--current", "start")

@@ -232,6 +232,7 @@ func githubFaults() []faultCase {
 // line, that the outbox holds exactly the undelivered status, and that the
 // sync leaves exactly one comment, holding the latest status.
 func TestTrackerFaults(t *testing.T) {
+	t.Parallel()
 	trackers := []struct {
 		name  string
 		env   func(*testing.T) *faultEnv
@@ -383,6 +384,8 @@ type procResult struct {
 // records stay valid, nothing is left queued or half-written, and each agent
 // ends with exactly one comment.
 func TestFiftyConcurrentCheckpoints(t *testing.T) {
+	// Not parallel: its deadlines assume the package's other tests are not
+	// competing for the CPU.
 	const procs, agents = 50, 5
 	srv := linearfake.New()
 	defer srv.Close()

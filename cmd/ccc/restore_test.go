@@ -15,6 +15,7 @@ import (
 )
 
 func TestRestoreFlags(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name  string
 		args  []string
@@ -75,6 +76,7 @@ func rstRecord(agent, step string) string {
 // corrupt (in that file's own way) and the next one is restored; the file it
 // replaces is backed up first.
 func TestRestoreSkipsCorruptBackups(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		file     string
 		path     func(root string) string
@@ -129,6 +131,7 @@ func TestRestoreSkipsCorruptBackups(t *testing.T) {
 // valid one and a missing one are left alone, and the corrupt one is set
 // aside where rotation cannot prune it.
 func TestRestoreRepairs(t *testing.T) {
+	t.Parallel()
 	f, _, errOut, root := impFactory(t)
 	rstBackups(t, root, state.Path(root), `{"a": 1}`)
 	require.NoError(t, os.WriteFile(state.Path(root), []byte(`{"a": `), 0o644))
@@ -155,6 +158,7 @@ func TestRestoreRepairs(t *testing.T) {
 }
 
 func TestRestoreNoValidBackupChangesNothing(t *testing.T) {
+	t.Parallel()
 	f, _, errOut, root := impFactory(t)
 	rstBackups(t, root, state.Path(root), `[1]`, `{"a":`)
 	require.NoError(t, os.WriteFile(state.Path(root), []byte(`{"a": `), 0o644))
@@ -179,6 +183,7 @@ func TestRestoreNoValidBackupChangesNothing(t *testing.T) {
 // nothing, so the one before it is the one restored; a missing file named
 // with --file comes back.
 func TestRestoreSkipsSameContent(t *testing.T) {
+	t.Parallel()
 	f, _, _, root := impFactory(t)
 	path := filepath.Join(root, progress.FileName)
 	rstBackups(t, root, path, rstProgress+"- old\n", rstProgress)
@@ -196,6 +201,7 @@ func TestRestoreSkipsSameContent(t *testing.T) {
 }
 
 func TestRestoreList(t *testing.T) {
+	t.Parallel()
 	f, out, _, root := impFactory(t)
 	rstBackups(t, root, state.Path(root), `{"a": 1}`, `{"a":`)
 	rstBackups(t, root, filepath.Join(root, ".ccc", "checkpoints", "x.json"), rstRecord("x", "s"))

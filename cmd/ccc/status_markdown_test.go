@@ -20,6 +20,7 @@ import (
 // text (golden file), whatever the cells hold, and it renders as a table
 // with the same cells.
 func TestStatusMarkdown(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 11, 21, 15, 0, 0, 0, time.UTC)
 	at := func(d time.Duration) *time.Time { v := now.Add(-d); return &v }
 	rep := StatusReport{Now: now, Agents: []records.AgentStatus{

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -18,13 +17,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/ccc-checkpoint/ccc/internal/testutil"
 	"github.com/ccc-checkpoint/ccc/state"
 	"github.com/ccc-checkpoint/ccc/state/records"
 )
-
-// updateAgents rewrites the golden files of the agent commands. It has its
-// own name because several files of this package may declare -update.
-var updateAgents = flag.Bool("update-agents", false, "rewrite the agent commands' golden files")
 
 // agT0 is the clock of the agents' first checkpoints.
 var agT0 = time.Date(2026, 11, 21, 13, 45, 0, 0, time.UTC)
@@ -121,14 +117,7 @@ func agGolden(t *testing.T, name, got string, e *agEnv) {
 	if e != nil {
 		got = strings.ReplaceAll(got, filepath.Dir(e.main), "$TMP")
 	}
-	path := filepath.Join("testdata", "agents", name)
-	if *updateAgents {
-		require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
-		require.NoError(t, os.WriteFile(path, []byte(got), 0o644))
-	}
-	want, err := os.ReadFile(path)
-	require.NoError(t, err, "go test -run %s -update-agents creates it", t.Name())
-	assert.Equal(t, string(want), got)
+	testutil.Golden(t, filepath.Join("testdata", "agents", name), got)
 }
 
 // TestAgentsScenario is the done-when, in Go: three agents in
@@ -284,6 +273,7 @@ func TestStatusThresholdsAndQueue(t *testing.T) {
 }
 
 func TestStatusColour(t *testing.T) {
+	t.Parallel()
 	now := agT0
 	at := now.Add(-time.Hour * 2)
 	rep := StatusReport{Now: now, Agents: []records.AgentStatus{
@@ -358,6 +348,7 @@ func TestStatusWatch(t *testing.T) {
 }
 
 func TestStatusFlags(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		args []string
 		want *StatusOptions

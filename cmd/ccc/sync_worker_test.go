@@ -22,6 +22,7 @@ import (
 )
 
 func TestSyncFlags(t *testing.T) {
+	t.Parallel()
 	const retry = 15 * time.Second
 	for _, tt := range []struct {
 		args []string
@@ -161,6 +162,7 @@ func outboxFiles(t *testing.T, root string) []string {
 // worker is stopped gets one last checkpoint; with nothing new, stopping
 // sends nothing.
 func TestSyncWatchFlushesOnStop(t *testing.T) {
+	t.Parallel()
 	root, srv, env := newWorkerProject(t)
 	w := startWorker(t, root, env, false, SyncOptions{Debounce: time.Hour, RetryEvery: time.Hour})
 	editProgress(t, root, "edited just before Ctrl-C")
@@ -181,6 +183,7 @@ func TestSyncWatchFlushesOnStop(t *testing.T) {
 // TestSyncWatchRetriesOutbox: the worker delivers a queued update once it is
 // due, and on a terminal says what it is delivering while it does.
 func TestSyncWatchRetriesOutbox(t *testing.T) {
+	t.Parallel()
 	root, srv, env := newWorkerProject(t, "COLUMNS=200")
 	delete(env, "CCC_NOW") // the entry below is due by the wall clock
 	failed := time.Now().Add(-time.Hour)
@@ -206,6 +209,7 @@ func TestSyncWatchRetriesOutbox(t *testing.T) {
 // first of two due entries, the worker finishes that one and leaves the
 // other queued for the next run.
 func TestSyncWatchStopsBetweenQueuedEntries(t *testing.T) {
+	t.Parallel()
 	root, srv, env := newWorkerProject(t)
 	delete(env, "CCC_NOW")
 	failed := time.Now().Add(-time.Hour)
@@ -232,6 +236,7 @@ func TestSyncWatchStopsBetweenQueuedEntries(t *testing.T) {
 // TestSyncWatchTimeout: --timeout bounds each retry round and each
 // checkpoint of the worker (the preference's 10s would outlast this test).
 func TestSyncWatchTimeout(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("waits out two 1s deadlines")
 	}
@@ -260,6 +265,7 @@ func TestSyncWatchTimeout(t *testing.T) {
 // announces the checkpoint while it runs, and no line it draws is wider
 // than the terminal, however long the report.
 func TestSyncWatchLiveLine(t *testing.T) {
+	t.Parallel()
 	const width = 60
 	root, srv, env := newWorkerProject(t, "COLUMNS=60")
 	w := startWorker(t, root, env, true, SyncOptions{Debounce: 50 * time.Millisecond, RetryEvery: time.Hour})

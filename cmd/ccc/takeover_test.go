@@ -52,6 +52,7 @@ func TestTakeoverCommand(t *testing.T) {
 }
 
 func TestTakeoverFlags(t *testing.T) {
+	t.Parallel()
 	var got *TakeoverOptions
 	build := func(f *Factory, dir *string) *cobra.Command {
 		return NewCmdTakeover(f, dir, func(o *TakeoverOptions) error { got = o; return nil })

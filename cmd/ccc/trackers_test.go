@@ -18,6 +18,7 @@ import (
 )
 
 func TestTrackerSelection(t *testing.T) {
+	t.Parallel()
 	on, off := true, false
 	event := filepath.Join(t.TempDir(), "event.json")
 	require.NoError(t, os.WriteFile(event, []byte(`{"pull_request": {"number": 9}}`), 0o644))
@@ -90,6 +91,7 @@ func TestTrackerSelection(t *testing.T) {
 }
 
 func TestAnnotations(t *testing.T) {
+	t.Parallel()
 	r := checkpoint.Report{Total: 2, Steps: []checkpoint.Result{
 		{Name: "Persist progress", Status: checkpoint.Failed, Message: "disk full: 100%\nreally"},
 		{Name: "Tracker update", Status: checkpoint.Failed, Sinks: []checkpoint.SinkResult{
@@ -106,6 +108,7 @@ func TestAnnotations(t *testing.T) {
 }
 
 func TestStepSummaryAppends(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "summary.md")
 	require.NoError(t, os.WriteFile(path, []byte("before\n"), 0o644))
 	r := checkpoint.Report{Total: 1, Succeeded: 1, StatusBody: "## Checkpoint Status\n\nbody", Steps: []checkpoint.Result{
@@ -130,6 +133,7 @@ func TestStepSummaryAppends(t *testing.T) {
 // A body that ends inside a fence is closed inside its <details>: the
 // details end, and the next step's summary is a heading again, not code.
 func TestStepSummaryClosesTheBody(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "summary.md")
 	r := checkpoint.Report{Total: 1, Succeeded: 1, StatusBody: "## Build\n\n```\nstep 1 ok"}
 	require.NoError(t, appendSummary(path, "ccc post", r))
@@ -151,6 +155,7 @@ func TestStepSummaryClosesTheBody(t *testing.T) {
 
 // sinks.<name>.max_body reaches the sink: a long status is cut to it.
 func TestMaxBodyPreference(t *testing.T) {
+	t.Parallel()
 	f := &Factory{Getenv: func(string) string { return "" }}
 	prefs := config.Default()
 	prefs.Sinks = map[string]config.SinkPrefs{"linear": {MaxBody: 2000}, "github": {Repo: "a/b", Issue: 1, MaxBody: 100000}}
@@ -168,6 +173,7 @@ func TestMaxBodyPreference(t *testing.T) {
 }
 
 func TestTrackerFlagsValidate(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		flags TrackerFlags
 		err   string
@@ -193,6 +199,7 @@ func TestTrackerFlagsValidate(t *testing.T) {
 }
 
 func TestSinkEnvBotLogin(t *testing.T) {
+	t.Parallel()
 	prefs := config.Default()
 	prefs.Sinks = map[string]config.SinkPrefs{"github": {BotLogin: "pref-app[bot]"}}
 	env := map[string]string{"GITHUB_TOKEN": "t"}

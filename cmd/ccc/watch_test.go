@@ -42,6 +42,7 @@ func (b *syncBuffer) String() string {
 // the progress file becomes one checkpoint (one comment, one create), its own
 // write does not trigger another, and SIGTERM ends it with status 0.
 func TestSyncWatch(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts a process and waits for debounces")
 	}
@@ -56,10 +57,12 @@ func TestSyncWatch(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	waitFor(t, func() bool { return len(srv.Comments("CIA-30")) == 1 }, "one checkpoint posts the comment")
-	time.Sleep(1500 * time.Millisecond) // three debounce periods: nothing more may happen
-	assert.Equal(t, 1, strings.Count(stderr.String(), "ccc sync: checkpoint "), stderr.String())
-	assert.Contains(t, srv.Comments("CIA-30")[0].Body, "start, step 5", "the last write of the burst was reported")
+	waitFor(t, func() bool { return strings.Contains(stderr.String(), "ccc sync: checkpoint ") }, "the worker reports the checkpoint")
 
+	// Nothing more may happen, and no sleep proves that: on SIGTERM the
+	// worker checkpoints whatever differs from its last checkpoint (the
+	// test the debounce timer makes), so once it has stopped its stderr
+	// holds every checkpoint it would ever have made.
 	require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
@@ -70,6 +73,8 @@ func TestSyncWatch(t *testing.T) {
 		_ = cmd.Process.Kill()
 		t.Fatal("the worker did not stop on SIGTERM")
 	}
+	assert.Equal(t, 1, strings.Count(stderr.String(), "ccc sync: checkpoint "), stderr.String())
+	assert.Contains(t, srv.Comments("CIA-30")[0].Body, "start, step 5", "the last write of the burst was reported")
 	assert.Contains(t, stderr.String(), "ccc sync: stopped")
 }
 
@@ -77,6 +82,7 @@ func TestSyncWatch(t *testing.T) {
 // a delivery is in flight (Linear holds its first answer back): the
 // delivery finishes, the worker exits 0, and no process it started is left.
 func TestSyncWatchSignals(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts processes and waits for a slow tracker")
 	}
@@ -135,6 +141,7 @@ func TestSyncWatchSignals(t *testing.T) {
 // the delivery in flight; the next one stops it at once, whatever the
 // tracker does.
 func TestSyncWatchSecondSignal(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts processes")
 	}
@@ -248,6 +255,7 @@ func startWatch(t *testing.T, issue, debounce string) (srv *linearfake.Server, r
 // progress file while the worker runs. Its checkpoint is refused with
 // path:line, the file stays byte-identical and Linear hears nothing.
 func TestSyncWatchRefusesBrokenFile(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts a process and waits for debounces")
 	}

@@ -1,8 +1,6 @@
 package comment
 
 import (
-	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -12,21 +10,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/yuin/goldmark"
+
+	"github.com/ccc-checkpoint/ccc/internal/testutil"
 )
-
-var updateStatus = flag.Bool("update", false, "rewrite the status golden files")
-
-func goldenStatus(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name+".md")
-	if *updateStatus {
-		require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
-		require.NoError(t, os.WriteFile(path, []byte(got), 0o644))
-	}
-	want, err := os.ReadFile(path)
-	require.NoError(t, err, "run go test ./internal/comment -update to create it")
-	assert.Equal(t, string(want), got)
-}
 
 var statusSampleTime = time.Date(2026, 11, 21, 13, 45, 0, 0, time.UTC)
 
@@ -98,7 +84,7 @@ func TestStatusBody(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got := Render(tt.in)
-			goldenStatus(t, "body-"+tt.name, got)
+			testutil.Golden(t, filepath.Join("testdata", "body-"+tt.name+".md"), got)
 			lines := strings.Split(got, "\n")
 			assert.Equal(t, Heading, lines[0])
 			for _, l := range tt.lines {
@@ -181,7 +167,7 @@ func TestTruncateStatus(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got := Truncate(tt.body, tt.limit, note)
-			goldenStatus(t, "truncate-"+tt.name, got)
+			testutil.Golden(t, filepath.Join("testdata", "truncate-"+tt.name+".md"), got)
 			assert.LessOrEqual(t, utf8.RuneCountInString(got), tt.limit)
 			assert.True(t, utf8.ValidString(got))
 			lines := strings.Split(got, "\n")

@@ -1,6 +1,7 @@
 package comment
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -9,6 +10,8 @@ import (
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/text"
+
+	"github.com/ccc-checkpoint/ccc/internal/testutil"
 )
 
 // blocks lists the top-level blocks a CommonMark renderer sees in md, each
@@ -100,7 +103,7 @@ func TestTruncateStatusClosesAtAnyLimit(t *testing.T) {
 func TestStatusFieldList(t *testing.T) {
 	body := Render(Status{Updated: statusSampleTime, TaskN: 1, TaskM: 3, Task: "a", Next: "b"})
 	got := FieldList(body)
-	goldenStatus(t, "field-list", got)
+	testutil.Golden(t, filepath.Join("testdata", "field-list"+".md"), got)
 	html := renderStatusHTML(t, got)
 	assert.Equal(t, 1, strings.Count(html, "<ul>"), "one list: %s", html)
 	assert.Equal(t, 7, strings.Count(html, "<li>"), html)

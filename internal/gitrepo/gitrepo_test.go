@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/ccc-checkpoint/ccc/internal/testutil"
 )
 
 func TestOpen(t *testing.T) {
@@ -167,7 +169,7 @@ func TestGitError(t *testing.T) {
 // exitError is a real *exec.ExitError with status 1.
 func exitError(t *testing.T) error {
 	t.Helper()
-	isolate(t)
+	testutil.IsolateGit(t)
 	cmd := exec.Command("git", "config", "--get", "ccc.does-not-exist")
 	cmd.Dir = t.TempDir()
 	err := cmd.Run()

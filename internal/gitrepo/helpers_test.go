@@ -9,40 +9,14 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
-)
 
-// isolate keeps the developer's git config and identity, and the GIT_*
-// variables of an enclosing hook (go test run from a pre-commit hook), out
-// of the test repositories.
-func isolate(t *testing.T) {
-	t.Helper()
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not installed")
-	}
-	home := t.TempDir()
-	t.Setenv("HOME", home)
-	t.Setenv("XDG_CONFIG_HOME", home)
-	t.Setenv("GIT_CONFIG_GLOBAL", filepath.Join(home, "gitconfig"))
-	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
-	// Every t.TempDir of this test shares this parent; discovery must not
-	// climb above it into a repository that happens to enclose /tmp.
-	t.Setenv("GIT_CEILING_DIRECTORIES", filepath.Dir(home))
-	for _, k := range []string{
-		"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY",
-		"GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_COMMON_DIR", "GIT_PREFIX",
-		"GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT",
-		"GIT_LITERAL_PATHSPECS", "GIT_GLOB_PATHSPECS", "GIT_NOGLOB_PATHSPECS", "GIT_ICASE_PATHSPECS",
-		"GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL", "EMAIL",
-	} {
-		t.Setenv(k, "") // registers the restore
-		require.NoError(t, os.Unsetenv(k))
-	}
-}
+	"github.com/ccc-checkpoint/ccc/internal/testutil"
+)
 
 // newRepo is an empty repository on an unborn main branch.
 func newRepo(t *testing.T) string {
 	t.Helper()
-	isolate(t)
+	testutil.IsolateGit(t)
 	dir, err := filepath.EvalSymlinks(t.TempDir())
 	require.NoError(t, err)
 	git(t, dir, "init", "-q", "-b", "main")
@@ -73,13 +47,7 @@ func gitCmd(dir string, args ...string) *exec.Cmd {
 // git runs a setup or inspection command and returns its stdout.
 func git(t *testing.T, dir string, args ...string) string {
 	t.Helper()
-	out, err := gitCmd(dir, args...).Output()
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		t.Fatalf("git %q: %v\n%s", args, err, ee.Stderr)
-	}
-	require.NoError(t, err)
-	return string(out)
+	return testutil.Git(t, dir, args...)
 }
 
 func write(t *testing.T, dir, rel, content string) {

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"os"
 	"path/filepath"
 	"sort"
@@ -18,8 +17,6 @@ import (
 
 	"github.com/ccc-checkpoint/ccc/state"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 // testNow is the clock of every test: CCC_NOW of the CLI scripts.
 var testNow = time.Date(2026, 11, 21, 13, 45, 0, 0, time.UTC)
@@ -216,18 +213,4 @@ func (p *proj) state() *state.State {
 func (p *proj) stop(stdin []byte) Decision {
 	p.t.Helper()
 	return Stop(context.Background(), p.env(), stdin)
-}
-
-// golden compares got with testdata/<name>, or rewrites it with -update.
-func golden(t testing.TB, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
-		require.NoError(t, os.WriteFile(path, got, 0o644))
-		return
-	}
-	want, err := os.ReadFile(path)
-	require.NoError(t, err, "run go test ./hook -update to create it")
-	require.Equal(t, string(want), string(got))
 }

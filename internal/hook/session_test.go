@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ccc-checkpoint/ccc/config"
+	"github.com/ccc-checkpoint/ccc/internal/testutil"
 	"github.com/ccc-checkpoint/ccc/state"
 )
 
@@ -153,7 +154,7 @@ func TestSessionStart(t *testing.T) {
 			if tt.golden == "" {
 				assert.Empty(t, out)
 			} else {
-				golden(t, "session-start/"+tt.golden+".golden", out)
+				testutil.Golden(t, filepath.Join("testdata", "session-start", tt.golden+".golden"), out)
 			}
 			assert.Equal(t, tt.stderr, strings.ReplaceAll(p.errs.String(), p.root, "ROOT"))
 			assert.Zero(t, p.cp.count(), "session-start never checkpoints")

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/ccc-checkpoint/ccc/internal/testutil"
 	"github.com/ccc-checkpoint/ccc/state"
 )
 
@@ -153,7 +154,7 @@ func TestStopDecisionOrder(t *testing.T) {
 			} else {
 				assert.Zero(t, p.cp.count(), "no checkpoint off gate boundaries")
 			}
-			golden(t, "stop/"+tt.name+".golden", d.Stdout())
+			testutil.Golden(t, filepath.Join("testdata", "stop", tt.name+".golden"), d.Stdout())
 			switch after := tt.after.(type) {
 			case string:
 				if after == same {

@@ -3,7 +3,6 @@ package importer
 import (
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -14,11 +13,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/ccc-checkpoint/ccc/internal/testutil"
 	"github.com/ccc-checkpoint/ccc/progress"
 	"github.com/ccc-checkpoint/ccc/state/records"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 var now = time.Date(2026, 11, 21, 13, 45, 0, 0, time.UTC)
 
@@ -70,16 +68,8 @@ func TestImportSeeds(t *testing.T) {
 			md := im.Progress.Render()
 
 			base := filepath.Join("testdata", "golden", tt.name)
-			if *update {
-				require.NoError(t, os.WriteFile(base+".json", got, 0o644))
-				require.NoError(t, os.WriteFile(base+".md", md, 0o644))
-			}
-			want, err := os.ReadFile(base + ".json")
-			require.NoError(t, err)
-			assert.Equal(t, string(want), string(got))
-			wantMD, err := os.ReadFile(base + ".md")
-			require.NoError(t, err)
-			assert.Equal(t, string(wantMD), string(md))
+			testutil.Golden(t, base+".json", got)
+			testutil.Golden(t, base+".md", md)
 
 			// The document must read back as what was built, and the record
 			// must keep every key of ccc's records.

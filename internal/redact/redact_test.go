@@ -3,10 +3,8 @@ package redact
 import (
 	"encoding/base64"
 	"errors"
-	"flag"
 	"fmt"
 	"net/url"
-	"os"
 	"path/filepath"
 	"regexp/syntax"
 	"strings"
@@ -15,9 +13,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-)
 
-var update = flag.Bool("update", false, "rewrite golden files")
+	"github.com/ccc-checkpoint/ccc/internal/testutil"
+)
 
 // fake returns n deterministic pseudo-random characters from alphabet (base62 when empty).
 // Test tokens are built at run time from split prefixes so that no token-shaped literal sits
@@ -518,13 +516,7 @@ func TestGoldenStatusBody(t *testing.T) {
 	require.NoError(t, err)
 	got, n := r.Redact(in)
 	assert.Equal(t, 9, n)
-	path := filepath.Join("testdata", "status.golden.md")
-	if *update {
-		require.NoError(t, os.WriteFile(path, []byte(got), 0o644))
-	}
-	want, err := os.ReadFile(path)
-	require.NoError(t, err)
-	assert.Equal(t, string(want), got)
+	testutil.Golden(t, filepath.Join("testdata", "status.golden.md"), got)
 }
 
 // statusBody is a checkpoint comment in which an agent pasted credentials, with the near

@@ -17,6 +17,7 @@ import (
 // the terminal is (and follows a resize), whatever $COLUMNS says; 80 is
 // only the guess when nothing says more.
 func TestTermWidthOfATerminal(t *testing.T) {
+	t.Parallel()
 	ptmx, err := os.OpenFile("/dev/ptmx", os.O_RDWR|unix.O_NOCTTY, 0)
 	if err != nil {
 		t.Skipf("no pseudo-terminal here: %v", err)

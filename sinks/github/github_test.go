@@ -4,12 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -23,11 +21,10 @@ import (
 	"github.com/ccc-checkpoint/ccc/internal/comment"
 	"github.com/ccc-checkpoint/ccc/internal/fake/githubfake"
 	"github.com/ccc-checkpoint/ccc/internal/sinktest"
+	"github.com/ccc-checkpoint/ccc/internal/testutil"
 	"github.com/ccc-checkpoint/ccc/sinks"
 	"github.com/ccc-checkpoint/ccc/sinks/github"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 var (
 	delivery = sinktest.Delivery
@@ -694,7 +691,7 @@ func TestLongBodyIsTruncated(t *testing.T) {
 		assert.Contains(t, got, "\n"+comment.TruncateNote("notes/progress.md")+"\n")
 		assert.True(t, strings.HasSuffix(got, "\n"+github.Marker("main")), "the marker survives truncation")
 		assert.True(t, github.HasMarker(got, "main"))
-		golden(t, filepath.Join("testdata", "truncated.golden"), got)
+		testutil.Golden(t, filepath.Join("testdata", "truncated.golden"), got)
 	})
 	t.Run("GitHub's limit", func(t *testing.T) {
 		srv := newFake(t)
@@ -709,16 +706,6 @@ func TestLongBodyIsTruncated(t *testing.T) {
 		assert.True(t, github.HasMarker(got, "main"))
 		assert.Contains(t, got, comment.TruncateNote(sinks.DefaultProgressPath))
 	})
-}
-
-func golden(t *testing.T, path, got string) {
-	t.Helper()
-	if *update {
-		require.NoError(t, os.WriteFile(path, []byte(got), 0o644))
-	}
-	want, err := os.ReadFile(path)
-	require.NoError(t, err, "run go test -update to create %s", path)
-	assert.Equal(t, string(want), got)
 }
 
 // No token appears in any error, result, health report or anything the

@@ -4,12 +4,13 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/ccc-checkpoint/ccc/internal/testutil"
 )
 
 // t0 is the tests' clock at the first checkpoint.
@@ -19,23 +20,8 @@ var t0 = time.Date(2026, 11, 21, 13, 45, 0, 0, time.UTC)
 // GIT_* variables out of the test repositories.
 func isolate(t testing.TB) {
 	t.Helper()
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not installed")
-	}
-	home := t.TempDir()
-	t.Setenv("HOME", home)
-	t.Setenv("XDG_CONFIG_HOME", home)
-	t.Setenv("GIT_CONFIG_GLOBAL", filepath.Join(home, "gitconfig"))
-	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
-	t.Setenv("GIT_CEILING_DIRECTORIES", filepath.Dir(home))
-	for _, k := range []string{"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR", "GIT_OBJECT_DIRECTORY"} {
-		t.Setenv(k, "")
-		require.NoError(t, os.Unsetenv(k))
-	}
-	t.Setenv("GIT_AUTHOR_NAME", "Test")
-	t.Setenv("GIT_AUTHOR_EMAIL", "test@example.com")
-	t.Setenv("GIT_COMMITTER_NAME", "Test")
-	t.Setenv("GIT_COMMITTER_EMAIL", "test@example.com")
+	testutil.IsolateGit(t)
+	testutil.Identity(t)
 }
 
 // tempDir is a t.TempDir with symlinks resolved, as git reports paths.
@@ -60,15 +46,7 @@ func seededRepo(t testing.TB) string {
 
 func git(t testing.TB, dir string, args ...string) string {
 	t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	out, err := cmd.Output()
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		t.Fatalf("git %q: %v\n%s", args, err, ee.Stderr)
-	}
-	require.NoError(t, err)
-	return string(out)
+	return testutil.Git(t, dir, args...)
 }
 
 func commit(t testing.TB, dir, msg string) string {

@@ -3,7 +3,6 @@ package records
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -16,22 +15,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ccc-checkpoint/ccc/config"
+	"github.com/ccc-checkpoint/ccc/internal/testutil"
 	"github.com/ccc-checkpoint/ccc/state"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
-
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		require.NoError(t, os.MkdirAll("testdata", 0o755))
-		require.NoError(t, os.WriteFile(path, got, 0o644))
-	}
-	want, err := os.ReadFile(path)
-	require.NoError(t, err, "run go test -update to create it")
-	assert.Equal(t, string(want), string(got))
-}
 
 func TestDir(t *testing.T) {
 	ctx := context.Background()
@@ -128,7 +114,7 @@ func TestWriteFirst(t *testing.T) {
 	assert.Equal(t, StatusBlocked, r.Status, "blockers and no status: blocked")
 	data, err := os.ReadFile(CurrentPath(dir, "a"))
 	require.NoError(t, err)
-	golden(t, "record.golden", data)
+	testutil.Golden(t, filepath.Join("testdata", "record.golden"), data)
 	assert.ElementsMatch(t, []string{"a.json", "lock"}, names(t, dir), "no history for a first record")
 }
 
