@@ -27,9 +27,7 @@ const DrainLimit = 3
 func RunCheckpoint(ctx context.Context, c Checkpoint, cp *checkpoint.Checkpoint) error {
 	cp.KeepState, cp.SessionID = c.KeepState, c.SessionID
 	cp.DrainLimit = DrainLimit
-	if l := c.Loop; l != nil {
-		cp.Loop = &checkpoint.Loop{TaskIndex: int(l.TaskIndex), TotalTasks: int(l.TotalTasks)}
-	}
+	cp.Loop = c.Loop
 	// The stop hook may have deleted the state (the last task is done):
 	// the issue it read there still names the tracker's target.
 	if k, ok := progress.NormalIssue(c.Issue); ok {
