@@ -73,7 +73,7 @@ func Run(ctx context.Context, opts Options) error {
 	last := fileHash(path) // the content as of the last checkpoint
 	checkpointNow := func(ctx context.Context, what string) {
 		opts.Busy("%s…", what)
-		opts.Show("%s", opts.checkpoint(ctx))
+		opts.Show("%s", opts.runCheckpoint(ctx))
 		last = fileHash(path)
 	}
 	debounce := time.NewTimer(time.Hour)
@@ -146,8 +146,8 @@ func (opts Options) retry(ctx, work context.Context) {
 	}
 }
 
-// checkpoint runs the automated profile and sums it up in one line.
-func (opts Options) checkpoint(ctx context.Context) string {
+// runCheckpoint runs the automated profile and sums it up in one line.
+func (opts Options) runCheckpoint(ctx context.Context) string {
 	cp, err := opts.NewCheckpoint()
 	if err != nil {
 		return "checkpoint: " + err.Error()
