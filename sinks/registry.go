@@ -3,7 +3,10 @@ package sinks
 import (
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
+
+	"github.com/ccc-checkpoint/ccc/config"
 )
 
 // Env is what a sink constructor may use: the environment (credentials come
@@ -19,10 +22,34 @@ type Env struct {
 	MaxBody    int
 }
 
-// Factory builds one kind of sink.
+// Factory builds one kind of sink and finds where it writes. Each sink's
+// package provides its own (Spec), so adding a sink never touches cmd.
 type Factory struct {
 	Name string
 	New  func(Env) Sink
+	// Target resolves where the sink writes from the command line, the
+	// environment and the preferences; skip says why it cannot write
+	// anywhere. nil: the sink finds its target in each delivery.
+	Target func(ResolveEnv) (target, skip string)
+	// Auto says the sink is wanted when nothing lists the sinks (no
+	// --sinks, no $CCC_SINKS, no preferences' sinks:).
+	Auto func(ResolveEnv) bool
+	// Default marks the sink chosen when nothing lists the sinks and no
+	// sink is Auto: its skip says what is missing.
+	Default bool
+	// Unlisted, when not nil, warns that the preferences' sinks: leave
+	// the sink out where it would be wanted ("" when not).
+	Unlisted func(ResolveEnv) string
+}
+
+// ResolveEnv is what a sink may use to choose itself and its target.
+type ResolveEnv struct {
+	Env Env
+	// Prefs is the sink's section of the preferences' sinks:.
+	Prefs config.SinkPrefs
+	// Flag is the target the command line named for this sink ("" for
+	// none), e.g. --github owner/repo#N.
+	Flag string
 }
 
 // Registry is the explicit list of sinks ccc knows.
@@ -58,4 +85,84 @@ func (r *Registry) New(name string, env Env) (Sink, error) {
 		}
 	}
 	return nil, fmt.Errorf("unknown sink %q (known: %s)", name, strings.Join(r.Names(), ", "))
+}
+
+// Resolve builds the named sink and finds its target; skip, when not
+// empty, says why it cannot deliver.
+func (r *Registry) Resolve(name string, env ResolveEnv) (s Sink, target, skip string, err error) {
+	for _, f := range r.factories {
+		if f.Name != name {
+			continue
+		}
+		if f.Target != nil {
+			target, skip = f.Target(env)
+		}
+		return f.New(env.Env), target, skip, nil
+	}
+	return nil, "", "", fmt.Errorf("unknown sink %q (known: %s)", name, strings.Join(r.Names(), ", "))
+}
+
+// Choice is what Choose decides from.
+type Choice struct {
+	// Listed is the command line's list (--sinks), else the
+	// environment's ($CCC_SINKS).
+	Listed []string
+	// Prefs is the preferences' sinks: section; nil when it is absent.
+	Prefs map[string]config.SinkPrefs
+	// Env is what each sink's Auto and Unlisted see (Prefs and Flag are
+	// filled in per sink).
+	Env ResolveEnv
+	// Flags are the targets the command line named, by sink.
+	Flags map[string]string
+}
+
+// Choose decides which sinks run. Precedence: the listed sinks, the
+// preferences' sinks: section (a sink whose target a flag names is added);
+// without any, each sink that is Auto, else the Default one. It also
+// returns warnings about the preferences.
+func (r *Registry) Choose(c Choice) (names, warnings []string) {
+	names = c.Listed
+	env := func(f Factory) ResolveEnv {
+		e := c.Env
+		e.Prefs, e.Flag = c.Prefs[f.Name], c.Flags[f.Name]
+		return e
+	}
+	if len(names) == 0 && c.Prefs != nil {
+		for _, f := range r.factories {
+			if p, ok := c.Prefs[f.Name]; ok && p.On() {
+				names = append(names, f.Name)
+			}
+		}
+		// A flag overrides the preferences: --github turns GitHub on.
+		for _, f := range r.factories {
+			if c.Flags[f.Name] != "" && !slices.Contains(names, f.Name) {
+				names = append(names, f.Name)
+			}
+		}
+		for _, f := range r.factories {
+			if _, listed := c.Prefs[f.Name]; !listed && c.Flags[f.Name] == "" && f.Unlisted != nil {
+				if w := f.Unlisted(env(f)); w != "" {
+					warnings = append(warnings, w)
+				}
+			}
+		}
+		for name := range c.Prefs {
+			if !slices.Contains(r.Names(), name) {
+				warnings = append(warnings, fmt.Sprintf("%s: unknown sink %q ignored (known: %s)", config.PrefsFile, name, strings.Join(r.Names(), ", ")))
+			}
+		}
+	}
+	if len(names) == 0 && c.Prefs == nil {
+		for _, f := range r.factories {
+			if f.Auto != nil && f.Auto(env(f)) {
+				names = append(names, f.Name)
+			}
+		}
+		for _, f := range r.factories {
+			if len(names) == 0 && f.Default {
+				names = append(names, f.Name)
+			}
+		}
+	}
+	return names, warnings
 }

@@ -55,3 +55,23 @@ func TestDeliverSendsNothingWhenUnchanged(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 2, s.calls)
 }
+
+func TestRegistryChoosesAndResolves(t *testing.T) {
+	r := &Registry{}
+	r.Register(Factory{Name: "a", New: func(Env) Sink { return &countingSink{} }, Default: true})
+	r.Register(Factory{Name: "b", New: func(Env) Sink { return &countingSink{} },
+		Auto:   func(e ResolveEnv) bool { return e.Flag != "" },
+		Target: func(e ResolveEnv) (string, string) { return e.Flag, "" }})
+	names, _ := r.Choose(Choice{})
+	assert.Equal(t, []string{"a"}, names, "nothing chosen: the default")
+	names, _ = r.Choose(Choice{Flags: map[string]string{"b": "t"}})
+	assert.Equal(t, []string{"b"}, names, "an Auto sink replaces the default")
+	names, _ = r.Choose(Choice{Listed: []string{"b", "a"}})
+	assert.Equal(t, []string{"b", "a"}, names, "a list wins")
+	_, target, skip, err := r.Resolve("b", ResolveEnv{Flag: "t"})
+	require.NoError(t, err)
+	assert.Equal(t, "t", target)
+	assert.Empty(t, skip)
+	_, _, _, err = r.Resolve("jira", ResolveEnv{})
+	assert.ErrorContains(t, err, `unknown sink "jira"`)
+}

@@ -105,29 +105,8 @@ Unblocking that blocker (--unblock FAILED) reopens the work.` + exitStatusHelp(
   ccc checkpoint --profile automated --json`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			p, err := checkpoint.ParseProfile(profile)
-			if err != nil {
-				return &usageError{err}
-			}
-			opts.Profile = p
-			if err := validateTargets(&opts.Edits.Issue, opts.Trackers); err != nil {
+			if err := opts.complete(cmd.Flags(), profile, skipLinear, skipTracker); err != nil {
 				return err
-			}
-			if cmd.Flags().Changed("fail") {
-				reason := strings.Join(strings.Fields(opts.Fail), " ")
-				if reason == "" {
-					return &usageError{fmt.Errorf("--fail needs a reason")}
-				}
-				opts.Edits.Blockers = append(opts.Edits.Blockers, checkpoint.FailurePrefix+reason)
-			}
-			if opts.Timeout < 0 {
-				return &usageError{fmt.Errorf("--timeout must not be negative")}
-			}
-			switch {
-			case skipLinear:
-				opts.SkipTracker = "--skip-linear"
-			case skipTracker:
-				opts.SkipTracker = "--skip-tracker"
 			}
 			opts.Dir = *dir
 			if runF != nil {
@@ -156,6 +135,36 @@ Unblocking that blocker (--unblock FAILED) reopens the work.` + exitStatusHelp(
 	fl.BoolVar(&opts.JSON, "json", false, "print the report as one JSON object on stdout")
 	addTrackerFlags(fl, &opts.Trackers)
 	return cmd
+}
+
+// complete checks the flags and fills in what they imply: the profile,
+// --fail's blocker, the flag that skipped the tracker.
+func (opts *CheckpointOptions) complete(fl *pflag.FlagSet, profile string, skipLinear, skipTracker bool) error {
+	p, err := checkpoint.ParseProfile(profile)
+	if err != nil {
+		return &usageError{err}
+	}
+	opts.Profile = p
+	if err := validateTargets(&opts.Edits.Issue, opts.Trackers); err != nil {
+		return err
+	}
+	if fl.Changed("fail") {
+		reason := strings.Join(strings.Fields(opts.Fail), " ")
+		if reason == "" {
+			return &usageError{fmt.Errorf("--fail needs a reason")}
+		}
+		opts.Edits.Blockers = append(opts.Edits.Blockers, checkpoint.FailurePrefix+reason)
+	}
+	if opts.Timeout < 0 {
+		return &usageError{fmt.Errorf("--timeout must not be negative")}
+	}
+	switch {
+	case skipLinear:
+		opts.SkipTracker = "--skip-linear"
+	case skipTracker:
+		opts.SkipTracker = "--skip-tracker"
+	}
+	return nil
 }
 
 func addTrackerFlags(fl *pflag.FlagSet, t *TrackerFlags) {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -16,19 +15,11 @@ import (
 	"github.com/ccc-checkpoint/ccc/checkpoint"
 	"github.com/ccc-checkpoint/ccc/config"
 	"github.com/ccc-checkpoint/ccc/internal/hook"
-	"github.com/ccc-checkpoint/ccc/progress"
-	"github.com/ccc-checkpoint/ccc/state"
 )
 
 // maxHookInput bounds what a hook reads from stdin: Claude Code sends a few
 // kilobytes (last_assistant_message included); more is not a hook input.
 const maxHookInput = 16 << 20
-
-// hookDrainLimit is how many queued deliveries of other targets or agents
-// a hook's checkpoint retries before its own (within a third of its
-// deadline): a backlog must not use up the hook's budget. The rest waits
-// for `ccc sync` or the next run.
-const hookDrainLimit = 3
 
 // hookRootHelp is how every hook finds its project (see hookRoot).
 const hookRootHelp = `
@@ -282,9 +273,8 @@ func (f *Factory) hookRoot(ctx context.Context, dir, cwd string) (string, error)
 	return f.root(ctx, dir)
 }
 
-// hookCheckpoint is the automated profile run by the hooks: persist the
-// progress document, then update the configured trackers. Its report comes
-// back as the error when a step failed.
+// hookCheckpoint is the automated profile run by the hooks
+// (hook.RunCheckpoint), prepared as every checkpoint is.
 func (f *Factory) hookCheckpoint(ctx context.Context, c hook.CheckpointRequest) error {
 	// The hook has said what is wrong with the preferences in its own line
 	// (hook.PrefsOf); newCheckpoint's "Warning: …" would be a second one.
@@ -297,71 +287,10 @@ func (f *Factory) hookCheckpoint(ctx context.Context, c hook.CheckpointRequest) 
 	if cp.Debug != nil {
 		cp.Debug = f.IO.ErrOut
 	}
-	cp.KeepState, cp.SessionID = c.KeepState, c.SessionID
-	cp.DrainLimit = hookDrainLimit
-	if l := c.Loop; l != nil {
-		cp.Loop = &checkpoint.Loop{TaskIndex: int(l.TaskIndex), TotalTasks: int(l.TotalTasks)}
-	}
-	// The stop hook may have deleted the state (the last task is done):
-	// the issue it read there still names the tracker's target.
-	if k, ok := progress.NormalIssue(c.Issue); ok {
-		cp.Issue = k
-	}
-	report := checkpoint.Run(ctx, cp, checkpoint.Automated.Steps(cp))
-	if report.Outcome() == checkpoint.OutcomeOK {
-		if len(cp.Alerts) > 0 {
-			// Quiet on success, but not about a project that tried to
-			// post as its user.
-			return errors.New(strings.Join(cp.Alerts, "; "))
-		}
-		return nil
-	}
-	return errors.New(strings.Join(report.Lines(), " "))
+	return hook.RunCheckpoint(ctx, c, cp)
 }
 
 // hookResume reads the last checkpoint for session-start.
 func (f *Factory) hookResume(ctx context.Context, root string) (hook.Resume, bool, error) {
-	prefs, err := config.LoadPrefs(root)
-	prefsReported := err != nil
-	if prefsReported {
-		fmt.Fprintf(f.IO.ErrOut, "ccc hook session-start: %v; using defaults\n", err)
-	}
-	staleAfter := time.Duration(prefs.Checkpoint.StaleAfter)
-	now := time.Now()
-	if f.Now != nil {
-		now = f.Now()
-	}
-	// Read-only: the hook reports, it never rebuilds a file. The age and
-	// the drift come from the same checkpoint, dated by its own time (the
-	// record every checkpoint writes, the **Session:** line, the state).
-	r, err := checkpoint.LoadResumeWith(ctx, root, now, checkpoint.ResumeOptions{
-		Agent: config.Agent("", f.Getenv), StaleAfter: staleAfter, ReadOnly: true})
-	if errors.Is(err, checkpoint.ErrNoProgress) {
-		return hook.Resume{}, false, nil
-	}
-	if errors.Is(err, progress.ErrBroken) {
-		return hook.Resume{Broken: err.Error()}, true, nil
-	}
-	if err != nil {
-		return hook.Resume{}, false, err
-	}
-	path := filepath.Join(root, progress.FileName)
-	out := hook.Resume{Prompt: r.Prompt, Issue: r.Issue, TaskN: r.TaskN, TaskM: r.TaskM, Age: r.Age, Broken: r.Broken,
-		PrefsReported: prefsReported}
-	out.Warnings = append(append(out.Warnings, r.Warnings...), driftWarnings(r, staleAfter)...)
-	if data, err := state.ReadProjectFile(root, path, progress.MaxSize); err == nil && r.Broken == "" {
-		if doc, err := progress.Parse(data); err == nil {
-			for _, b := range doc.Blockers {
-				if b.Checkbox && b.Checked {
-					continue // resolved
-				}
-				text := b.Description
-				if b.UnblockedBy != "" {
-					text += " (unblocked by: " + b.UnblockedBy + ")"
-				}
-				out.Blockers = append(out.Blockers, text)
-			}
-		}
-	}
-	return out, true, nil
+	return hook.LoadResume(ctx, root, hook.ResumeEnv{Getenv: f.Getenv, Now: f.Now, Stderr: f.IO.ErrOut, Drift: driftWarnings})
 }

@@ -7,18 +7,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/ccc-checkpoint/ccc/internal/importer"
 	"github.com/ccc-checkpoint/ccc/progress"
-	"github.com/ccc-checkpoint/ccc/state"
-	"github.com/ccc-checkpoint/ccc/state/records"
 )
-
-// RecordWriter stores one imported record; see ImportOptions.WriteRecord.
-type RecordWriter func(ctx context.Context, root string, im *importer.Imported, data []byte, now time.Time, dryRun bool) (string, error)
 
 // ImportOptions is `ccc import` as parsed from its flags.
 type ImportOptions struct {
@@ -29,8 +23,8 @@ type ImportOptions struct {
 	JSON   bool
 	// WriteRecord stores an imported record (its JSON is data) and returns
 	// the path it went to; with dryRun it writes nothing and returns the
-	// path it would write. nil: writeImportedRecord.
-	WriteRecord RecordWriter
+	// path it would write. nil: importer.WriteRecord.
+	WriteRecord importer.RecordWriter
 }
 
 // NewCmdImport builds `ccc import`.
@@ -93,44 +87,21 @@ for it; the other files are still imported.` + exitStatusHelp(
 	return cmd
 }
 
-// importResult is one file's outcome, as --json prints it.
-type importResult struct {
-	Source       string          `json:"source"`
-	Format       string          `json:"format,omitempty"`
-	Agent        string          `json:"agent,omitempty"`
-	RecordPath   string          `json:"recordPath,omitempty"`
-	Record       json.RawMessage `json:"record,omitempty"`
-	ProgressPath string          `json:"progressPath,omitempty"`
-	Progress     string          `json:"progress,omitempty"`
-	Warnings     []string        `json:"warnings,omitempty"`
-	Error        *importError    `json:"error,omitempty"`
-}
-
-type importError struct {
-	Message string `json:"message"`
-	Line    int    `json:"line,omitempty"`
-	Column  int    `json:"column,omitempty"`
-}
-
 func importRun(ctx context.Context, f *Factory, opts *ImportOptions) error {
 	root, err := f.root(ctx, opts.Dir)
 	if err != nil {
 		return err
 	}
-	write := opts.WriteRecord
-	if write == nil {
-		write = writeImportedRecord
-	}
-	now := f.Now()
-	progressPath := filepath.Join(root, progress.FileName)
-	_, statErr := os.Stat(progressPath)
+	fopts := importer.FileOptions{Agent: opts.Agent, DryRun: opts.DryRun, Write: opts.WriteRecord, Now: f.Now(),
+		ProgressPath: filepath.Join(root, progress.FileName)}
+	_, statErr := os.Stat(fopts.ProgressPath)
 	needProgress := errors.Is(statErr, os.ErrNotExist)
 
-	var results []importResult
+	var results []importer.Result
 	failed := 0
 	seen := map[string]string{} // record path → the file it came from
 	for _, file := range opts.Files {
-		res := importFile(ctx, root, file, opts, write, now, progressPath, &needProgress)
+		res := importer.ImportFile(ctx, root, file, fopts, &needProgress)
 		if res.Error != nil {
 			failed++
 		} else if prev, ok := seen[res.RecordPath]; ok {
@@ -149,8 +120,8 @@ func importRun(ctx context.Context, f *Factory, opts *ImportOptions) error {
 		enc.SetIndent("", "  ")
 		enc.SetEscapeHTML(false)
 		if err := enc.Encode(struct {
-			DryRun  bool           `json:"dryRun"`
-			Imports []importResult `json:"imports"`
+			DryRun  bool              `json:"dryRun"`
+			Imports []importer.Result `json:"imports"`
 		}{opts.DryRun, results}); err != nil {
 			return err
 		}
@@ -163,93 +134,7 @@ func importRun(ctx context.Context, f *Factory, opts *ImportOptions) error {
 	return nil
 }
 
-// importFile imports one file; a failure is reported in the result, and
-// nothing is written for that file.
-func importFile(ctx context.Context, root, file string, opts *ImportOptions, write RecordWriter,
-	now time.Time, progressPath string, needProgress *bool) importResult {
-	res := importResult{Source: file}
-	fail := func(err error) importResult {
-		res.Error = &importError{Message: err.Error()}
-		var ie *importer.Error
-		if errors.As(err, &ie) {
-			res.Error.Line, res.Error.Column = ie.Line, ie.Col
-		}
-		return res
-	}
-	if fi, err := os.Stat(file); err == nil && fi.Size() > importer.MaxSize {
-		return fail(importer.TooBig(file, fi.Size())) // not read at all
-	}
-	// The file is often a repository's own: never a FIFO or a device.
-	data, err := state.ReadProjectFile("", file, importer.MaxSize)
-	if err != nil {
-		return fail(fmt.Errorf("import: %w", err))
-	}
-	im, err := importer.Import(file, data, importer.Options{Agent: opts.Agent, Now: now})
-	if err != nil {
-		return fail(err)
-	}
-	rec, err := im.RecordJSON()
-	if err != nil {
-		return fail(err)
-	}
-	// Never write a record ccc itself could not read back.
-	if _, _, err := records.Decode(file, rec); err != nil {
-		return fail(fmt.Errorf("import: %s: the record built is not valid: %w", file, err))
-	}
-	res.Format, res.Agent, res.Record, res.Warnings = string(im.Format), im.Agent, rec, im.Warnings
-	if res.RecordPath, err = write(ctx, root, im, rec, now, opts.DryRun); err != nil {
-		return fail(err)
-	}
-	if !*needProgress {
-		return res
-	}
-	md := im.Progress.Render()
-	if !opts.DryRun {
-		if err := createProgress(ctx, root, progressPath, md); err != nil {
-			if errors.Is(err, state.ErrChanged) {
-				res.Warnings = append(res.Warnings, progress.FileName+" appeared meanwhile; left as it is")
-				*needProgress = false
-				return res
-			}
-			return fail(fmt.Errorf("import: %s: %w", progress.FileName, err))
-		}
-	}
-	*needProgress = false
-	res.ProgressPath, res.Progress = progressPath, string(md)
-	return res
-}
-
-// createProgress writes a new progress file under the project lock; one
-// that appeared since the check is left alone (state.ErrChanged).
-func createProgress(ctx context.Context, root, path string, md []byte) error {
-	unlock, err := state.Lock(ctx, root)
-	if err != nil {
-		return err
-	}
-	defer unlock()
-	return state.ReplaceFile(path, nil, md, 0o644)
-}
-
-// writeImportedRecord puts an imported record where records keeps it: the
-// agent's current record, or, like a checkpoint that finishes, the complete
-// archive or failed/. A record it replaces is kept in the agent's history
-// (and as a backup).
-func writeImportedRecord(ctx context.Context, root string, im *importer.Imported, _ []byte, now time.Time, dryRun bool) (string, error) {
-	dir, err := records.Dir(ctx, root)
-	if err != nil {
-		return "", err
-	}
-	if dryRun {
-		return records.StorePath(dir, &im.Record), nil
-	}
-	path, err := records.Put(ctx, dir, &im.Record, now)
-	if err != nil {
-		return "", fmt.Errorf("import: %w", err)
-	}
-	return path, nil
-}
-
-func printImport(f *Factory, root string, res importResult, dryRun bool) {
+func printImport(f *Factory, root string, res importer.Result, dryRun bool) {
 	if res.Error != nil {
 		markStatus(f.IO, 'X', "Failed: "+res.Error.Message)
 		return

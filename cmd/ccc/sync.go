@@ -2,25 +2,17 @@ package main
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
-	"os/signal"
 	"path/filepath"
-	"strings"
-	"syscall"
 	"time"
 
-	"github.com/fsnotify/fsnotify"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/ccc-checkpoint/ccc/checkpoint"
-	"github.com/ccc-checkpoint/ccc/config"
 	"github.com/ccc-checkpoint/ccc/internal/ui"
-	"github.com/ccc-checkpoint/ccc/progress"
+	"github.com/ccc-checkpoint/ccc/internal/watch"
 	"github.com/ccc-checkpoint/ccc/sinks"
 	"github.com/ccc-checkpoint/ccc/sinks/all"
 	"github.com/ccc-checkpoint/ccc/state"
@@ -124,11 +116,7 @@ func checkSyncFlags(fl *pflag.FlagSet, opts *SyncOptions) error {
 }
 
 // SyncEntry is one queued delivery's outcome in `ccc sync --json`.
-type SyncEntry struct {
-	checkpoint.SinkResult
-	Agent    string `json:"agent"`
-	Attempts int    `json:"attempts"`
-}
+type SyncEntry = checkpoint.Redelivery
 
 func syncRun(ctx context.Context, f *Factory, opts *SyncOptions) error {
 	root, err := f.root(ctx, opts.Dir)
@@ -142,39 +130,17 @@ func syncRun(ctx context.Context, f *Factory, opts *SyncOptions) error {
 	if err := cp.LoadProgress(); err != nil {
 		fmt.Fprintf(f.IO.ErrOut, "Warning: %v\n", err)
 	}
-	results, remaining, aside, err := drainAll(ctx, f, cp, false, nil)
+	d, err := checkpoint.Drain(ctx, cp, f.drainOptions(cp))
 	if err != nil {
 		return err
 	}
-	if opts.JSON {
-		enc := json.NewEncoder(f.IO.Out)
-		enc.SetIndent("", "  ")
-		if results == nil {
-			results = []SyncEntry{}
-		}
-		if err := enc.Encode(struct {
-			Entries   []SyncEntry `json:"entries"`
-			Remaining int         `json:"remaining"`
-		}{results, remaining}); err != nil {
-			return err
-		}
-	} else {
-		for _, r := range results {
-			fmt.Fprintln(f.IO.ErrOut, syncLine(r))
-		}
-		switch {
-		case len(results) == 0 && remaining == 0:
-			fmt.Fprintln(f.IO.ErrOut, "Outbox empty: nothing to deliver.")
-		case remaining == 0:
-			fmt.Fprintf(f.IO.ErrOut, "Outbox empty: %d queued update(s) delivered.\n", len(results))
-		default:
-			fmt.Fprintf(f.IO.ErrOut, "%d queued update(s) remain in %s.\n", remaining, filepath.Join(state.Dir, state.OutboxDir))
-		}
+	if err := printSync(f.IO, opts.JSON, d); err != nil {
+		return err
 	}
-	if remaining > 0 {
+	if d.Remaining > 0 {
 		return &exitError{code: ExitQueued}
 	}
-	if aside {
+	if d.SetAside {
 		// Said in the warning above; the status tells a script that
 		// something queued was not delivered.
 		return &exitError{code: ExitFailed}
@@ -182,177 +148,75 @@ func syncRun(ctx context.Context, f *Factory, opts *SyncOptions) error {
 	return nil
 }
 
-// drainAll retries queued deliveries within cp's deadline: every entry, or
-// with dueOnly those whose backoff has passed. before, when not nil, is
-// called before each delivery; false stops the round there. It returns what
-// it did, how many entries remain, and whether some were set aside (not
-// signed by this user's ccc, misnamed, unreadable: said in a warning).
-func drainAll(ctx context.Context, f *Factory, cp *checkpoint.Context, dueOnly bool, before func(state.Entry) bool) ([]SyncEntry, int, bool, error) {
-	entries, err := state.TrustedOutbox(cp.Root, cp.Key, cp.Now)
-	aside := err != nil
-	if err != nil {
-		fmt.Fprintf(f.IO.ErrOut, "Warning: %v\n", err)
+// drainOptions redelivers every queued entry of cp's project, with the
+// sinks built as a checkpoint builds them; entries set aside are warned
+// about on stderr.
+func (f *Factory) drainOptions(cp *checkpoint.Context) checkpoint.DrainOptions {
+	return checkpoint.DrainOptions{
+		NewSink: func(name string) (sinks.Sink, error) { return f.newSink(cp, name) },
+		Warn:    f.warnOutbox,
 	}
-	if cp.Timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = sinks.WithTimeout(ctx, cp.Timeout)
-		defer cancel()
-	}
-	reg := all.Registry()
-	var results []SyncEntry
-	for _, e := range entries {
-		if dueOnly && e.NextAttempt.After(cp.Now) {
-			continue
-		}
-		if before != nil && !before(e) {
-			break
-		}
-		env, _ := f.sinkEnv(cp.Root, cp.Prefs, e.Sink) // checkpoints warn about bad preferences
-		s, err := reg.New(e.Sink, env)
-		if err != nil {
-			results = append(results, SyncEntry{SinkResult: checkpoint.SinkResult{Sink: e.Sink, Title: e.Sink, Target: e.Target,
-				Action: sinks.Skipped, Error: err.Error()}, Agent: e.Agent, Attempts: e.Attempts})
-			continue
-		}
-		r := cp.Redeliver(ctx, s, e)
-		attempts := e.Attempts
-		if r.Action == sinks.Failed {
-			attempts++
-		}
-		results = append(results, SyncEntry{SinkResult: r, Agent: e.Agent, Attempts: attempts})
-	}
-	left, err := state.Outbox(cp.Root, cp.Now)
-	return results, len(left), aside, err
 }
 
-func syncLine(r SyncEntry) string {
-	what := fmt.Sprintf("%s %s (agent %s)", r.Title, r.Target, r.Agent)
-	switch r.Action {
-	case sinks.Created, sinks.Updated:
-		return strings.TrimSpace(fmt.Sprintf("✓ %s: delivered — %s %s", what, r.Wrote, r.URL))
-	case sinks.Unchanged:
-		return fmt.Sprintf("✓ %s: already up to date", what)
-	case sinks.Skipped:
-		return fmt.Sprintf("! %s: still queued — %s", what, r.Error)
+func (f *Factory) warnOutbox(err error) { fmt.Fprintf(f.IO.ErrOut, "Warning: %v\n", err) }
+
+// newSink builds the sink a queued entry names, for cp's project.
+func (f *Factory) newSink(cp *checkpoint.Context, name string) (sinks.Sink, error) {
+	env, _ := f.sinkEnv(cp.Root, cp.Prefs, name) // checkpoints warn about bad preferences
+	return all.Registry().New(name, env)
+}
+
+func printSync(io IOStreams, asJSON bool, d checkpoint.Drained) error {
+	results, remaining := d.Entries, d.Remaining
+	if asJSON {
+		if results == nil {
+			results = []SyncEntry{}
+		}
+		return ui.JSON(io.Out, struct {
+			Entries   []SyncEntry `json:"entries"`
+			Remaining int         `json:"remaining"`
+		}{results, remaining})
+	}
+	for _, r := range results {
+		fmt.Fprintln(io.ErrOut, r.Line())
+	}
+	switch {
+	case len(results) == 0 && remaining == 0:
+		fmt.Fprintln(io.ErrOut, "Outbox empty: nothing to deliver.")
+	case remaining == 0:
+		fmt.Fprintf(io.ErrOut, "Outbox empty: %d queued update(s) delivered.\n", len(results))
 	default:
-		return fmt.Sprintf("X %s: still queued — %s (attempt %d)", what, r.Error, r.Attempts)
+		fmt.Fprintf(io.ErrOut, "%d queued update(s) remain in %s.\n", remaining, filepath.Join(state.Dir, state.OutboxDir))
 	}
+	return nil
 }
 
-// watchRun is the sync worker.
+// watchRun is the sync worker (internal/watch), reporting on a live line.
 func watchRun(ctx context.Context, f *Factory, opts *SyncOptions) error {
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	// Once the first signal is in, the next one gets the default action:
-	// a person who presses Ctrl-C twice does not wait for a hung tracker.
-	context.AfterFunc(ctx, stop)
 	root, err := f.root(ctx, opts.Dir)
 	if err != nil {
 		return err
 	}
-	if opts.Debounce == 0 {
-		prefs, _ := config.LoadPrefs(root)
-		opts.Debounce = time.Duration(prefs.Sync.Debounce)
-	}
-	w, err := fsnotify.NewWatcher()
-	if err != nil {
-		return err
-	}
-	defer w.Close()
-	// The directory, not the file: ccc and editors replace the file by
-	// renaming over it, which a watch on the file itself would lose.
-	if err := w.Add(root); err != nil {
-		return fmt.Errorf("watch %s: %w", root, err)
-	}
 	line := ui.NewLiveLine(f.IO.ErrOut, f.IO.ErrTTY, "ccc sync: ", func() int { return ui.TermWidth(f.IO.ErrOut, f.Getenv) })
-	defer line.End()
-	line.Show("watching %s (debounce %s)", progress.FileName, opts.Debounce)
-
-	path := filepath.Join(root, progress.FileName)
-	last := fileHash(path) // the content as of the last checkpoint
-	checkpointNow := func(ctx context.Context, what string) {
-		line.Busy("%s…", what)
-		line.Show("%s", watchCheckpoint(ctx, f, root, opts.Timeout))
-		last = fileHash(path)
-	}
-	debounce := time.NewTimer(time.Hour)
-	debounce.Stop()
-	retry := time.NewTicker(opts.RetryEvery)
-	defer retry.Stop()
-	// Work in flight finishes even after a signal; only waiting is cut short.
-	work := context.WithoutCancel(ctx)
-	for {
-		select {
-		case <-ctx.Done():
-			// Writes still inside their quiet time (or made while the last
-			// checkpoint ran) are not dropped: the person stopping the
-			// worker right after an edit expects it on the tracker.
-			if h := fileHash(path); h != last && h != "" {
-				checkpointNow(work, "stopping: checkpointing the last writes")
-			}
-			line.Show("stopped")
-			return nil
-		case ev, ok := <-w.Events:
-			if !ok {
-				return nil
-			}
-			if filepath.Base(ev.Name) == progress.FileName && ev.Op&(fsnotify.Write|fsnotify.Create|fsnotify.Rename) != 0 {
-				debounce.Reset(opts.Debounce)
-			}
-		case err, ok := <-w.Errors:
-			if ok {
-				line.Show("watch error: %v", err)
-			}
-		case <-debounce.C:
-			if h := fileHash(path); h == last || h == "" {
-				continue // ccc's own write, or the file is gone
-			}
-			checkpointNow(work, "checkpointing")
-		case <-retry.C:
-			cp, err := f.newCheckpoint(root, checkpoint.Automated, "", opts.Timeout, TrackerFlags{})
-			if err != nil {
-				line.Show("outbox: %v", err)
-				continue
-			}
-			if err := cp.LoadProgress(); err != nil {
-				line.Show("outbox: %v", err)
-			}
-			// After a signal the entry in flight finishes; the rest wait
-			// for the next run.
-			results, remaining, _, _ := drainAll(work, f, cp, true, func(e state.Entry) bool {
-				if ctx.Err() != nil {
-					return false
-				}
-				line.Busy("delivering the queued update for %s %s (agent %s)…", e.Sink, e.Target, e.Agent)
-				return true
-			})
-			for _, r := range results {
-				line.Show("%s", syncLine(r))
-			}
-			if len(results) > 0 {
-				line.Show("outbox: %d queued", remaining)
-			}
+	shown := false // the worker started: the live line ends with it
+	show := func(format string, args ...any) { shown = true; line.Show(format, args...) }
+	defer func() {
+		if shown {
+			line.End()
 		}
+	}()
+	newCheckpoint := func() (*checkpoint.Context, error) {
+		return f.newCheckpoint(root, checkpoint.Automated, "", opts.Timeout, TrackerFlags{})
 	}
-}
-
-// watchCheckpoint runs the automated profile within timeout (0: the
-// preference's) and sums it up in one line.
-func watchCheckpoint(ctx context.Context, f *Factory, root string, timeout time.Duration) string {
-	cp, err := f.newCheckpoint(root, checkpoint.Automated, "", timeout, TrackerFlags{})
-	if err != nil {
-		return "checkpoint: " + err.Error()
-	}
-	r := checkpoint.Run(ctx, cp, checkpoint.Automated.Steps(cp))
-	lines := r.Lines()
-	return "checkpoint " + f.Now().Format("15:04:05") + ": " + strings.Join(lines, " ")
-}
-
-func fileHash(path string) string {
-	data, err := state.ReadProjectFile(filepath.Dir(path), path, progress.MaxSize)
-	if err != nil {
-		return ""
-	}
-	sum := sha256.Sum256(data)
-	return string(sum[:])
+	return watch.Run(ctx, watch.Options{
+		Root:          root,
+		Debounce:      opts.Debounce,
+		RetryEvery:    opts.RetryEvery,
+		NewCheckpoint: newCheckpoint,
+		NewSink:       f.newSink,
+		Now:           f.Now,
+		Show:          show,
+		Busy:          line.Busy,
+		Warn:          f.warnOutbox,
+	})
 }

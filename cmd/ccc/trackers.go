@@ -1,7 +1,6 @@
 package main
 
 import (
-	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -11,7 +10,6 @@ import (
 	"github.com/ccc-checkpoint/ccc/progress"
 	"github.com/ccc-checkpoint/ccc/sinks"
 	"github.com/ccc-checkpoint/ccc/sinks/all"
-	"github.com/ccc-checkpoint/ccc/sinks/file"
 	"github.com/ccc-checkpoint/ccc/sinks/github"
 )
 
@@ -63,50 +61,21 @@ func (t TrackerFlags) validate() error {
 	return nil
 }
 
-// trackers decides which sinks run and where each writes. Precedence:
+// trackers decides which sinks run and where each writes (sinks.Registry:
+// each sink chooses itself and resolves its own target). Precedence:
 // --sinks, CCC_SINKS, the preferences' sinks: section; without any, Linear
 // when its credentials are set and GitHub inside GitHub Actions or with
 // --github. Problems that concern one sink become that sink's skip; what
 // the user should fix comes back as warnings.
 func (f *Factory) trackers(root string, prefs config.Prefs, fl TrackerFlags) ([]checkpoint.Tracker, []string) {
 	reg := all.Registry()
-	var warnings []string
-	names := fl.Sinks
-	if len(names) == 0 {
-		names = splitList(f.Getenv("CCC_SINKS"))
+	listed := fl.Sinks
+	if len(listed) == 0 {
+		listed = splitList(f.Getenv("CCC_SINKS"))
 	}
-	if len(names) == 0 && prefs.Sinks != nil {
-		for _, name := range reg.Names() {
-			if p, ok := prefs.Sinks[name]; ok && p.On() {
-				names = append(names, name)
-			}
-		}
-		// A flag overrides the preferences: --github turns GitHub on.
-		if fl.GitHub != "" && !slices.Contains(names, "github") {
-			names = append(names, "github")
-		}
-		if _, listed := prefs.Sinks["github"]; !listed && fl.GitHub == "" && f.Getenv("GITHUB_ACTIONS") == "true" {
-			warnings = append(warnings, fmt.Sprintf("%s lists sinks without github: not commenting on the pull request (add github: {} to its sinks:, or pass --github)", config.PrefsFile))
-		}
-		for name := range prefs.Sinks {
-			if !slices.Contains(reg.Names(), name) {
-				warnings = append(warnings, fmt.Sprintf("%s: unknown sink %q ignored (known: %s)", config.PrefsFile, name, strings.Join(reg.Names(), ", ")))
-			}
-		}
-	}
-	if len(names) == 0 && prefs.Sinks == nil {
-		if f.Getenv("LINEAR_API_KEY") != "" || f.Getenv("LINEAR_OAUTH_TOKEN") != "" {
-			names = append(names, "linear")
-		}
-		if f.Getenv("GITHUB_ACTIONS") == "true" || fl.GitHub != "" {
-			names = append(names, "github")
-		}
-		if len(names) == 0 {
-			// Nothing chosen anywhere: Linear is the default tracker, and
-			// its skip says what is missing (LINEAR_API_KEY not set).
-			names = append(names, "linear")
-		}
-	}
+	flags := fl.targets()
+	names, warnings := reg.Choose(sinks.Choice{Listed: listed, Prefs: prefs.Sinks, Flags: flags,
+		Env: sinks.ResolveEnv{Env: sinks.Env{Getenv: f.Getenv, Root: root}}})
 
 	var out []checkpoint.Tracker
 	for _, name := range dedupe(names) {
@@ -114,24 +83,19 @@ func (f *Factory) trackers(root string, prefs config.Prefs, fl TrackerFlags) ([]
 		if warning != "" {
 			warnings = append(warnings, warning)
 		}
-		s, err := reg.New(name, env)
+		s, target, skip, err := reg.Resolve(name, sinks.ResolveEnv{Env: env, Prefs: prefs.Sinks[name], Flag: flags[name]})
 		if err != nil {
 			warnings = append(warnings, err.Error()+"; ignored")
 			continue
 		}
-		tr := checkpoint.Tracker{Sink: s}
-		switch name {
-		case "github":
-			tr.Target, tr.Skip = githubTarget(fl.GitHub, prefs.Sinks["github"], f.Getenv)
-		case file.Name:
-			tr.Target = cmp.Or(strings.TrimSpace(prefs.Sinks[file.Name].Path), file.DefaultPath)
-			if err := file.CheckTarget(root, tr.Target); err != nil {
-				tr.Skip = err.Error()
-			}
-		}
-		out = append(out, tr)
+		out = append(out, checkpoint.Tracker{Sink: s, Target: target, Skip: skip})
 	}
 	return out, warnings
+}
+
+// targets are the sinks' targets the command line names.
+func (t TrackerFlags) targets() map[string]string {
+	return map[string]string{"github": t.GitHub}
 }
 
 // sinkEnv is what the sink name is built with: the environment (with the
@@ -155,34 +119,6 @@ func (f *Factory) sinkEnv(root string, prefs config.Prefs, name string) (sinks.E
 		return env, w
 	}
 	return env, ""
-}
-
-// githubTarget finds the issue or pull request to comment on: --github,
-// else the GitHub Actions event, else the preferences' repo and issue.
-func githubTarget(flag string, p config.SinkPrefs, getenv func(string) string) (target, skip string) {
-	if flag != "" {
-		t, err := github.ParseTarget(flag)
-		if err != nil {
-			return "", fmt.Sprintf("--github %q: %v", flag, err)
-		}
-		return t.String(), ""
-	}
-	t, reason, ok := github.TargetFromActions(getenv)
-	if ok {
-		return t.String(), ""
-	}
-	if p.Repo != "" && p.Issue > 0 {
-		t, err := github.ParseTarget(fmt.Sprintf("%s#%d", p.Repo, p.Issue))
-		if err != nil {
-			return "", fmt.Sprintf("%s sinks.github: %v", config.PrefsFile, err)
-		}
-		return t.String(), ""
-	}
-	skip = "no GitHub issue or pull request (pass --github owner/repo#N)"
-	if getenv("GITHUB_ACTIONS") == "true" && reason != "" {
-		skip += ": " + reason
-	}
-	return "", skip
 }
 
 func splitList(s string) []string {

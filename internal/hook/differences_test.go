@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/ccc-checkpoint/ccc/checkpoint"
 	"github.com/ccc-checkpoint/ccc/config"
 	"github.com/ccc-checkpoint/ccc/state"
 )
@@ -203,7 +204,7 @@ func TestDifferenceF_CheckpointAtGateBoundaries(t *testing.T) {
 		gate bool
 		// loop is where the stop moved CCC's loop, for the checkpoint
 		// (the state file is gone once the loop is done).
-		loop *Loop
+		loop *checkpoint.Loop
 	}{
 		{"3.2 other owner", map[string]any{"ownerSessionId": "other"}, outComplete, false, nil},
 		{"3.3 awaiting gate", map[string]any{"awaitingGate": "2"}, outComplete, true, nil},
@@ -211,13 +212,13 @@ func TestDifferenceF_CheckpointAtGateBoundaries(t *testing.T) {
 		{"3.5 pair", map[string]any{"executionMode": "pair"}, outComplete, false, nil},
 		{"3.6 max global", map[string]any{"globalIteration": 50}, outComplete, true, nil},
 		{"3.7 max task", map[string]any{"taskIteration": 5}, outComplete, true, nil},
-		{"3.8 all done", map[string]any{"taskIndex": 3}, outComplete, true, &Loop{TaskIndex: 3, TotalTasks: 3}},
-		{"3.8 past the end", map[string]any{"taskIndex": 7}, outComplete, true, &Loop{TaskIndex: 3, TotalTasks: 3}},
+		{"3.8 all done", map[string]any{"taskIndex": 3}, outComplete, true, &checkpoint.Loop{TaskIndex: 3, TotalTasks: 3}},
+		{"3.8 past the end", map[string]any{"taskIndex": 7}, outComplete, true, &checkpoint.Loop{TaskIndex: 3, TotalTasks: 3}},
 		{"3.9 max replans", map[string]any{"replanCount": 2}, outReplan, true, nil},
 		{"3.9 replan", nil, outReplan, true, nil},
 		{"3.10 retry", nil, outRetry, false, nil},
-		{"3.11 next", nil, outComplete, true, &Loop{TaskIndex: 2, TotalTasks: 3}},
-		{"3.11 last task", map[string]any{"taskIndex": 2}, outComplete, true, &Loop{TaskIndex: 3, TotalTasks: 3}},
+		{"3.11 next", nil, outComplete, true, &checkpoint.Loop{TaskIndex: 2, TotalTasks: 3}},
+		{"3.11 last task", map[string]any{"taskIndex": 2}, outComplete, true, &checkpoint.Loop{TaskIndex: 3, TotalTasks: 3}},
 	}
 	failures := map[string]func(f *fakeCheckpoint){
 		"succeeds": func(f *fakeCheckpoint) {},

@@ -20,6 +20,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ccc-checkpoint/ccc/checkpoint"
 	"github.com/ccc-checkpoint/ccc/config"
 )
 
@@ -96,13 +97,7 @@ type CheckpointRequest struct {
 	// the task index or ended the loop (the state file is then deleted, so
 	// only this says that every task is done). The checkpoint shows the
 	// progress document at this position, whatever the file on disk says.
-	Loop *Loop
-}
-
-// Loop is a position in CCC's task loop: TaskIndex of TotalTasks tasks are
-// done; TaskIndex == TotalTasks is the end of the loop.
-type Loop struct {
-	TaskIndex, TotalTasks int64
+	Loop *checkpoint.Loop
 }
 
 // Checkpointer runs the automated checkpoint profile (persist progress,

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ccc-checkpoint/ccc/checkpoint"
 	"github.com/ccc-checkpoint/ccc/config"
 	"github.com/ccc-checkpoint/ccc/progress"
 	"github.com/ccc-checkpoint/ccc/state"
@@ -214,7 +215,7 @@ func (s *stopper) decide(ctx context.Context) Decision {
 		if err := s.remove(ctx, n); err != nil {
 			return s.writeFailed(err)
 		}
-		return s.gateAt(ctx, Decision{Outcome: Allow, Rule: RuleAllDone}, &Loop{TaskIndex: n, TotalTasks: n})
+		return s.gateAt(ctx, Decision{Outcome: Allow, Rule: RuleAllDone}, &checkpoint.Loop{TaskIndex: int(n), TotalTasks: int(n)})
 	}
 
 	out, err := LastOutput(s.in)
@@ -244,7 +245,7 @@ func (s *stopper) decide(ctx context.Context) Decision {
 	if _, err := s.write(ctx, map[string]any{"taskIndex": i + 1, "taskIteration": 1, "globalIteration": g + 1}); err != nil {
 		return s.writeFailed(err)
 	}
-	moved := &Loop{TaskIndex: i + 1, TotalTasks: n}
+	moved := &checkpoint.Loop{TaskIndex: int(i + 1), TotalTasks: int(n)}
 	if i+1 >= n {
 		if err := s.remove(ctx, n); err != nil {
 			return s.writeFailed(err)
@@ -429,7 +430,7 @@ func (s *stopper) gate(ctx context.Context, d Decision) Decision {
 // gateAt is gate for a stop that moved the loop to loop, or ended it: the
 // checkpoint is told the new position, because at the end the state file
 // that holds it is already gone.
-func (s *stopper) gateAt(ctx context.Context, d Decision, loop *Loop) Decision {
+func (s *stopper) gateAt(ctx context.Context, d Decision, loop *checkpoint.Loop) Decision {
 	d.Gate = true
 	if s.env.Checkpoint == nil {
 		return d

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/ccc-checkpoint/ccc/checkpoint"
 	"github.com/ccc-checkpoint/ccc/internal/testutil"
 	"github.com/ccc-checkpoint/ccc/state"
 )
@@ -556,7 +557,7 @@ func TestStopTotalFromProgress(t *testing.T) {
 		_, has := p.state().Raw("totalTasks")
 		assert.False(t, has, "the count is read, not written into CCC's state")
 		require.Equal(t, 1, p.cp.count())
-		assert.Equal(t, &Loop{TaskIndex: 1, TotalTasks: 3}, p.cp.calls[0].Loop)
+		assert.Equal(t, &checkpoint.Loop{TaskIndex: 1, TotalTasks: 3}, p.cp.calls[0].Loop)
 		assert.Empty(t, p.errs.String())
 	})
 	t.Run("totalTasks null", func(t *testing.T) {

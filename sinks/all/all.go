@@ -8,31 +8,12 @@ import (
 	"github.com/ccc-checkpoint/ccc/sinks/linear"
 )
 
-// Registry returns the registry of every sink ccc ships.
+// Registry returns the registry of every sink ccc ships. The order is the
+// order in which a checkpoint's report lists them.
 func Registry() *sinks.Registry {
 	r := &sinks.Registry{}
-	r.Register(sinks.Factory{Name: "linear", New: func(env sinks.Env) sinks.Sink {
-		cfg := linear.ConfigFromEnv(env.Getenv)
-		if env.HTTPClient != nil {
-			cfg.HTTPClient = env.HTTPClient
-		}
-		cfg.MaxBody = env.MaxBody
-		return linear.New(cfg)
-	}})
-	r.Register(sinks.Factory{Name: "github", New: func(env sinks.Env) sinks.Sink {
-		cfg := github.ConfigFromEnv(env.Getenv)
-		if env.HTTPClient != nil {
-			cfg.HTTPClient = env.HTTPClient
-		}
-		cfg.Version = env.Version
-		if env.MaxBody > 0 {
-			// GitHub refuses longer bodies.
-			cfg.MaxBody = min(env.MaxBody, github.DefaultMaxBody)
-		}
-		return github.New(cfg)
-	}})
-	r.Register(sinks.Factory{Name: file.Name, New: func(env sinks.Env) sinks.Sink {
-		return file.New(file.Config{Root: env.Root})
-	}})
+	r.Register(linear.Spec())
+	r.Register(github.Spec())
+	r.Register(file.Spec())
 	return r
 }
