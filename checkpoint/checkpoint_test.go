@@ -18,6 +18,7 @@ import (
 
 	"github.com/ccc-checkpoint/ccc/config"
 	"github.com/ccc-checkpoint/ccc/internal/gitrepo"
+	"github.com/ccc-checkpoint/ccc/internal/projectfs"
 	"github.com/ccc-checkpoint/ccc/progress"
 	"github.com/ccc-checkpoint/ccc/sinks"
 	"github.com/ccc-checkpoint/ccc/state"
@@ -174,7 +175,7 @@ func TestUnknownContentSurvivesCheckpoint(t *testing.T) {
 	assert.Contains(t, got, "## Notes for humans\nDo not touch `vendor/`.\n\n| a | b |\n|---|---|\n| 1 | 2 |\n")
 	assert.Contains(t, got, "- c\n- d\n")
 	assert.Less(t, strings.Index(got, "## Remaining Tasks"), strings.Index(got, "## Notes for humans"), "order kept")
-	backups, err := state.Backups(root, progress.FileName)
+	backups, err := projectfs.Backups(root, progress.FileName)
 	require.NoError(t, err)
 	require.Len(t, backups, 1)
 	b, _ := os.ReadFile(backups[0])

@@ -10,6 +10,7 @@ import (
 
 	"github.com/ccc-checkpoint/ccc/config"
 	"github.com/ccc-checkpoint/ccc/internal/gitrepo"
+	"github.com/ccc-checkpoint/ccc/internal/projectfs"
 	"github.com/ccc-checkpoint/ccc/state"
 )
 
@@ -36,7 +37,7 @@ func (gitStep) Run(ctx context.Context, cp *Checkpoint) error {
 	if cp.State == nil {
 		return Skip("no state to read activeTaskFiles from")
 	}
-	unlock, err := state.Lock(ctx, cp.Root)
+	unlock, err := projectfs.Lock(ctx, cp.Root)
 	if err != nil {
 		return err
 	}

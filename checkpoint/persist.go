@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ccc-checkpoint/ccc/internal/gitrepo"
+	"github.com/ccc-checkpoint/ccc/internal/projectfs"
 	"github.com/ccc-checkpoint/ccc/internal/redact"
 	"github.com/ccc-checkpoint/ccc/progress"
 	"github.com/ccc-checkpoint/ccc/state"
@@ -35,12 +36,12 @@ func (persistStep) Run(ctx context.Context, cp *Checkpoint) (err error) {
 			cp.Doc = cp.docOnDisk()
 		}
 	}()
-	unlock, err := state.Lock(ctx, cp.Root)
+	unlock, err := projectfs.Lock(ctx, cp.Root)
 	if err != nil {
 		return err
 	}
 	defer unlock()
-	if rep := state.RemoveStaleTemp(cp.Root); len(rep.Removed) > 0 {
+	if rep := projectfs.RemoveStaleTemp(cp.Root); len(rep.Removed) > 0 {
 		cp.debugf("persist: removed %d temp file(s) left by an interrupted write", len(rep.Removed))
 	}
 
@@ -73,7 +74,7 @@ func (persistStep) Run(ctx context.Context, cp *Checkpoint) (err error) {
 	var created bool
 	for attempt := 1; ; attempt++ {
 		created, err = cp.updateProgress(path)
-		if !errors.Is(err, state.ErrChanged) || attempt == writeAttempts {
+		if !errors.Is(err, projectfs.ErrChanged) || attempt == writeAttempts {
 			break
 		}
 		cp.debugf("persist: %s changed while being updated; re-reading (attempt %d)", progress.FileName, attempt+1)
@@ -151,7 +152,7 @@ type committedTask struct {
 }
 
 // updateProgress reads, edits and replaces the progress file, failing with
-// state.ErrChanged when someone else wrote it in between.
+// projectfs.ErrChanged when someone else wrote it in between.
 func (cp *Checkpoint) updateProgress(path string) (created bool, err error) {
 	cp.commitTask = nil
 	orig, err := readProgress(path)
@@ -218,7 +219,7 @@ func (cp *Checkpoint) updateProgress(path string) (created bool, err error) {
 				out = doc.Render()
 			}
 			cp.warnf("persist: %d credential(s) ccc holds (%s) replaced with [REDACTED:secret] in %s; the text before is in %s",
-				n, strings.Join(redact.SecretsFromEnvNames, ", "), progress.FileName, filepath.Join(state.Dir, state.BackupDir))
+				n, strings.Join(redact.SecretsFromEnvNames, ", "), progress.FileName, filepath.Join(projectfs.Dir, projectfs.BackupDir))
 		}
 	}
 	cp.Doc = doc
@@ -240,11 +241,11 @@ func (cp *Checkpoint) updateProgress(path string) (created bool, err error) {
 	if cp.beforeWrite != nil {
 		cp.beforeWrite()
 	}
-	backup, err := state.Backup(cp.Root, path, cp.Now)
+	backup, err := projectfs.Backup(cp.Root, path, cp.Now)
 	if err != nil {
 		return created, err
 	}
-	if err := state.ReplaceFile(path, orig, out, 0o644); err != nil {
+	if err := projectfs.ReplaceFile(path, orig, out, 0o644); err != nil {
 		return created, err
 	}
 	if !ours && progress.PromptHash(written) != progress.PromptHash(doc.ContinuationPrompt) {
@@ -305,12 +306,12 @@ func (cp *Checkpoint) docOnDisk() *progress.Document {
 // reported and left alone.
 func readProgress(path string) ([]byte, error) {
 	// The file sits at the project root: that is what it must resolve in.
-	data, err := state.ReadProjectFile(filepath.Dir(path), path, progress.MaxSize)
-	var fe *state.FileError
+	data, err := projectfs.ReadProjectFile(filepath.Dir(path), path, progress.MaxSize)
+	var fe *projectfs.FileError
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 		return nil, nil
-	case errors.Is(err, state.ErrTooLarge):
+	case errors.Is(err, projectfs.ErrTooLarge):
 		size := int64(progress.MaxSize)
 		if fi, serr := os.Stat(path); serr == nil {
 			size = fi.Size()
@@ -391,7 +392,7 @@ func (cp *Checkpoint) updateState(ctx context.Context, change func(*state.State)
 	if cp.stateReadOnly {
 		return cp.stateNotUpdated()
 	}
-	unlock, err := state.Lock(ctx, cp.Root)
+	unlock, err := projectfs.Lock(ctx, cp.Root)
 	if err != nil {
 		return err
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/ccc-checkpoint/ccc/internal/projectfs"
 	"github.com/ccc-checkpoint/ccc/internal/redact"
 	"github.com/ccc-checkpoint/ccc/progress"
 	"github.com/ccc-checkpoint/ccc/sinks"
@@ -82,7 +83,7 @@ func TestSinkErrorEchoingTheKeyIsRedacted(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, entries, 1)
 	assert.Contains(t, entries[0].LastError, "[REDACTED:secret]")
-	data, err := os.ReadFile(filepath.Join(root, state.Dir, state.OutboxDir, entries[0].Key()+".json"))
+	data, err := os.ReadFile(filepath.Join(root, projectfs.Dir, state.OutboxDir, entries[0].Key()+".json"))
 	require.NoError(t, err)
 	for k := 0; k < 3; k++ {
 		frag := base64.StdEncoding.EncodeToString(append(make([]byte, k), heldKey...))[4:28]

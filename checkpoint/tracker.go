@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ccc-checkpoint/ccc/internal/gitrepo"
+	"github.com/ccc-checkpoint/ccc/internal/projectfs"
 	"github.com/ccc-checkpoint/ccc/markdown"
 	"github.com/ccc-checkpoint/ccc/progress"
 	"github.com/ccc-checkpoint/ccc/sinks"
@@ -304,7 +305,7 @@ func (cp *Checkpoint) send(ctx context.Context, s sinks.Sink, res SinkResult, ag
 		}
 		e = cp.redacted(s, key, e, &res)
 		cause := lerr.Error()
-		if errors.Is(lerr, state.ErrBusy) {
+		if errors.Is(lerr, projectfs.ErrBusy) {
 			cause = "another ccc process is delivering to " + res.Target
 		}
 		return finish(sinks.Result{Action: sinks.Failed}, &sinks.Error{Cause: cause, Err: lerr}, e)
@@ -356,7 +357,7 @@ func (cp *Checkpoint) withLock(ctx context.Context, fn func() error) error {
 	// what failed is worth keeping.
 	lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
-	unlock, err := state.Lock(lctx, cp.Root)
+	unlock, err := projectfs.Lock(lctx, cp.Root)
 	if err != nil {
 		return err
 	}
@@ -414,7 +415,7 @@ func (cp *Checkpoint) deliver(ctx context.Context, s sinks.Sink, e state.Entry) 
 	// The reference as stored now, not as read at the start of the run:
 	// another process may have created the comment meanwhile.
 	st := cp.State
-	if data, err := state.ReadProjectFile(cp.Root, state.Path(cp.Root), state.MaxSize); err == nil {
+	if data, err := projectfs.ReadProjectFile(cp.Root, state.Path(cp.Root), state.MaxSize); err == nil {
 		if fresh, err := state.Parse(data); err == nil {
 			st = fresh
 		}
@@ -493,7 +494,7 @@ func refFields(sink, target, agent string, r sinks.Ref) []string {
 func signRef(key []byte, sink, target, agent string, r sinks.Ref) sinks.Ref {
 	r.Sig = ""
 	if len(key) > 0 {
-		r.Sig = state.Tag(key, refFields(sink, target, agent, r)...)
+		r.Sig = projectfs.Tag(key, refFields(sink, target, agent, r)...)
 	}
 	return r
 }
@@ -504,7 +505,7 @@ func validRef(key []byte, sink, target, agent string, r sinks.Ref) bool {
 	if r.ID == "" && r.PendingID == "" {
 		return true
 	}
-	return state.ValidTag(key, r.Sig, refFields(sink, target, agent, r)...)
+	return projectfs.ValidTag(key, r.Sig, refFields(sink, target, agent, r)...)
 }
 
 // tagger signs with the user's key for the sinks' markers; nil without a
@@ -513,7 +514,7 @@ func (cp *Checkpoint) tagger() func(fields ...string) string {
 	if len(cp.Key) == 0 {
 		return nil
 	}
-	return func(fields ...string) string { return state.Tag(cp.Key, fields...) }
+	return func(fields ...string) string { return projectfs.Tag(cp.Key, fields...) }
 }
 
 // refError is a sink's reference that could not be stored in the state

@@ -1,6 +1,7 @@
 package state
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -12,6 +13,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/ccc-checkpoint/ccc/internal/projectfs"
 )
 
 // OutboxDir holds deliveries that failed, until they are delivered.
@@ -103,7 +106,7 @@ func (e Entry) Held(now time.Time) bool {
 }
 
 func outboxPath(root string, e Entry) string {
-	return filepath.Join(root, Dir, OutboxDir, e.Key()+".json")
+	return filepath.Join(root, projectfs.Dir, OutboxDir, e.Key()+".json")
 }
 
 // Queue records a failed delivery: it replaces the key's older body and
@@ -124,7 +127,7 @@ func Queue(root string, e Entry, cause string, now time.Time) (Entry, error) {
 	}
 	e.LastError, e.UpdatedAt = cause, now.UTC()
 	e.NextAttempt = nextAttempt(now, e.Attempts, e.NextAttempt)
-	dir, err := ProjectDir(root, OutboxDir)
+	dir, err := projectfs.ProjectDir(root, OutboxDir)
 	if err != nil {
 		return e, fmt.Errorf("outbox: %w", err)
 	}
@@ -135,7 +138,7 @@ func Queue(root string, e Entry, cause string, now time.Time) (Entry, error) {
 	if err != nil {
 		return e, err
 	}
-	if err := WriteFileAtomic(outboxPath(root, e), append(data, '\n'), 0o600); err != nil {
+	if err := projectfs.WriteFileAtomic(outboxPath(root, e), append(data, '\n'), 0o600); err != nil {
 		return e, fmt.Errorf("outbox: %w", err)
 	}
 	return e, nil
@@ -152,7 +155,7 @@ func Dequeue(root string, delivered Entry) error {
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
 	}
-	if errors.Is(err, ErrOutside) {
+	if errors.Is(err, projectfs.ErrOutside) {
 		return fmt.Errorf("outbox: %w", err) // never remove a file outside the project
 	}
 	if err == nil && cur.Body != delivered.Body && cur.RenderedAt.After(delivered.RenderedAt) {
@@ -181,7 +184,7 @@ func Outbox(root string, now time.Time) ([]Entry, error) {
 	var problems []error
 	for _, b := range bad {
 		err := b.Err
-		aside, aerr := SetAside(root, b.Path, now)
+		aside, aerr := projectfs.SetAside(root, b.Path, now)
 		if aerr == nil {
 			_ = os.Remove(b.Path)
 			err = fmt.Errorf("%w (moved to %s)", err, aside)
@@ -211,7 +214,7 @@ func TrustedOutbox(root string, key []byte, now time.Time) ([]Entry, error) {
 		}
 		path := outboxPath(root, e)
 		err := &EntryError{Path: path, Err: errors.New("not signed by this user's ccc: not delivered")}
-		if aside, aerr := SetAside(root, path, now); aerr == nil {
+		if aside, aerr := projectfs.SetAside(root, path, now); aerr == nil {
 			_ = os.Remove(path)
 			err.Err = fmt.Errorf("%w (moved to %s)", err.Err, aside)
 		}
@@ -230,7 +233,7 @@ type BadEntry struct {
 // are not entries, changing nothing (Outbox sets those aside; `ccc doctor`
 // only reports them).
 func ReadOutbox(root string) ([]Entry, []BadEntry, error) {
-	dir, err := ProjectDir(root, OutboxDir)
+	dir, err := projectfs.ProjectDir(root, OutboxDir)
 	if err != nil {
 		return nil, nil, fmt.Errorf("outbox: %w", err)
 	}
@@ -286,7 +289,7 @@ func (e *EntryError) Unwrap() error { return e.Err }
 
 func readEntry(root, path string) (Entry, error) {
 	var e Entry
-	data, err := ReadProjectFile(root, path, MaxOutboxSize)
+	data, err := projectfs.ReadProjectFile(root, path, projectfs.MaxOutboxSize)
 	if err != nil {
 		return e, err
 	}
@@ -302,4 +305,15 @@ func readEntry(root, path string) (Entry, error) {
 		return e, &EntryError{Path: path, Err: errors.New("not an outbox entry (sink, target or body missing)")}
 	}
 	return e, nil
+}
+
+// LockDelivery takes the lock of one (sink, target, agent) delivery, so
+// that two processes never upsert the same comment at once: both would find
+// no comment yet and both would create one. It is not the project lock,
+// which a delivery takes to store its reference.
+func LockDelivery(ctx context.Context, root string, e Entry) (unlock func(), err error) {
+	if err := projectfs.EnsureDir(root); err != nil {
+		return nil, fmt.Errorf("lock: %w", err)
+	}
+	return projectfs.LockIn(ctx, root, filepath.Join(root, projectfs.Dir, projectfs.DeliveryLocks), e.Key()+".lock")
 }

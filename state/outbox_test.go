@@ -1,13 +1,18 @@
 package state
 
 import (
+	"context"
+	"errors"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/ccc-checkpoint/ccc/internal/projectfs"
 )
 
 func TestOutboxQueueReplacesAndCounts(t *testing.T) {
@@ -84,7 +89,7 @@ func TestOutboxCorruptEntryIsSetAside(t *testing.T) {
 	root := t.TempDir()
 	_, err := Queue(root, Entry{Sink: "linear", Target: "CIA-1", Agent: "main", Body: "ok"}, "HTTP 503", t0)
 	require.NoError(t, err)
-	bad := filepath.Join(root, Dir, OutboxDir, "broken.json")
+	bad := filepath.Join(root, projectfs.Dir, OutboxDir, "broken.json")
 	require.NoError(t, os.WriteFile(bad, []byte("{not json"), 0o600))
 
 	list, err := Outbox(root, t0)
@@ -92,7 +97,7 @@ func TestOutboxCorruptEntryIsSetAside(t *testing.T) {
 	assert.Contains(t, err.Error(), "broken.json")
 	assert.Len(t, list, 1, "the good entry is still returned")
 	assert.NoFileExists(t, bad)
-	kept, _ := filepath.Glob(filepath.Join(root, Dir, BackupDir, "broken.json.*.corrupt"))
+	kept, _ := filepath.Glob(filepath.Join(root, projectfs.Dir, projectfs.BackupDir, "broken.json.*.corrupt"))
 	assert.Len(t, kept, 1, "kept, not dropped")
 }
 
@@ -134,4 +139,24 @@ func TestEntryHeldOnlyByTheTrackersWait(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, asked.Held(t0.Add(5*time.Minute)))
 	assert.False(t, asked.Held(t0.Add(time.Hour)), "due once the wait is over")
+}
+
+// A lock held by another process is ErrBusy; a lock that cannot be had at
+// all says its own cause and is not taken for contention.
+func TestLockErrorsTellContentionFromFailure(t *testing.T) {
+	root := t.TempDir()
+	unlock, err := projectfs.Lock(context.Background(), root)
+	require.NoError(t, err)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Millisecond)
+	defer cancel()
+	_, err = projectfs.Lock(ctx, root)
+	require.ErrorIs(t, err, projectfs.ErrBusy)
+	unlock()
+
+	blocked := filepath.Join(t.TempDir(), "file")
+	require.NoError(t, os.WriteFile(blocked, nil, 0o644)) // .ccc cannot be made under a file
+	_, err = LockDelivery(context.Background(), blocked, Entry{Sink: "s", Target: "t", Agent: "a"})
+	require.Error(t, err)
+	assert.False(t, errors.Is(err, projectfs.ErrBusy), "%v", err)
+	assert.ErrorIs(t, err, syscall.ENOTDIR)
 }

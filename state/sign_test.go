@@ -3,13 +3,13 @@ package state_test
 import (
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/ccc-checkpoint/ccc/internal/projectfs"
 	"github.com/ccc-checkpoint/ccc/state"
 )
 
@@ -18,22 +18,6 @@ var (
 	otherKey = []byte("fedcba9876543210fedcba9876543210")
 	signT0   = time.Date(2026, 11, 21, 13, 45, 0, 0, time.UTC)
 )
-
-func TestTag(t *testing.T) {
-	tag := state.Tag(key, "a", "bc")
-	assert.Len(t, tag, 64)
-	assert.True(t, state.ValidTag(key, tag, "a", "bc"))
-	for name, ok := range map[string]bool{
-		"fields joined differently": state.ValidTag(key, tag, "ab", "c"),
-		"one field":                 state.ValidTag(key, tag, "abc"),
-		"another key":               state.ValidTag(otherKey, tag, "a", "bc"),
-		"no key":                    state.ValidTag(nil, tag, "a", "bc"),
-		"no tag":                    state.ValidTag(key, "", "a", "bc"),
-		"a truncated tag":           state.ValidTag(key, tag[:16], "a", "bc"),
-	} {
-		assert.False(t, ok, name)
-	}
-}
 
 func TestEntrySignature(t *testing.T) {
 	e := state.Entry{Sink: "linear", Target: "CIA-1", Agent: "main", Body: "status", RenderedAt: signT0}.Sign(key)
@@ -67,7 +51,7 @@ func TestTrustedOutbox(t *testing.T) {
 	forged := state.Entry{Sink: "linear", Target: "CIA-9", Agent: "main", Body: "ATTACKER"}
 	_, err = state.Queue(root, forged, "x", signT0)
 	require.NoError(t, err)
-	dir := filepath.Join(root, state.Dir, state.OutboxDir)
+	dir := filepath.Join(root, projectfs.Dir, state.OutboxDir)
 	misnamed := state.Entry{Sink: "linear", Target: "CIA-7", Agent: "main", Body: "ours, misnamed", RenderedAt: signT0}.Sign(key)
 	_, err = state.Queue(root, misnamed, "x", signT0)
 	require.NoError(t, err)
@@ -94,20 +78,4 @@ func TestTrustedOutbox(t *testing.T) {
 	assert.Empty(t, entries)
 	names, _ = os.ReadDir(dir)
 	assert.Len(t, names, 1)
-}
-
-func TestEnsureDirWritesItsGitignore(t *testing.T) {
-	root := t.TempDir()
-	require.NoError(t, state.EnsureDir(root))
-	data, err := os.ReadFile(filepath.Join(root, state.Dir, ".gitignore"))
-	require.NoError(t, err)
-	assert.Equal(t, "*\n", string(data))
-	// One the user changed is left alone.
-	require.NoError(t, os.WriteFile(filepath.Join(root, state.Dir, ".gitignore"), []byte("outbox/\n"), 0o644))
-	require.NoError(t, state.EnsureDir(root))
-	data, _ = os.ReadFile(filepath.Join(root, state.Dir, ".gitignore"))
-	assert.True(t, strings.HasPrefix(string(data), "outbox/"))
-	unlock, err := state.Lock(t.Context(), t.TempDir())
-	require.NoError(t, err)
-	unlock()
 }

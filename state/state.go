@@ -1,3 +1,7 @@
+// Package state is the model of the shared .ccc-state.json: its keys in
+// their order, what a newer ccc or CCC wrote there, and ccc's own section
+// (the last checkpoint, the sinks' references); loading it falls back to
+// the newest valid backup when it is corrupt.
 package state
 
 import (
@@ -9,6 +13,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/ccc-checkpoint/ccc/internal/projectfs"
 )
 
 // FileName is the state file shared with the CCC plugin's own hooks.
@@ -331,7 +337,7 @@ func Load(root string, now time.Time) (Loaded, error) {
 	if err == nil && fi.Size() > MaxSize {
 		err = tooBig(fi.Size()) // not read at all
 	} else {
-		data, err = ReadProjectFile(root, path, MaxSize)
+		data, err = projectfs.ReadProjectFile(root, path, MaxSize)
 	}
 	if os.IsNotExist(err) {
 		return Loaded{State: New()}, nil
@@ -353,17 +359,17 @@ func Load(root string, now time.Time) (Loaded, error) {
 	// A file too big to read stays where it is, untouched: a copy would only
 	// double it.
 	if data != nil {
-		if l.SetAside, err = SetAside(root, path, now); err != nil {
+		if l.SetAside, err = projectfs.SetAside(root, path, now); err != nil {
 			return l, fmt.Errorf("state: %w", err)
 		}
 		l.Corrupt.Copy = l.SetAside
 	}
-	backups, err := Backups(root, FileName)
+	backups, err := projectfs.Backups(root, FileName)
 	if err != nil {
 		return l, fmt.Errorf("state: %w", err)
 	}
 	for _, b := range backups {
-		data, err := ReadProjectFile(root, b, MaxSize)
+		data, err := projectfs.ReadProjectFile(root, b, MaxSize)
 		if err != nil {
 			continue
 		}
@@ -384,7 +390,7 @@ func Save(root string, st *State, now time.Time) error {
 		ce.Path = path
 		return fmt.Errorf("state: refusing to overwrite: %w", ce)
 	}
-	old, err := ReadProjectFile(root, path, MaxSize)
+	old, err := projectfs.ReadProjectFile(root, path, MaxSize)
 	switch {
 	case err != nil && !os.IsNotExist(err):
 		return fmt.Errorf("state: refusing to overwrite: %w", err)
@@ -399,10 +405,10 @@ func Save(root string, st *State, now time.Time) error {
 	if err != nil {
 		return err
 	}
-	if _, err := Backup(root, path, now); err != nil {
+	if _, err := projectfs.Backup(root, path, now); err != nil {
 		return fmt.Errorf("state: %w", err)
 	}
-	if err := WriteFileAtomic(path, data, 0o644); err != nil {
+	if err := projectfs.WriteFileAtomic(path, data, 0o644); err != nil {
 		return fmt.Errorf("state: %w", err)
 	}
 	return nil

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/ccc-checkpoint/ccc/internal/projectfs"
 	"github.com/ccc-checkpoint/ccc/progress"
 	"github.com/ccc-checkpoint/ccc/state"
 	"github.com/ccc-checkpoint/ccc/state/records"
@@ -43,7 +44,7 @@ func localChecks(ctx context.Context, root, agent string) []Check {
 		add("progress", "fail", progress.FileName, fmt.Sprintf("%s is %d MB, over the %d MB limit: not a progress document",
 			progress.FileName, fi.Size()>>20, progress.MaxSize>>20), "move it aside; ccc restore --file progress brings the last good one back")
 	default:
-		data, err := state.ReadProjectFile(root, path, progress.MaxSize)
+		data, err := projectfs.ReadProjectFile(root, path, progress.MaxSize)
 		if err != nil {
 			add("progress", "fail", progress.FileName, err.Error(), "")
 			break
@@ -68,7 +69,7 @@ func localChecks(ctx context.Context, root, agent string) []Check {
 	}
 
 	// The state file: one JSON object, and ccc's own key an object too.
-	switch data, err := state.ReadProjectFile(root, state.Path(root), state.MaxSize); {
+	switch data, err := projectfs.ReadProjectFile(root, state.Path(root), state.MaxSize); {
 	case errors.Is(err, os.ErrNotExist):
 		add("state", "ok", state.FileName, "no "+state.FileName+" yet (the first checkpoint writes it)", "")
 	case err != nil:
@@ -97,7 +98,7 @@ func localChecks(ctx context.Context, root, agent string) []Check {
 		add("record", "fail", "", err.Error(), "")
 	} else {
 		own := records.CurrentPath(dir, agent)
-		switch data, err := state.ReadProjectFile(dir, own, state.MaxRecordSize); {
+		switch data, err := projectfs.ReadProjectFile(dir, own, projectfs.MaxRecordSize); {
 		case records.ValidAgent(agent) != nil:
 			add("record", "fail", "", records.ValidAgent(agent).Error(), "pass --agent NAME")
 		case errors.Is(err, os.ErrNotExist):
@@ -128,7 +129,7 @@ func localChecks(ctx context.Context, root, agent string) []Check {
 
 	// The outbox: every queued update must decode to be delivered.
 	entries, bad, err := state.ReadOutbox(root)
-	outbox := filepath.Join(state.Dir, state.OutboxDir)
+	outbox := filepath.Join(projectfs.Dir, state.OutboxDir)
 	switch {
 	case err != nil:
 		add("outbox", "fail", outbox, err.Error(), "")
@@ -144,7 +145,7 @@ func localChecks(ctx context.Context, root, agent string) []Check {
 			if ee.Line > 0 {
 				msg = fmt.Sprintf("%s:%d: %v", rel(b.Path), ee.Line, ee.Err)
 			}
-			hint = "ccc sync moves it aside to " + filepath.Join(state.Dir, state.BackupDir) + " (as .corrupt); or delete it"
+			hint = "ccc sync moves it aside to " + filepath.Join(projectfs.Dir, projectfs.BackupDir) + " (as .corrupt); or delete it"
 		}
 		add("outbox", "fail", rel(b.Path), msg, hint)
 	}
@@ -153,11 +154,11 @@ func localChecks(ctx context.Context, root, agent string) []Check {
 	// first: .ccc-progress.md and .ccc-state.json are replaced through a
 	// temp file beside them. A folder that does not exist yet is made by
 	// the first run in its parent.
-	targets := []string{root, filepath.Join(root, state.Dir)}
-	for _, sub := range []string{state.BackupDir, state.OutboxDir, "checkpoints", "deliveries"} {
-		targets = append(targets, filepath.Join(root, state.Dir, sub))
+	targets := []string{root, filepath.Join(root, projectfs.Dir)}
+	for _, sub := range []string{projectfs.BackupDir, state.OutboxDir, "checkpoints", "deliveries"} {
+		targets = append(targets, filepath.Join(root, projectfs.Dir, sub))
 	}
-	if !strings.HasPrefix(dir, filepath.Join(root, state.Dir)) && dir != "" {
+	if !strings.HasPrefix(dir, filepath.Join(root, projectfs.Dir)) && dir != "" {
 		targets = append(targets, dir) // the main worktree's records
 	}
 	var unwritable []string
@@ -166,7 +167,7 @@ func localChecks(ctx context.Context, root, agent string) []Check {
 		if _, err := os.Stat(d); errors.Is(err, os.ErrNotExist) {
 			continue
 		}
-		if err := state.Inside(root, d); err != nil && d != dir {
+		if err := projectfs.Inside(root, d); err != nil && d != dir {
 			// A .ccc folder symlinked out of the project: not probed (that
 			// would write there), and ccc refuses it on every checkpoint.
 			unwritable = append(unwritable, rel(d))
@@ -190,11 +191,11 @@ func localChecks(ctx context.Context, root, agent string) []Check {
 		add("writable", "fail", unwritable[0], fmt.Sprintf("cannot create a file in %s: %v", strings.Join(unwritable, ", "), why),
 			"ccc writes there on every checkpoint: give the user ccc runs as write access (owner, mode), or remount read-write")
 	} else {
-		add("writable", "ok", state.Dir, "the project root, "+state.Dir+" and its folders are writable", "")
+		add("writable", "ok", projectfs.Dir, "the project root, "+projectfs.Dir+" and its folders are writable", "")
 	}
 
 	// Temp files of writes killed before their rename.
-	rep := state.RemoveStaleTemp(root)
+	rep := projectfs.RemoveStaleTemp(root)
 	if len(rep.Removed) > 0 {
 		names := make([]string, len(rep.Removed))
 		for i, p := range rep.Removed {
@@ -220,7 +221,7 @@ func localChecks(ctx context.Context, root, agent string) []Check {
 		extra = append(extra, filepath.Join(dir, "lock"))
 	}
 	held, failed := 0, 0
-	for _, l := range state.Locks(root, extra...) {
+	for _, l := range projectfs.Locks(root, extra...) {
 		switch {
 		case l.Err != nil:
 			failed++

@@ -16,8 +16,8 @@ import (
 	"github.com/ccc-checkpoint/ccc/checkpoint"
 	"github.com/ccc-checkpoint/ccc/config"
 	"github.com/ccc-checkpoint/ccc/internal/hook"
+	"github.com/ccc-checkpoint/ccc/internal/projectfs"
 	"github.com/ccc-checkpoint/ccc/progress"
-	"github.com/ccc-checkpoint/ccc/state"
 )
 
 // maxHookInput bounds what a hook reads from stdin: Claude Code sends a few
@@ -349,7 +349,7 @@ func (f *Factory) hookResume(ctx context.Context, root string) (hook.Resume, boo
 	out := hook.Resume{Prompt: r.Prompt, Issue: r.Issue, TaskN: r.TaskN, TaskM: r.TaskM, Age: r.Age, Broken: r.Broken,
 		PrefsReported: prefsReported}
 	out.Warnings = append(append(out.Warnings, r.Warnings...), driftWarnings(r, staleAfter)...)
-	if data, err := state.ReadProjectFile(root, path, progress.MaxSize); err == nil && r.Broken == "" {
+	if data, err := projectfs.ReadProjectFile(root, path, progress.MaxSize); err == nil && r.Broken == "" {
 		if doc, err := progress.Parse(data); err == nil {
 			for _, b := range doc.Blockers {
 				if b.Checkbox && b.Checked {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/ccc-checkpoint/ccc/internal/fake/linearfake"
 	"github.com/ccc-checkpoint/ccc/internal/hook"
+	"github.com/ccc-checkpoint/ccc/internal/projectfs"
 	"github.com/ccc-checkpoint/ccc/progress"
 	"github.com/ccc-checkpoint/ccc/state"
 )
@@ -230,7 +231,7 @@ func TestHookStopSlowTracker(t *testing.T) {
 	assert.Equal(t, "linear", queued[0].Sink)
 	assert.Equal(t, "CIA-12", queued[0].Target)
 	assert.Contains(t, queued[0].Body, "Checkpoint Status")
-	assert.NotContains(t, readFile(t, filepath.Join(root, state.Dir, state.OutboxDir, queued[0].Key()+".json")), linearfake.APIKey)
+	assert.NotContains(t, readFile(t, filepath.Join(root, projectfs.Dir, state.OutboxDir, queued[0].Key()+".json")), linearfake.APIKey)
 }
 
 // TestHookStopFinalCheckpoint: the stop that ends CCC's loop deletes the

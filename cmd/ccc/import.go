@@ -12,8 +12,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ccc-checkpoint/ccc/internal/importer"
+	"github.com/ccc-checkpoint/ccc/internal/projectfs"
 	"github.com/ccc-checkpoint/ccc/progress"
-	"github.com/ccc-checkpoint/ccc/state"
 	"github.com/ccc-checkpoint/ccc/state/records"
 )
 
@@ -180,7 +180,7 @@ func importFile(ctx context.Context, root, file string, opts *ImportOptions, wri
 		return fail(importer.TooBig(file, fi.Size())) // not read at all
 	}
 	// The file is often a repository's own: never a FIFO or a device.
-	data, err := state.ReadProjectFile("", file, importer.MaxSize)
+	data, err := projectfs.ReadProjectFile("", file, importer.MaxSize)
 	if err != nil {
 		return fail(fmt.Errorf("import: %w", err))
 	}
@@ -206,7 +206,7 @@ func importFile(ctx context.Context, root, file string, opts *ImportOptions, wri
 	md := im.Progress.Render()
 	if !opts.DryRun {
 		if err := createProgress(ctx, root, progressPath, md); err != nil {
-			if errors.Is(err, state.ErrChanged) {
+			if errors.Is(err, projectfs.ErrChanged) {
 				res.Warnings = append(res.Warnings, progress.FileName+" appeared meanwhile; left as it is")
 				*needProgress = false
 				return res
@@ -220,14 +220,14 @@ func importFile(ctx context.Context, root, file string, opts *ImportOptions, wri
 }
 
 // createProgress writes a new progress file under the project lock; one
-// that appeared since the check is left alone (state.ErrChanged).
+// that appeared since the check is left alone (projectfs.ErrChanged).
 func createProgress(ctx context.Context, root, path string, md []byte) error {
-	unlock, err := state.Lock(ctx, root)
+	unlock, err := projectfs.Lock(ctx, root)
 	if err != nil {
 		return err
 	}
 	defer unlock()
-	return state.ReplaceFile(path, nil, md, 0o644)
+	return projectfs.ReplaceFile(path, nil, md, 0o644)
 }
 
 // writeImportedRecord puts an imported record where records keeps it: the

@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ccc-checkpoint/ccc/config"
+	"github.com/ccc-checkpoint/ccc/internal/projectfs"
 	"github.com/ccc-checkpoint/ccc/progress"
 	"github.com/ccc-checkpoint/ccc/state"
 	"github.com/ccc-checkpoint/ccc/state/records"
@@ -119,7 +120,7 @@ type restoreTarget struct {
 }
 
 func (t restoreTarget) backups() ([]string, error) {
-	return state.Backups(t.backupRoot, filepath.Base(t.Path))
+	return projectfs.Backups(t.backupRoot, filepath.Base(t.Path))
 }
 
 // restoreTargets lists the files to work on. A record target needs an
@@ -129,7 +130,7 @@ func restoreTargets(ctx context.Context, f *Factory, root string, opts *RestoreO
 	if len(kinds) == 0 {
 		kinds = restoreKinds
 	}
-	projectLock := func(ctx context.Context) (func(), error) { return state.Lock(ctx, root) }
+	projectLock := func(ctx context.Context) (func(), error) { return projectfs.Lock(ctx, root) }
 	var out []restoreTarget
 	for _, k := range restoreKinds {
 		if !slices.Contains(kinds, k) {
@@ -162,13 +163,13 @@ func restoreTargets(ctx context.Context, f *Factory, root string, opts *RestoreO
 // always the default agent, sorted.
 func recordBackupAgents(backupRoot, always string) []string {
 	agents := []string{always}
-	entries, _ := os.ReadDir(filepath.Join(backupRoot, state.Dir, state.BackupDir))
+	entries, _ := os.ReadDir(filepath.Join(backupRoot, projectfs.Dir, projectfs.BackupDir))
 	for _, e := range entries {
 		name, _, ok := strings.Cut(e.Name(), ".json.")
 		if !ok || strings.HasPrefix(name, ".") || slices.Contains(agents, name) || records.ValidAgent(name) != nil {
 			continue
 		}
-		if b, _ := state.Backups(backupRoot, name+".json"); len(b) > 0 {
+		if b, _ := projectfs.Backups(backupRoot, name+".json"); len(b) > 0 {
 			agents = append(agents, name)
 		}
 	}
@@ -240,7 +241,7 @@ func inspectBackup(t restoreTarget, path string) backupEntry {
 	if ts, err := time.Parse(backupStamp, strings.TrimPrefix(filepath.Base(path), filepath.Base(t.Path)+".")); err == nil {
 		b.Time = ts
 	}
-	data, err := state.ReadProjectFile(t.backupRoot, path, state.MaxCopySize)
+	data, err := projectfs.ReadProjectFile(t.backupRoot, path, projectfs.MaxCopySize)
 	if err == nil {
 		err = t.validate(data)
 	}
@@ -314,7 +315,7 @@ func restoreOne(ctx context.Context, t restoreTarget, named bool, now time.Time)
 	}
 	defer unlock()
 
-	cur, err := state.ReadProjectFile(t.backupRoot, t.Path, state.MaxCopySize)
+	cur, err := projectfs.ReadProjectFile(t.backupRoot, t.Path, projectfs.MaxCopySize)
 	missing := errors.Is(err, os.ErrNotExist)
 	if err != nil && !missing {
 		return fail("%v", err)
@@ -344,7 +345,7 @@ func restoreOne(ctx context.Context, t restoreTarget, named bool, now time.Time)
 			res.Skipped = append(res.Skipped, info)
 			continue
 		}
-		d, err := state.ReadProjectFile(t.backupRoot, b, state.MaxCopySize)
+		d, err := projectfs.ReadProjectFile(t.backupRoot, b, projectfs.MaxCopySize)
 		if err != nil {
 			info.Valid, info.Problem = false, err.Error()
 			res.Skipped = append(res.Skipped, info)
@@ -369,10 +370,10 @@ func restoreOne(ctx context.Context, t restoreTarget, named bool, now time.Time)
 		return fail("%s", what)
 	}
 	if !missing {
-		keep := state.Backup
+		keep := projectfs.Backup
 		if curErr != nil {
 			// Rotation must never prune what was there, however broken.
-			keep = state.SetAside
+			keep = projectfs.SetAside
 		}
 		if res.Kept, err = keep(t.backupRoot, t.Path, now); err != nil {
 			return fail("keep the current file: %v", err)
@@ -381,7 +382,7 @@ func restoreOne(ctx context.Context, t restoreTarget, named bool, now time.Time)
 	if err := os.MkdirAll(filepath.Dir(t.Path), 0o755); err != nil {
 		return fail("%v", err)
 	}
-	if err := state.WriteFileAtomic(t.Path, data, 0o644); err != nil {
+	if err := projectfs.WriteFileAtomic(t.Path, data, 0o644); err != nil {
 		return fail("write: %v", err)
 	}
 	res.Action = "restored"

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/ccc-checkpoint/ccc/internal/projectfs"
 	"github.com/ccc-checkpoint/ccc/progress"
 	"github.com/ccc-checkpoint/ccc/state"
 )
@@ -56,7 +57,7 @@ func rstBackups(t *testing.T, root, path string, versions ...string) []string {
 	for _, v := range versions {
 		require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
 		require.NoError(t, os.WriteFile(path, []byte(v), 0o644))
-		b, err := state.Backup(root, path, at)
+		b, err := projectfs.Backup(root, path, at)
 		require.NoError(t, err)
 		out = append(out, b)
 		at = at.Add(time.Minute)
@@ -116,7 +117,7 @@ func TestRestoreSkipsCorruptBackups(t *testing.T) {
 			assert.Contains(t, errOut.String(), "Skipped backup")
 			assert.Contains(t, errOut.String(), "Restored "+rootRel(root, path))
 
-			all, err := state.Backups(root, filepath.Base(path))
+			all, err := projectfs.Backups(root, filepath.Base(path))
 			require.NoError(t, err)
 			kept, err := os.ReadFile(all[0])
 			require.NoError(t, err)

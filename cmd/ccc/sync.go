@@ -24,6 +24,7 @@ import (
 
 	"github.com/ccc-checkpoint/ccc/checkpoint"
 	"github.com/ccc-checkpoint/ccc/config"
+	"github.com/ccc-checkpoint/ccc/internal/projectfs"
 	"github.com/ccc-checkpoint/ccc/progress"
 	"github.com/ccc-checkpoint/ccc/sinks"
 	"github.com/ccc-checkpoint/ccc/sinks/all"
@@ -175,7 +176,7 @@ func syncRun(ctx context.Context, f *Factory, opts *SyncOptions) error {
 		case remaining == 0:
 			fmt.Fprintf(f.IO.ErrOut, "Outbox empty: %d queued update(s) delivered.\n", len(results))
 		default:
-			fmt.Fprintf(f.IO.ErrOut, "%d queued update(s) remain in %s.\n", remaining, filepath.Join(state.Dir, state.OutboxDir))
+			fmt.Fprintf(f.IO.ErrOut, "%d queued update(s) remain in %s.\n", remaining, filepath.Join(projectfs.Dir, state.OutboxDir))
 		}
 	}
 	if remaining > 0 {
@@ -356,7 +357,7 @@ func watchCheckpoint(ctx context.Context, f *Factory, root string, timeout time.
 }
 
 func fileHash(path string) string {
-	data, err := state.ReadProjectFile(filepath.Dir(path), path, progress.MaxSize)
+	data, err := projectfs.ReadProjectFile(filepath.Dir(path), path, progress.MaxSize)
 	if err != nil {
 		return ""
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/ccc-checkpoint/ccc/config"
 	"github.com/ccc-checkpoint/ccc/internal/fake/linearfake"
+	"github.com/ccc-checkpoint/ccc/internal/projectfs"
 	"github.com/ccc-checkpoint/ccc/progress"
 	"github.com/ccc-checkpoint/ccc/state"
 )
@@ -195,7 +196,7 @@ func editProgress(t *testing.T, root, current string) {
 
 func outboxFiles(t *testing.T, root string) []string {
 	t.Helper()
-	entries, err := os.ReadDir(filepath.Join(root, state.Dir, state.OutboxDir))
+	entries, err := os.ReadDir(filepath.Join(root, projectfs.Dir, state.OutboxDir))
 	if os.IsNotExist(err) {
 		return nil
 	}

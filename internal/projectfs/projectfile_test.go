@@ -1,4 +1,4 @@
-package state_test
+package projectfs_test
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/ccc-checkpoint/ccc/internal/projectfs"
 	"github.com/ccc-checkpoint/ccc/state"
 )
 
@@ -51,15 +52,15 @@ func TestReadProjectFile(t *testing.T) {
 		{name: "regular file", path: "regular", want: "hello"},
 		{name: "symlink inside the project", path: "link-in", want: "inner"},
 		{name: "exactly the limit", path: "sub/inner", want: "inner"},
-		{name: "FIFO", path: "fifo", kind: state.ErrNotRegular, problem: "is a FIFO, not a regular file"},
-		{name: "directory", path: "sub", kind: state.ErrNotRegular, problem: "is a directory, not a regular file"},
-		{name: "symlink to /dev/zero", path: "zero", kind: state.ErrOutside, problem: "resolves outside the project (to /dev/zero)"},
-		{name: "symlink out", path: "link-out", kind: state.ErrOutside, problem: "resolves outside the project"},
-		{name: "relative symlink out", path: "link-out-relative", kind: state.ErrOutside, problem: "resolves outside the project"},
-		{name: "directory symlinked out", path: "dir-out/secret", kind: state.ErrOutside, problem: "resolves outside the project"},
-		{name: "dangling symlink out", path: "dangling-out", kind: state.ErrOutside, problem: "resolves outside the project"},
-		{name: "dot-dot out", path: "../" + filepath.Base(outside) + "/secret", kind: state.ErrOutside, problem: "is outside the project"},
-		{name: "over the limit", path: "big", kind: state.ErrTooLarge, problem: "is over the 10 bytes limit"},
+		{name: "FIFO", path: "fifo", kind: projectfs.ErrNotRegular, problem: "is a FIFO, not a regular file"},
+		{name: "directory", path: "sub", kind: projectfs.ErrNotRegular, problem: "is a directory, not a regular file"},
+		{name: "symlink to /dev/zero", path: "zero", kind: projectfs.ErrOutside, problem: "resolves outside the project (to /dev/zero)"},
+		{name: "symlink out", path: "link-out", kind: projectfs.ErrOutside, problem: "resolves outside the project"},
+		{name: "relative symlink out", path: "link-out-relative", kind: projectfs.ErrOutside, problem: "resolves outside the project"},
+		{name: "directory symlinked out", path: "dir-out/secret", kind: projectfs.ErrOutside, problem: "resolves outside the project"},
+		{name: "dangling symlink out", path: "dangling-out", kind: projectfs.ErrOutside, problem: "resolves outside the project"},
+		{name: "dot-dot out", path: "../" + filepath.Base(outside) + "/secret", kind: projectfs.ErrOutside, problem: "is outside the project"},
+		{name: "over the limit", path: "big", kind: projectfs.ErrTooLarge, problem: "is over the 10 bytes limit"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -70,7 +71,7 @@ func TestReadProjectFile(t *testing.T) {
 			var err error
 			go func() {
 				defer close(done)
-				data, err = state.ReadProjectFile(root, path, 10)
+				data, err = projectfs.ReadProjectFile(root, path, 10)
 			}()
 			select {
 			case <-done:
@@ -90,17 +91,17 @@ func TestReadProjectFile(t *testing.T) {
 
 	t.Run("missing file", func(t *testing.T) {
 		t.Parallel()
-		_, err := state.ReadProjectFile(root, filepath.Join(root, "nothing"), 10)
+		_, err := projectfs.ReadProjectFile(root, filepath.Join(root, "nothing"), 10)
 		assert.True(t, os.IsNotExist(err), "%v", err)
 		assert.ErrorIs(t, err, fs.ErrNotExist)
 	})
 	t.Run("no root: no confinement, still no device", func(t *testing.T) {
 		t.Parallel()
-		data, err := state.ReadProjectFile("", filepath.Join(outside, "secret"), 10)
+		data, err := projectfs.ReadProjectFile("", filepath.Join(outside, "secret"), 10)
 		require.NoError(t, err)
 		assert.Equal(t, "outside", string(data))
-		_, err = state.ReadProjectFile("", "/dev/zero", 10)
-		assert.ErrorIs(t, err, state.ErrNotRegular)
+		_, err = projectfs.ReadProjectFile("", "/dev/zero", 10)
+		assert.ErrorIs(t, err, projectfs.ErrNotRegular)
 		assert.EqualError(t, err, "/dev/zero is a device, not a regular file")
 	})
 }
@@ -108,14 +109,14 @@ func TestReadProjectFile(t *testing.T) {
 func TestProjectDirRefusesSymlinkedCCC(t *testing.T) {
 	t.Parallel()
 	root, outside := t.TempDir(), t.TempDir()
-	dir, err := state.ProjectDir(root, "backups")
+	dir, err := projectfs.ProjectDir(root, "backups")
 	require.NoError(t, err)
 	assert.Equal(t, filepath.Join(root, ".ccc", "backups"), dir)
 
 	require.NoError(t, os.Symlink(outside, filepath.Join(root, ".ccc")))
-	_, err = state.ProjectDir(root, "backups")
-	assert.ErrorIs(t, err, state.ErrOutside)
-	assert.True(t, errors.Is(err, state.ErrOutside))
+	_, err = projectfs.ProjectDir(root, "backups")
+	assert.ErrorIs(t, err, projectfs.ErrOutside)
+	assert.True(t, errors.Is(err, projectfs.ErrOutside))
 }
 
 // TestNoWritesThroughSymlinksOut: a progress or state file symlinked to a
@@ -130,28 +131,28 @@ func TestNoWritesThroughSymlinksOut(t *testing.T) {
 	require.NoError(t, os.Symlink(secret, progress))
 	now := time.Date(2026, 11, 21, 13, 45, 0, 0, time.UTC)
 
-	_, err := state.Backup(root, progress, now)
-	assert.ErrorIs(t, err, state.ErrOutside)
-	_, err = state.SetAside(root, progress, now)
-	assert.ErrorIs(t, err, state.ErrOutside)
+	_, err := projectfs.Backup(root, progress, now)
+	assert.ErrorIs(t, err, projectfs.ErrOutside)
+	_, err = projectfs.SetAside(root, progress, now)
+	assert.ErrorIs(t, err, projectfs.ErrOutside)
 	assert.NoDirExists(t, filepath.Join(root, ".ccc", "backups"), "nothing of the outside file was copied in")
 
 	require.NoError(t, os.Symlink(secret, state.Path(root)))
 	_, err = state.Load(root, now)
-	assert.ErrorIs(t, err, state.ErrOutside)
-	assert.ErrorIs(t, state.Save(root, state.New(), now), state.ErrOutside)
+	assert.ErrorIs(t, err, projectfs.ErrOutside)
+	assert.ErrorIs(t, state.Save(root, state.New(), now), projectfs.ErrOutside)
 
 	require.NoError(t, os.MkdirAll(filepath.Join(root, ".ccc"), 0o755))
 	require.NoError(t, os.Symlink(filepath.Join(outside, "lock"), filepath.Join(root, ".ccc", "lock")))
-	_, err = state.Lock(context.Background(), root)
-	assert.ErrorIs(t, err, state.ErrOutside)
+	_, err = projectfs.Lock(context.Background(), root)
+	assert.ErrorIs(t, err, projectfs.ErrOutside)
 
 	linked := t.TempDir()
 	require.NoError(t, os.Symlink(outside, filepath.Join(linked, ".ccc")))
-	_, err = state.Lock(context.Background(), linked)
-	assert.ErrorIs(t, err, state.ErrOutside)
+	_, err = projectfs.Lock(context.Background(), linked)
+	assert.ErrorIs(t, err, projectfs.ErrOutside)
 	_, err = state.Queue(linked, state.Entry{Sink: "linear", Target: "CIA-1", Agent: "main", Body: "x"}, "down", now)
-	assert.ErrorIs(t, err, state.ErrOutside)
+	assert.ErrorIs(t, err, projectfs.ErrOutside)
 
 	entries, err := os.ReadDir(outside)
 	require.NoError(t, err)
