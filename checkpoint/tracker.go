@@ -16,6 +16,7 @@ import (
 	"github.com/ccc-checkpoint/ccc/progress"
 	"github.com/ccc-checkpoint/ccc/sinks"
 	"github.com/ccc-checkpoint/ccc/state"
+	"github.com/ccc-checkpoint/ccc/state/outbox"
 )
 
 // Tracker is one sink and where it writes.
@@ -203,11 +204,11 @@ func (cp *Checkpoint) deliverTo(ctx context.Context, tr Tracker, issue, from, bo
 	// progress file as it is then: when several processes deliver for one
 	// agent, the last to deliver sends the newest status, whatever order
 	// their runs started in.
-	next := func() (state.Entry, bool) {
-		return state.Entry{Body: cp.latestStatus(body), FullText: cp.FullText, RenderedAt: time.Now().UTC()}, true
+	next := func() (outbox.Entry, bool) {
+		return outbox.Entry{Body: cp.latestStatus(body), FullText: cp.FullText, RenderedAt: time.Now().UTC()}, true
 	}
-	key := state.Entry{Sink: s.Name(), Target: res.Target, Agent: cp.Agent}
-	if q, err := state.Queued(cp.Root, key); err == nil && q.Held(cp.Now) {
+	key := outbox.Entry{Sink: s.Name(), Target: res.Target, Agent: cp.Agent}
+	if q, err := outbox.Queued(cp.Root, key); err == nil && q.Held(cp.Now) {
 		// The tracker asked to be left alone until then: the new status
 		// joins the queue instead of asking again.
 		e, _ := next()
@@ -225,12 +226,12 @@ func (cp *Checkpoint) deliverTo(ctx context.Context, tr Tracker, issue, from, bo
 // delivered, re-queued with its attempt counted when it fails again. The
 // entry is read again once its delivery lock is held: another process may
 // have delivered it, or queued a newer body, meanwhile.
-func (cp *Checkpoint) Redeliver(ctx context.Context, s sinks.Sink, e state.Entry) SinkResult {
+func (cp *Checkpoint) Redeliver(ctx context.Context, s sinks.Sink, e outbox.Entry) SinkResult {
 	res := SinkResult{Sink: s.Name(), Title: s.Title(), Target: e.Target}
-	next := func() (state.Entry, bool) {
-		cur, err := state.Queued(cp.Root, e)
+	next := func() (outbox.Entry, bool) {
+		cur, err := outbox.Queued(cp.Root, e)
 		if err != nil || !cur.Verify(cp.Key) {
-			return state.Entry{}, false
+			return outbox.Entry{}, false
 		}
 		return cur, true
 	}
@@ -244,9 +245,9 @@ func (cp *Checkpoint) Redeliver(ctx context.Context, s sinks.Sink, e state.Entry
 // failed one is queued unless a newer body already is. Holding the lock
 // across both keeps an older status from ever landing after a newer one.
 // next returns false when nothing is left to deliver.
-func (cp *Checkpoint) send(ctx context.Context, s sinks.Sink, res SinkResult, agent string, next func() (state.Entry, bool)) SinkResult {
-	key := state.Entry{Sink: s.Name(), Target: res.Target, Agent: agent}
-	finish := func(r sinks.Result, err error, e state.Entry) SinkResult {
+func (cp *Checkpoint) send(ctx context.Context, s sinks.Sink, res SinkResult, agent string, next func() (outbox.Entry, bool)) SinkResult {
+	key := outbox.Entry{Sink: s.Name(), Target: res.Target, Agent: agent}
+	finish := func(r sinks.Result, err error, e outbox.Entry) SinkResult {
 		res.Action, res.Requests, res.URL = r.Action, r.Requests, r.Ref.URL
 		var skip *sinks.SkipError
 		var serr *sinks.Error
@@ -255,7 +256,7 @@ func (cp *Checkpoint) send(ctx context.Context, s sinks.Sink, res SinkResult, ag
 			if r.Action == sinks.Created || r.Action == sinks.Updated {
 				res.Wrote = wrote(s, r.Action, res.Target)
 			}
-			if lerr := cp.withLock(ctx, func() error { return state.Dequeue(cp.Root, e) }); lerr != nil {
+			if lerr := cp.withLock(ctx, func() error { return outbox.Dequeue(cp.Root, e) }); lerr != nil {
 				cp.warnf("%v", lerr)
 			}
 			return res
@@ -294,7 +295,7 @@ func (cp *Checkpoint) send(ctx context.Context, s sinks.Sink, res SinkResult, ag
 		return res
 	}
 
-	unlock, lerr := state.LockDelivery(ctx, cp.Root, key)
+	unlock, lerr := outbox.LockDelivery(ctx, cp.Root, key)
 	if lerr != nil {
 		// Another process is delivering this key, or the lock cannot be
 		// had at all (a read-only .ccc): queue this body (the outbox keeps
@@ -325,7 +326,7 @@ func (cp *Checkpoint) send(ctx context.Context, s sinks.Sink, res SinkResult, ag
 // unredacted reaches a sink or the outbox. Where the user's own preferences
 // turned a sink's redaction off, the patterns are off for it, never the
 // credentials ccc holds.
-func (cp *Checkpoint) redacted(s sinks.Sink, key, e state.Entry, res *SinkResult) state.Entry {
+func (cp *Checkpoint) redacted(s sinks.Sink, key, e outbox.Entry, res *SinkResult) outbox.Entry {
 	e.Sink, e.Target, e.Agent = key.Sink, key.Target, key.Agent
 	r := cp.Redactor
 	if cp.NoRedact[s.Name()] {
@@ -336,13 +337,13 @@ func (cp *Checkpoint) redacted(s sinks.Sink, key, e state.Entry, res *SinkResult
 }
 
 // queue keeps a failed delivery in the outbox; it reports whether it could.
-func (cp *Checkpoint) queue(ctx context.Context, e state.Entry, cause string) bool {
+func (cp *Checkpoint) queue(ctx context.Context, e outbox.Entry, cause string) bool {
 	cause, _ = cp.Redactor.Redact(cause)
 	if len(cp.Key) > 0 {
 		e = e.Sign(cp.Key)
 	}
 	err := cp.withLock(ctx, func() error {
-		_, err := state.Queue(cp.Root, e, cause, cp.Now)
+		_, err := outbox.Queue(cp.Root, e, cause, cp.Now)
 		return err
 	})
 	if err != nil {
@@ -370,7 +371,7 @@ func (cp *Checkpoint) withLock(ctx context.Context, fn func() error) error {
 // most that many within a third of it). The key this run is about to
 // deliver is left alone: its new body supersedes the queued one.
 func (cp *Checkpoint) drainOutbox(ctx context.Context, trackers []Tracker, issue string) {
-	entries, err := state.TrustedOutbox(cp.Root, cp.Key, cp.Now)
+	entries, err := outbox.Trusted(cp.Root, cp.Key, cp.Now)
 	if err != nil {
 		cp.alertf("%v", err)
 	}
@@ -392,7 +393,7 @@ func (cp *Checkpoint) drainOutbox(ctx context.Context, trackers []Tracker, issue
 		if target == "" {
 			target = issue
 		}
-		own[state.Entry{Sink: tr.Sink.Name(), Target: target, Agent: cp.Agent}.Key()] = true
+		own[outbox.Entry{Sink: tr.Sink.Name(), Target: target, Agent: cp.Agent}.Key()] = true
 	}
 	for _, e := range entries {
 		s, ok := bySink[e.Sink]
@@ -410,7 +411,7 @@ func (cp *Checkpoint) drainOutbox(ctx context.Context, trackers []Tracker, issue
 
 // deliver sends e's body through one sink to e's target as e's agent (the
 // caller holds the delivery lock) and stores the reference it returns.
-func (cp *Checkpoint) deliver(ctx context.Context, s sinks.Sink, e state.Entry) (sinks.Result, error) {
+func (cp *Checkpoint) deliver(ctx context.Context, s sinks.Sink, e outbox.Entry) (sinks.Result, error) {
 	target, agent := e.Target, e.Agent
 	// The reference as stored now, not as read at the start of the run:
 	// another process may have created the comment meanwhile.

@@ -82,15 +82,15 @@ func Parse(data []byte) (*State, error) {
 			if se.Offset >= int64(len(data)) {
 				off = int64(len(data)) // ran out: point past the end
 			}
-			ce.Line, ce.Col = position(data, off)
+			ce.Line, ce.Col = projectfs.Position(data, off)
 			return ce
 		}
 		switch {
 		case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
 			ce.Msg = "unexpected end of JSON input"
-			ce.Line, ce.Col = position(data, int64(len(data)))
+			ce.Line, ce.Col = projectfs.Position(data, int64(len(data)))
 		default:
-			ce.Line, ce.Col = position(data, dec.InputOffset())
+			ce.Line, ce.Col = projectfs.Position(data, dec.InputOffset())
 		}
 		return ce
 	}
@@ -142,15 +142,6 @@ func describe(tok json.Token) string {
 	default:
 		return fmt.Sprintf("%v", t)
 	}
-}
-
-// position turns a 0-based byte offset into a 1-based line and column.
-func position(data []byte, off int64) (line, col int) {
-	off = min(max(off, 0), int64(len(data)))
-	before := data[:off]
-	line = bytes.Count(before, []byte("\n")) + 1
-	col = int(off) - bytes.LastIndexByte(before, '\n')
-	return line, col
 }
 
 func (s *State) put(key string, raw json.RawMessage) {

@@ -12,6 +12,7 @@ import (
 	"github.com/ccc-checkpoint/ccc/internal/projectfs"
 	"github.com/ccc-checkpoint/ccc/progress"
 	"github.com/ccc-checkpoint/ccc/state"
+	"github.com/ccc-checkpoint/ccc/state/outbox"
 	"github.com/ccc-checkpoint/ccc/state/records"
 )
 
@@ -128,18 +129,18 @@ func localChecks(ctx context.Context, root, agent string) []Check {
 	}
 
 	// The outbox: every queued update must decode to be delivered.
-	entries, bad, err := state.ReadOutbox(root)
-	outbox := filepath.Join(projectfs.Dir, state.OutboxDir)
+	entries, bad, err := outbox.Read(root)
+	outboxDir := filepath.Join(projectfs.Dir, outbox.Dir)
 	switch {
 	case err != nil:
-		add("outbox", "fail", outbox, err.Error(), "")
+		add("outbox", "fail", outboxDir, err.Error(), "")
 	case len(bad) == 0:
-		add("outbox", "ok", outbox, fmt.Sprintf("%d queued update(s) decode", len(entries)), "")
+		add("outbox", "ok", outboxDir, fmt.Sprintf("%d queued update(s) decode", len(entries)), "")
 	}
 	for _, b := range bad {
 		msg := rel(b.Path) + ": " + b.Err.Error()
 		hint := "give the user ccc runs as read access to it"
-		var ee *state.EntryError
+		var ee *outbox.EntryError
 		if errors.As(b.Err, &ee) {
 			msg = rel(b.Path) + ": " + ee.Err.Error()
 			if ee.Line > 0 {
@@ -155,7 +156,7 @@ func localChecks(ctx context.Context, root, agent string) []Check {
 	// temp file beside them. A folder that does not exist yet is made by
 	// the first run in its parent.
 	targets := []string{root, filepath.Join(root, projectfs.Dir)}
-	for _, sub := range []string{projectfs.BackupDir, state.OutboxDir, "checkpoints", "deliveries"} {
+	for _, sub := range []string{projectfs.BackupDir, outbox.Dir, "checkpoints", "deliveries"} {
 		targets = append(targets, filepath.Join(root, projectfs.Dir, sub))
 	}
 	if !strings.HasPrefix(dir, filepath.Join(root, projectfs.Dir)) && dir != "" {

@@ -17,6 +17,7 @@ import (
 	"github.com/ccc-checkpoint/ccc/internal/projectfs"
 	"github.com/ccc-checkpoint/ccc/progress"
 	"github.com/ccc-checkpoint/ccc/state"
+	"github.com/ccc-checkpoint/ccc/state/outbox"
 )
 
 const doctorDoc = "# Session Progress\n\n**Issue:** CIA-3\n\n## Completed Tasks\n\n## Current Task\n- a\n\n" +
@@ -164,13 +165,13 @@ func TestDoctorReadOnlyCCC(t *testing.T) {
 	base := t.TempDir()
 	root := filepath.Join(base, "project")
 	writeIn(t, root, progress.FileName, doctorDoc)
-	require.NoError(t, os.MkdirAll(filepath.Join(root, projectfs.Dir, state.OutboxDir), 0o755))
-	require.NoError(t, os.Chmod(filepath.Join(root, projectfs.Dir, state.OutboxDir), 0o555))
+	require.NoError(t, os.MkdirAll(filepath.Join(root, projectfs.Dir, outbox.Dir), 0o755))
+	require.NoError(t, os.Chmod(filepath.Join(root, projectfs.Dir, outbox.Dir), 0o555))
 	require.NoError(t, os.Chmod(filepath.Join(root, projectfs.Dir), 0o555))
 	require.NoError(t, os.Chmod(root, 0o777)) // only .ccc is read-only, whoever runs
 	t.Cleanup(func() {
 		_ = os.Chmod(filepath.Join(root, projectfs.Dir), 0o755)
-		_ = os.Chmod(filepath.Join(root, projectfs.Dir, state.OutboxDir), 0o755)
+		_ = os.Chmod(filepath.Join(root, projectfs.Dir, outbox.Dir), 0o755)
 	})
 	code, out := doctorAsNobody(t, base, root)
 	assert.Contains(t, out, "X writable: cannot create a file in .ccc, .ccc/outbox: permission denied\n    hint: ")

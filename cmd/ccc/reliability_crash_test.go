@@ -23,6 +23,7 @@ import (
 	"github.com/ccc-checkpoint/ccc/internal/projectfs"
 	"github.com/ccc-checkpoint/ccc/progress"
 	"github.com/ccc-checkpoint/ccc/state"
+	"github.com/ccc-checkpoint/ccc/state/outbox"
 	"github.com/ccc-checkpoint/ccc/state/records"
 )
 
@@ -309,7 +310,7 @@ func TestStaleTempFilesRemoved(t *testing.T) {
 		"." + progress.FileName + ".tmp-1804289383",
 		"." + state.FileName + ".tmp-846930886",
 		filepath.Join(projectfs.Dir, projectfs.BackupDir, "."+progress.FileName+".20261121T134500.000000000Z.tmp-1681692777"),
-		filepath.Join(projectfs.Dir, state.OutboxDir, ".linear-CIA-9-main-0a1b2c3d.json.tmp-1714636915"),
+		filepath.Join(projectfs.Dir, outbox.Dir, ".linear-CIA-9-main-0a1b2c3d.json.tmp-1714636915"),
 	}
 	fresh := "." + state.FileName + ".tmp-424238335"
 	held := "." + state.FileName + ".tmp-719885386"

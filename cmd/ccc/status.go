@@ -19,7 +19,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ccc-checkpoint/ccc/internal/projectfs"
-	"github.com/ccc-checkpoint/ccc/state"
+	"github.com/ccc-checkpoint/ccc/state/outbox"
 	"github.com/ccc-checkpoint/ccc/state/records"
 )
 
@@ -318,7 +318,7 @@ func collectStatus(ctx context.Context, f *Factory, root string) (StatusReport, 
 		}
 	}
 	for _, r := range roots {
-		entries, err := state.Outbox(r, now)
+		entries, err := outbox.List(r, now)
 		if err != nil {
 			warn(err)
 		}

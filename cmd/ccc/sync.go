@@ -28,7 +28,7 @@ import (
 	"github.com/ccc-checkpoint/ccc/progress"
 	"github.com/ccc-checkpoint/ccc/sinks"
 	"github.com/ccc-checkpoint/ccc/sinks/all"
-	"github.com/ccc-checkpoint/ccc/state"
+	"github.com/ccc-checkpoint/ccc/state/outbox"
 )
 
 // ExitQueued is ccc sync's status when deliveries remain queued.
@@ -176,7 +176,7 @@ func syncRun(ctx context.Context, f *Factory, opts *SyncOptions) error {
 		case remaining == 0:
 			fmt.Fprintf(f.IO.ErrOut, "Outbox empty: %d queued update(s) delivered.\n", len(results))
 		default:
-			fmt.Fprintf(f.IO.ErrOut, "%d queued update(s) remain in %s.\n", remaining, filepath.Join(projectfs.Dir, state.OutboxDir))
+			fmt.Fprintf(f.IO.ErrOut, "%d queued update(s) remain in %s.\n", remaining, filepath.Join(projectfs.Dir, outbox.Dir))
 		}
 	}
 	if remaining > 0 {
@@ -195,8 +195,8 @@ func syncRun(ctx context.Context, f *Factory, opts *SyncOptions) error {
 // called before each delivery; false stops the round there. It returns what
 // it did, how many entries remain, and whether some were set aside (not
 // signed by this user's ccc, misnamed, unreadable: said in a warning).
-func drainAll(ctx context.Context, f *Factory, cp *checkpoint.Checkpoint, dueOnly bool, before func(state.Entry) bool) ([]SyncEntry, int, bool, error) {
-	entries, err := state.TrustedOutbox(cp.Root, cp.Key, cp.Now)
+func drainAll(ctx context.Context, f *Factory, cp *checkpoint.Checkpoint, dueOnly bool, before func(outbox.Entry) bool) ([]SyncEntry, int, bool, error) {
+	entries, err := outbox.Trusted(cp.Root, cp.Key, cp.Now)
 	aside := err != nil
 	if err != nil {
 		fmt.Fprintf(f.IO.ErrOut, "Warning: %v\n", err)
@@ -229,7 +229,7 @@ func drainAll(ctx context.Context, f *Factory, cp *checkpoint.Checkpoint, dueOnl
 		}
 		results = append(results, SyncEntry{SinkResult: r, Agent: e.Agent, Attempts: attempts})
 	}
-	left, err := state.Outbox(cp.Root, cp.Now)
+	left, err := outbox.List(cp.Root, cp.Now)
 	return results, len(left), aside, err
 }
 
@@ -327,7 +327,7 @@ func watchRun(ctx context.Context, f *Factory, opts *SyncOptions) error {
 			}
 			// After a signal the entry in flight finishes; the rest wait
 			// for the next run.
-			results, remaining, _, _ := drainAll(work, f, cp, true, func(e state.Entry) bool {
+			results, remaining, _, _ := drainAll(work, f, cp, true, func(e outbox.Entry) bool {
 				if ctx.Err() != nil {
 					return false
 				}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/ccc-checkpoint/ccc/internal/projectfs"
 	"github.com/ccc-checkpoint/ccc/state"
+	"github.com/ccc-checkpoint/ccc/state/outbox"
 )
 
 func TestReadProjectFile(t *testing.T) {
@@ -151,7 +152,7 @@ func TestNoWritesThroughSymlinksOut(t *testing.T) {
 	require.NoError(t, os.Symlink(outside, filepath.Join(linked, ".ccc")))
 	_, err = projectfs.Lock(context.Background(), linked)
 	assert.ErrorIs(t, err, projectfs.ErrOutside)
-	_, err = state.Queue(linked, state.Entry{Sink: "linear", Target: "CIA-1", Agent: "main", Body: "x"}, "down", now)
+	_, err = outbox.Queue(linked, outbox.Entry{Sink: "linear", Target: "CIA-1", Agent: "main", Body: "x"}, "down", now)
 	assert.ErrorIs(t, err, projectfs.ErrOutside)
 
 	entries, err := os.ReadDir(outside)

@@ -1,4 +1,4 @@
-package state_test
+package outbox_test
 
 import (
 	"os"
@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ccc-checkpoint/ccc/internal/projectfs"
-	"github.com/ccc-checkpoint/ccc/state"
+	"github.com/ccc-checkpoint/ccc/state/outbox"
 )
 
 var (
@@ -20,17 +20,17 @@ var (
 )
 
 func TestEntrySignature(t *testing.T) {
-	e := state.Entry{Sink: "linear", Target: "CIA-1", Agent: "main", Body: "status", RenderedAt: signT0}.Sign(key)
+	e := outbox.Entry{Sink: "linear", Target: "CIA-1", Agent: "main", Body: "status", RenderedAt: signT0}.Sign(key)
 	assert.True(t, e.Verify(key))
 	assert.False(t, e.Verify(otherKey))
 	assert.False(t, e.Verify(nil))
-	for name, edit := range map[string]func(*state.Entry){
-		"body":     func(e *state.Entry) { e.Body = "ATTACKER" },
-		"target":   func(e *state.Entry) { e.Target = "CIA-9" },
-		"agent":    func(e *state.Entry) { e.Agent = "worker" },
-		"sink":     func(e *state.Entry) { e.Sink = "github" },
-		"fullText": func(e *state.Entry) { e.FullText = "x" },
-		"rendered": func(e *state.Entry) { e.RenderedAt = e.RenderedAt.Add(time.Hour) },
+	for name, edit := range map[string]func(*outbox.Entry){
+		"body":     func(e *outbox.Entry) { e.Body = "ATTACKER" },
+		"target":   func(e *outbox.Entry) { e.Target = "CIA-9" },
+		"agent":    func(e *outbox.Entry) { e.Agent = "worker" },
+		"sink":     func(e *outbox.Entry) { e.Sink = "github" },
+		"fullText": func(e *outbox.Entry) { e.FullText = "x" },
+		"rendered": func(e *outbox.Entry) { e.RenderedAt = e.RenderedAt.Add(time.Hour) },
 	} {
 		forged := e
 		edit(&forged)
@@ -45,19 +45,19 @@ func TestEntrySignature(t *testing.T) {
 // whose name does not match its key, are set aside once and reported.
 func TestTrustedOutbox(t *testing.T) {
 	root := t.TempDir()
-	good := state.Entry{Sink: "linear", Target: "CIA-1", Agent: "main", Body: "ours", RenderedAt: signT0}.Sign(key)
-	_, err := state.Queue(root, good, "HTTP 503", signT0)
+	good := outbox.Entry{Sink: "linear", Target: "CIA-1", Agent: "main", Body: "ours", RenderedAt: signT0}.Sign(key)
+	_, err := outbox.Queue(root, good, "HTTP 503", signT0)
 	require.NoError(t, err)
-	forged := state.Entry{Sink: "linear", Target: "CIA-9", Agent: "main", Body: "ATTACKER"}
-	_, err = state.Queue(root, forged, "x", signT0)
+	forged := outbox.Entry{Sink: "linear", Target: "CIA-9", Agent: "main", Body: "ATTACKER"}
+	_, err = outbox.Queue(root, forged, "x", signT0)
 	require.NoError(t, err)
-	dir := filepath.Join(root, projectfs.Dir, state.OutboxDir)
-	misnamed := state.Entry{Sink: "linear", Target: "CIA-7", Agent: "main", Body: "ours, misnamed", RenderedAt: signT0}.Sign(key)
-	_, err = state.Queue(root, misnamed, "x", signT0)
+	dir := filepath.Join(root, projectfs.Dir, outbox.Dir)
+	misnamed := outbox.Entry{Sink: "linear", Target: "CIA-7", Agent: "main", Body: "ours, misnamed", RenderedAt: signT0}.Sign(key)
+	_, err = outbox.Queue(root, misnamed, "x", signT0)
 	require.NoError(t, err)
 	require.NoError(t, os.Rename(filepath.Join(dir, misnamed.Key()+".json"), filepath.Join(dir, "linear-CIA-7-main-00000000.json")))
 
-	entries, err := state.TrustedOutbox(root, key, signT0)
+	entries, err := outbox.Trusted(root, key, signT0)
 	require.Len(t, entries, 1)
 	assert.Equal(t, "ours", entries[0].Body)
 	require.Error(t, err)
@@ -68,12 +68,12 @@ func TestTrustedOutbox(t *testing.T) {
 	names, _ := os.ReadDir(dir)
 	assert.Len(t, names, 1, "set aside, out of the outbox")
 
-	entries, err = state.TrustedOutbox(root, key, signT0)
+	entries, err = outbox.Trusted(root, key, signT0)
 	assert.NoError(t, err, "reported once")
 	assert.Len(t, entries, 1)
 
 	// Without a key nothing is trusted and nothing is moved.
-	entries, err = state.TrustedOutbox(root, nil, signT0)
+	entries, err = outbox.Trusted(root, nil, signT0)
 	assert.NoError(t, err)
 	assert.Empty(t, entries)
 	names, _ = os.ReadDir(dir)

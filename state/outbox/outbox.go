@@ -1,4 +1,7 @@
-package state
+// Package outbox keeps the status updates a sink could not deliver, under
+// .ccc/outbox: one signed entry per (sink, target, agent), the latest body
+// only, with its retry schedule, until a later run delivers it.
+package outbox
 
 import (
 	"context"
@@ -17,8 +20,8 @@ import (
 	"github.com/ccc-checkpoint/ccc/internal/projectfs"
 )
 
-// OutboxDir holds deliveries that failed, until they are delivered.
-const OutboxDir = "outbox"
+// Dir holds deliveries that failed, until they are delivered.
+const Dir = "outbox"
 
 // Entry is one undelivered status: the latest body for one (sink, target,
 // agent). A newer body for the same key replaces the older one, since only
@@ -106,14 +109,14 @@ func (e Entry) Held(now time.Time) bool {
 }
 
 func outboxPath(root string, e Entry) string {
-	return filepath.Join(root, projectfs.Dir, OutboxDir, e.Key()+".json")
+	return filepath.Join(root, projectfs.Dir, Dir, e.Key()+".json")
 }
 
 // Queue records a failed delivery: it replaces the key's older body and
 // counts the attempt. A body rendered before the one already queued is not
 // queued: the newer status stays. e.NextAttempt, when set, is when the
 // tracker asked to be tried again (its Retry-After): the entry waits for
-// the later of that and the backoff. Callers hold Lock.
+// the later of that and the backoff. Callers hold projectfs.Lock.
 func Queue(root string, e Entry, cause string, now time.Time) (Entry, error) {
 	if old, err := readEntry(root, outboxPath(root, e)); err == nil {
 		if old.RenderedAt.After(e.RenderedAt) {
@@ -127,7 +130,7 @@ func Queue(root string, e Entry, cause string, now time.Time) (Entry, error) {
 	}
 	e.LastError, e.UpdatedAt = cause, now.UTC()
 	e.NextAttempt = nextAttempt(now, e.Attempts, e.NextAttempt)
-	dir, err := projectfs.ProjectDir(root, OutboxDir)
+	dir, err := projectfs.ProjectDir(root, Dir)
 	if err != nil {
 		return e, fmt.Errorf("outbox: %w", err)
 	}
@@ -173,11 +176,11 @@ func Queued(root string, e Entry) (Entry, error) {
 	return readEntry(root, outboxPath(root, e))
 }
 
-// Outbox lists the queued entries, oldest first. An entry file that cannot
+// List lists the queued entries, oldest first. An entry file that cannot
 // be read as one is set aside (kept as .corrupt under backups) and reported
 // in the error, never silently dropped; the others are still returned.
-func Outbox(root string, now time.Time) ([]Entry, error) {
-	entries, bad, err := ReadOutbox(root)
+func List(root string, now time.Time) ([]Entry, error) {
+	entries, bad, err := Read(root)
 	if err != nil {
 		return nil, err
 	}
@@ -194,14 +197,14 @@ func Outbox(root string, now time.Time) ([]Entry, error) {
 	return entries, errors.Join(problems...)
 }
 
-// TrustedOutbox lists the queued entries like Outbox, keeping only those
+// Trusted lists the queued entries like List, keeping only those
 // signed with key: the others were not queued by this user's ccc (a
 // repository committed them, or a ccc older than signing queued them) and
 // are set aside (kept as .corrupt under backups), never delivered, and
 // named once in the error. Without a key nothing can be trusted: the
 // entries stay where they are, undelivered.
-func TrustedOutbox(root string, key []byte, now time.Time) ([]Entry, error) {
-	entries, err := Outbox(root, now)
+func Trusted(root string, key []byte, now time.Time) ([]Entry, error) {
+	entries, err := List(root, now)
 	problems := []error{err}
 	if len(key) == 0 {
 		return nil, err
@@ -229,11 +232,11 @@ type BadEntry struct {
 	Err  error
 }
 
-// ReadOutbox lists the queued entries, oldest first, and the files that
-// are not entries, changing nothing (Outbox sets those aside; `ccc doctor`
+// Read lists the queued entries, oldest first, and the files that
+// are not entries, changing nothing (List sets those aside; `ccc doctor`
 // only reports them).
-func ReadOutbox(root string) ([]Entry, []BadEntry, error) {
-	dir, err := projectfs.ProjectDir(root, OutboxDir)
+func Read(root string) ([]Entry, []BadEntry, error) {
+	dir, err := projectfs.ProjectDir(root, Dir)
 	if err != nil {
 		return nil, nil, fmt.Errorf("outbox: %w", err)
 	}
@@ -297,7 +300,7 @@ func readEntry(root, path string) (Entry, error) {
 		ee := &EntryError{Path: path, Err: err}
 		var se *json.SyntaxError
 		if errors.As(err, &se) {
-			ee.Line, _ = position(data, se.Offset-1)
+			ee.Line, _ = projectfs.Position(data, se.Offset-1)
 		}
 		return e, ee
 	}

@@ -1,4 +1,4 @@
-package state
+package outbox
 
 import (
 	"context"
@@ -14,6 +14,8 @@ import (
 
 	"github.com/ccc-checkpoint/ccc/internal/projectfs"
 )
+
+var t0 = time.Date(2026, 11, 21, 13, 45, 0, 0, time.UTC)
 
 func TestOutboxQueueReplacesAndCounts(t *testing.T) {
 	root := t.TempDir()
@@ -40,7 +42,7 @@ func TestOutboxQueueReplacesAndCounts(t *testing.T) {
 	_, err = Queue(root, other, "HTTP 503", t0.Add(2*time.Minute))
 	require.NoError(t, err)
 
-	list, err := Outbox(root, t0)
+	list, err := List(root, t0)
 	require.NoError(t, err)
 	require.Len(t, list, 2, "one entry per (sink, target, agent)")
 	assert.Equal(t, "v2", list[0].Body, "the newer body replaced the older")
@@ -49,7 +51,7 @@ func TestOutboxQueueReplacesAndCounts(t *testing.T) {
 
 	// Delivered an older body while v2 was queued: v2 stays.
 	require.NoError(t, Dequeue(root, Entry{Sink: "linear", Target: "CIA-1", Agent: "main", Body: "v1", RenderedAt: r(0)}))
-	list, err = Outbox(root, t0)
+	list, err = List(root, t0)
 	require.NoError(t, err)
 	assert.Len(t, list, 2)
 	q, err := Queued(root, list[0])
@@ -60,12 +62,12 @@ func TestOutboxQueueReplacesAndCounts(t *testing.T) {
 	require.NoError(t, Dequeue(root, list[0]), "twice is fine")
 	_, err = Queued(root, q)
 	assert.ErrorIs(t, err, os.ErrNotExist)
-	list, err = Outbox(root, t0)
+	list, err = List(root, t0)
 	require.NoError(t, err)
 	require.Len(t, list, 1)
 	// A body rendered later supersedes what was queued.
 	require.NoError(t, Dequeue(root, Entry{Sink: "linear", Target: "CIA-1", Agent: "worker-2", Body: "newer", RenderedAt: r(5)}))
-	list, err = Outbox(root, t0)
+	list, err = List(root, t0)
 	require.NoError(t, err)
 	assert.Empty(t, list)
 }
@@ -89,10 +91,10 @@ func TestOutboxCorruptEntryIsSetAside(t *testing.T) {
 	root := t.TempDir()
 	_, err := Queue(root, Entry{Sink: "linear", Target: "CIA-1", Agent: "main", Body: "ok"}, "HTTP 503", t0)
 	require.NoError(t, err)
-	bad := filepath.Join(root, projectfs.Dir, OutboxDir, "broken.json")
+	bad := filepath.Join(root, projectfs.Dir, Dir, "broken.json")
 	require.NoError(t, os.WriteFile(bad, []byte("{not json"), 0o600))
 
-	list, err := Outbox(root, t0)
+	list, err := List(root, t0)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "broken.json")
 	assert.Len(t, list, 1, "the good entry is still returned")
