@@ -409,7 +409,7 @@ func docFromBackups(root string, cleared time.Time) (*progress.Document, string,
 	}
 	for _, p := range paths {
 		// Backups are named <file>.<UTC time of the backup>.
-		stamp, err := time.Parse(backupStamp, strings.TrimPrefix(filepath.Base(p), progress.FileName+"."))
+		stamp, err := projectfs.ParseStamp(strings.TrimPrefix(filepath.Base(p), progress.FileName+"."))
 		if err != nil || !cleared.IsZero() && !stamp.After(cleared) {
 			continue
 		}
@@ -429,9 +429,6 @@ func docFromBackups(root string, cleared time.Time) (*progress.Document, string,
 	}
 	return nil, "", mark{}
 }
-
-// backupStamp is the time in a backup's name (projectfs.Backup).
-const backupStamp = "20060102T150405.000000000Z"
 
 // clearedAt is when the checkpoint was last deleted on purpose (zero when
 // never).

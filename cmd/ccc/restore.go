@@ -233,12 +233,9 @@ type restoreListing struct {
 	Backups []backupEntry `json:"backups"`
 }
 
-// backupStamp is state's rotating-backup suffix, <name>.<stamp>.
-const backupStamp = "20060102T150405.000000000Z"
-
 func inspectBackup(t restoreTarget, path string) backupEntry {
 	b := backupEntry{Path: path}
-	if ts, err := time.Parse(backupStamp, strings.TrimPrefix(filepath.Base(path), filepath.Base(t.Path)+".")); err == nil {
+	if ts, err := projectfs.ParseStamp(strings.TrimPrefix(filepath.Base(path), filepath.Base(t.Path)+".")); err == nil {
 		b.Time = ts
 	}
 	data, err := projectfs.ReadProjectFile(t.backupRoot, path, projectfs.MaxCopySize)

@@ -219,6 +219,8 @@ func FormatAge(d time.Duration) string {
 const (
 	SessionsDir  = "sessions"
 	KeepSessions = 20
+	// Not projectfs.StampLayout: pruning parses the copies' names, and a
+	// new layout would leave the copies already kept unpruned.
 	sessionStamp = "20060102T150405Z"
 	sessionPre   = ".ccc-progress-"
 	sessionExt   = ".md"

@@ -171,7 +171,7 @@ func migrateFile(dir, path string, orig []byte, r *Record, from int, now time.Ti
 		return nil, fmt.Errorf("records: keep the original of %s: %w", path, err)
 	}
 	// Not named like a rotating backup, so rotation never prunes it.
-	keep := filepath.Join(backups, fmt.Sprintf("%s.schema%d.%s", filepath.Base(path), from, now.UTC().Format("20060102T150405.000000000Z")))
+	keep := filepath.Join(backups, fmt.Sprintf("%s.schema%d.%s", filepath.Base(path), from, projectfs.Stamp(now)))
 	if err := projectfs.WriteFileAtomic(keep, orig, 0o600); err != nil {
 		return nil, fmt.Errorf("records: keep the original of %s: %w", path, err)
 	}
