@@ -13,6 +13,7 @@ import (
 	"github.com/ccc-checkpoint/ccc/internal/projectfs"
 	"github.com/ccc-checkpoint/ccc/progress"
 	"github.com/ccc-checkpoint/ccc/state"
+	"github.com/ccc-checkpoint/ccc/state/restore"
 )
 
 func TestRestoreFlags(t *testing.T) {
@@ -205,7 +206,7 @@ func TestRestoreList(t *testing.T) {
 	require.NoError(t, restoreRun(t.Context(), f, &RestoreOptions{List: true, JSON: true}))
 	var got []struct {
 		File, Agent string
-		Backups     []backupEntry
+		Backups     []restore.Backup
 	}
 	require.NoError(t, json.Unmarshal(out.Bytes(), &got))
 	require.Len(t, got, 4, "state, progress and one record per agent: main (the default) and x")
