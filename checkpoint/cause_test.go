@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
+	"github.com/ccc-checkpoint/ccc/internal/projectfs"
 	"github.com/ccc-checkpoint/ccc/progress"
 	"github.com/ccc-checkpoint/ccc/sinks"
 	"github.com/ccc-checkpoint/ccc/state"
@@ -50,6 +51,6 @@ func checkReadOnlyTracker(t *testing.T, root string) {
 	tracker := step(t, r, "Fake update")
 	assert.Equal(t, Failed, tracker.Status)
 	assert.Contains(t, tracker.Message, "permission denied")
-	assert.Contains(t, tracker.Message, filepath.Join(root, state.Dir))
+	assert.Contains(t, tracker.Message, filepath.Join(root, projectfs.Dir))
 	assert.NotContains(t, r.String(), "another ccc process")
 }

@@ -18,9 +18,11 @@ import (
 
 	"github.com/ccc-checkpoint/ccc/config"
 	"github.com/ccc-checkpoint/ccc/internal/gitrepo"
+	"github.com/ccc-checkpoint/ccc/internal/projectfs"
 	"github.com/ccc-checkpoint/ccc/progress"
 	"github.com/ccc-checkpoint/ccc/sinks"
 	"github.com/ccc-checkpoint/ccc/state"
+	"github.com/ccc-checkpoint/ccc/state/outbox"
 	"github.com/ccc-checkpoint/ccc/state/records"
 )
 
@@ -174,7 +176,7 @@ func TestUnknownContentSurvivesCheckpoint(t *testing.T) {
 	assert.Contains(t, got, "## Notes for humans\nDo not touch `vendor/`.\n\n| a | b |\n|---|---|\n| 1 | 2 |\n")
 	assert.Contains(t, got, "- c\n- d\n")
 	assert.Less(t, strings.Index(got, "## Remaining Tasks"), strings.Index(got, "## Notes for humans"), "order kept")
-	backups, err := state.Backups(root, progress.FileName)
+	backups, err := projectfs.Backups(root, progress.FileName)
 	require.NoError(t, err)
 	require.Len(t, backups, 1)
 	b, _ := os.ReadFile(backups[0])
@@ -560,7 +562,7 @@ func TestOutboxKeepsWhatFailedAndDeliversItLater(t *testing.T) {
 	}
 	r := at(0, []Tracker{{Sink: lin}}, progress.Edits{Issue: "CIA-17", Current: "a"})
 	assert.Contains(t, r.Lines(), "Failed: Linear update (HTTP 503) — queued for retry (ccc sync).")
-	queued, err := state.Outbox(root, t0)
+	queued, err := outbox.List(root, t0)
 	require.NoError(t, err)
 	require.Len(t, queued, 1)
 	assert.Equal(t, "linear", queued[0].Sink)
@@ -578,7 +580,7 @@ func TestOutboxKeepsWhatFailedAndDeliversItLater(t *testing.T) {
 	assert.Contains(t, r.Lines(), "Outbox: 1 of 1 queued update(s) delivered.")
 	assert.Equal(t, 3, lin.calls, "the queued body went out; the run's own status was unchanged for CIA-99")
 	assert.Equal(t, queued[0].Body, lin.bodies[2])
-	queued, err = state.Outbox(root, t0)
+	queued, err = outbox.List(root, t0)
 	require.NoError(t, err)
 	assert.Empty(t, queued)
 }
@@ -595,7 +597,7 @@ func TestOwnDeliverySupersedesQueuedBody(t *testing.T) {
 	r := runCP(cp)
 	assert.Empty(t, r.Outbox, "the stale queued body is not sent")
 	assert.Equal(t, 2, lin.calls)
-	queued, err := state.Outbox(root, t0)
+	queued, err := outbox.List(root, t0)
 	require.NoError(t, err)
 	assert.Empty(t, queued, "the new delivery supersedes it")
 }

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/ccc-checkpoint/ccc/sinks"
-	"github.com/ccc-checkpoint/ccc/state"
+	"github.com/ccc-checkpoint/ccc/state/outbox"
 )
 
 // Redelivery is one queued delivery's outcome, as `ccc sync --json` prints
@@ -38,7 +38,7 @@ type DrainOptions struct {
 	DueOnly bool
 	// Before, when not nil, is called before each delivery; false stops
 	// the round there.
-	Before func(state.Entry) bool
+	Before func(outbox.Entry) bool
 	// NewSink builds the sink an entry names; an error skips the entry.
 	NewSink func(name string) (sinks.Sink, error)
 	// Warn, when not nil, is told about entries set aside (not signed by
@@ -59,7 +59,7 @@ type Drained struct {
 // with DueOnly those whose backoff has passed.
 func Drain(ctx context.Context, cp *Context, opts DrainOptions) (Drained, error) {
 	var out Drained
-	entries, err := state.TrustedOutbox(cp.Root, cp.Key, cp.Now)
+	entries, err := outbox.Trusted(cp.Root, cp.Key, cp.Now)
 	out.SetAside = err != nil
 	if err != nil && opts.Warn != nil {
 		opts.Warn(err)
@@ -89,7 +89,7 @@ func Drain(ctx context.Context, cp *Context, opts DrainOptions) (Drained, error)
 		}
 		out.Entries = append(out.Entries, Redelivery{SinkResult: r, Agent: e.Agent, Attempts: attempts})
 	}
-	left, err := state.Outbox(cp.Root, cp.Now)
+	left, err := outbox.List(cp.Root, cp.Now)
 	out.Remaining = len(left)
 	return out, err
 }

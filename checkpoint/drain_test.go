@@ -12,7 +12,7 @@ import (
 
 	"github.com/ccc-checkpoint/ccc/progress"
 	"github.com/ccc-checkpoint/ccc/sinks"
-	"github.com/ccc-checkpoint/ccc/state"
+	"github.com/ccc-checkpoint/ccc/state/outbox"
 )
 
 // A tracker that says "come back in an hour" is not tried again by the
@@ -24,7 +24,7 @@ func TestQueuedEntryWaitsForTheTrackersRetryAfter(t *testing.T) {
 	cp.Trackers = []Tracker{{Sink: s}}
 	runCP(cp)
 
-	queued, err := state.Outbox(root, t0)
+	queued, err := outbox.List(root, t0)
 	require.NoError(t, err)
 	require.Len(t, queued, 1)
 	assert.Equal(t, t0.Add(time.Hour), queued[0].NextAttempt)
@@ -41,8 +41,8 @@ func TestQueuedEntryWaitsForTheTrackersRetryAfter(t *testing.T) {
 func queueOthers(t *testing.T, root string, n int) {
 	t.Helper()
 	for i := range n {
-		e := state.Entry{Sink: "fake", Target: "CIA-1", Agent: fmt.Sprintf("agent-%d", i), Body: "queued", RenderedAt: t0.Add(-time.Hour)}.Sign(testKey)
-		_, err := state.Queue(root, e, "HTTP 503", t0.Add(-time.Hour))
+		e := outbox.Entry{Sink: "fake", Target: "CIA-1", Agent: fmt.Sprintf("agent-%d", i), Body: "queued", RenderedAt: t0.Add(-time.Hour)}.Sign(testKey)
+		_, err := outbox.Queue(root, e, "HTTP 503", t0.Add(-time.Hour))
 		require.NoError(t, err)
 	}
 }
@@ -60,7 +60,7 @@ func TestDrainLimitBoundsTheRedeliveries(t *testing.T) {
 	assert.Equal(t, OutcomeOK, r.Outcome(), r.Lines())
 	assert.Len(t, r.Outbox, 2)
 	assert.Equal(t, 3, s.calls, "two queued deliveries and the run's own")
-	left, err := state.Outbox(root, t0)
+	left, err := outbox.List(root, t0)
 	require.NoError(t, err)
 	assert.Len(t, left, 4)
 }
@@ -117,7 +117,7 @@ func TestOwnDeliveryWaitsForTheTrackersRetryAfter(t *testing.T) {
 	r := run(t0.Add(5*time.Minute), "lexer")
 	assert.Equal(t, 1, s.calls, "the tracker was not asked again")
 	assert.Contains(t, r.Lines(), "Failed: Fake update (rate limited, retry after 1h; not retried before 14:45 UTC) — queued for retry (ccc sync).")
-	queued, err := state.Outbox(root, t0)
+	queued, err := outbox.List(root, t0)
 	require.NoError(t, err)
 	require.Len(t, queued, 1)
 	assert.Equal(t, t0.Add(time.Hour), queued[0].NextAttempt)

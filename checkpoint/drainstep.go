@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/ccc-checkpoint/ccc/sinks"
-	"github.com/ccc-checkpoint/ccc/state"
+	"github.com/ccc-checkpoint/ccc/state/outbox"
 )
 
 // drainStep retries the queued deliveries that are due, for the sinks of
@@ -55,7 +55,7 @@ func (d drainStep) Run(ctx context.Context, cp *Context) error {
 // most that many within a third of it). The key this run is about to
 // deliver is left alone: its new body supersedes the queued one.
 func (cp *Context) drainOutbox(ctx context.Context, trackers []Tracker, issue string) (out []SinkResult) {
-	entries, err := state.TrustedOutbox(cp.Root, cp.Key, cp.Now)
+	entries, err := outbox.Trusted(cp.Root, cp.Key, cp.Now)
 	if err != nil {
 		cp.alertf("%v", err)
 	}
@@ -77,7 +77,7 @@ func (cp *Context) drainOutbox(ctx context.Context, trackers []Tracker, issue st
 		if target == "" {
 			target = issue
 		}
-		own[state.Entry{Sink: tr.Sink.Name(), Target: target, Agent: cp.Agent}.Key()] = true
+		own[outbox.Entry{Sink: tr.Sink.Name(), Target: target, Agent: cp.Agent}.Key()] = true
 	}
 	for _, e := range entries {
 		s, ok := bySink[e.Sink]

@@ -11,6 +11,7 @@ import (
 	"github.com/ccc-checkpoint/ccc/config"
 	"github.com/ccc-checkpoint/ccc/internal/gitrepo"
 	"github.com/ccc-checkpoint/ccc/sinks"
+	"github.com/ccc-checkpoint/ccc/internal/projectfs"
 	"github.com/ccc-checkpoint/ccc/state"
 )
 
@@ -49,7 +50,7 @@ func (gitStep) take(ctx context.Context, cp *Context) (snapshot, error) {
 	if cp.State == nil {
 		return snapshot{}, sinks.Skip("no state to read activeTaskFiles from")
 	}
-	unlock, err := state.Lock(ctx, cp.Root)
+	unlock, err := projectfs.Lock(ctx, cp.Root)
 	if err != nil {
 		return snapshot{}, err
 	}

@@ -15,7 +15,7 @@ import (
 	"github.com/ccc-checkpoint/ccc/internal/redact"
 	"github.com/ccc-checkpoint/ccc/progress"
 	"github.com/ccc-checkpoint/ccc/sinks"
-	"github.com/ccc-checkpoint/ccc/state"
+	"github.com/ccc-checkpoint/ccc/state/outbox"
 )
 
 // gateSink fails its first delivery with HTTP 503, and holds it until
@@ -47,8 +47,8 @@ func (s *gateSink) Upsert(ctx context.Context, d sinks.Delivery) (sinks.Result, 
 func TestRedeliverSendsWhatIsQueuedWhenItGetsTheLock(t *testing.T) {
 	root := t.TempDir()
 	gate := &gateSink{fakeSink: fakeSink{name: "gate"}, entered: make(chan struct{}), release: make(chan struct{})}
-	old := state.Entry{Sink: "gate", Target: "CIA-1", Agent: "main", Body: "alpha", RenderedAt: time.Now().Add(-time.Minute)}
-	_, err := state.Queue(root, old, "HTTP 503", t0)
+	old := outbox.Entry{Sink: "gate", Target: "CIA-1", Agent: "main", Body: "alpha", RenderedAt: time.Now().Add(-time.Minute)}
+	_, err := outbox.Queue(root, old, "HTTP 503", t0)
 	require.NoError(t, err)
 
 	done := make(chan Report)
@@ -73,7 +73,7 @@ func TestRedeliverSendsWhatIsQueuedWhenItGetsTheLock(t *testing.T) {
 	require.Len(t, gate.bodies, 2)
 	assert.Contains(t, gate.bodies[1], "beta", "the newer queued status is the one delivered")
 	assert.NotContains(t, gate.bodies[1], "alpha")
-	left, err := state.Outbox(root, t0)
+	left, err := outbox.List(root, t0)
 	require.NoError(t, err)
 	assert.Empty(t, left)
 }
@@ -82,7 +82,7 @@ func TestRedeliverSendsWhatIsQueuedWhenItGetsTheLock(t *testing.T) {
 // would have been sent: redacted.
 func TestQueuedBodyIsRedacted(t *testing.T) {
 	root := t.TempDir()
-	unlock, err := state.LockDelivery(context.Background(), root, state.Entry{Sink: "fake", Target: "CIA-1", Agent: "main"})
+	unlock, err := outbox.LockDelivery(context.Background(), root, outbox.Entry{Sink: "fake", Target: "CIA-1", Agent: "main"})
 	require.NoError(t, err)
 	red, err := redact.New(nil, nil)
 	require.NoError(t, err)
@@ -99,7 +99,7 @@ func TestQueuedBodyIsRedacted(t *testing.T) {
 	assert.Equal(t, 1, sr[0].Redacted, "in the Task line (Next does not repeat it)")
 	assert.Equal(t, "failed (another ccc process is delivering to CIA-1) (1 secret(s) redacted) — queued for retry (ccc sync)", sr[0].line())
 	assert.NotContains(t, r.StatusBody, "AKIAQWERTYUIOPASDFGH", "the reported body is redacted too")
-	entries, err := state.Outbox(root, t0)
+	entries, err := outbox.List(root, t0)
 	require.NoError(t, err)
 	require.Len(t, entries, 1)
 	assert.Contains(t, entries[0].Body, "[REDACTED:aws-access-key]")
@@ -112,7 +112,7 @@ func TestQueuedBodyIsRedacted(t *testing.T) {
 	raw := entries[0]
 	raw.Body, raw.RenderedAt = "key AKIAQWERTYUIOPASDFGH", time.Now()
 	raw = raw.Sign(testKey)
-	require.NoError(t, func() error { _, err := state.Queue(root, raw, "x", t0); return err }())
+	require.NoError(t, func() error { _, err := outbox.Queue(root, raw, "x", t0); return err }())
 	sink := &fakeSink{}
 	cp = &Context{Root: root, Now: t0, Agent: "main", Redactor: red, Key: testKey}
 	res := cp.Redeliver(context.Background(), sink, raw)
@@ -125,12 +125,12 @@ func TestQueuedBodyIsRedacted(t *testing.T) {
 // A queued entry that another process delivered meanwhile is not sent again.
 func TestRedeliverOfAnEntryAlreadyDelivered(t *testing.T) {
 	root := t.TempDir()
-	e := state.Entry{Sink: "fake", Target: "CIA-1", Agent: "main", Body: "x", RenderedAt: time.Now()}
+	e := outbox.Entry{Sink: "fake", Target: "CIA-1", Agent: "main", Body: "x", RenderedAt: time.Now()}
 	sink := &fakeSink{}
 	cp := &Context{Root: root, Now: t0, Agent: "main", Key: testKey}
 	res := cp.Redeliver(context.Background(), sink, e)
 	assert.Equal(t, sinks.Unchanged, res.Action)
 	assert.Zero(t, sink.calls)
-	_, err := state.Queued(root, e)
+	_, err := outbox.Queued(root, e)
 	assert.True(t, errors.Is(err, os.ErrNotExist))
 }

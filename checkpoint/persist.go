@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ccc-checkpoint/ccc/internal/gitrepo"
+	"github.com/ccc-checkpoint/ccc/internal/projectfs"
 	"github.com/ccc-checkpoint/ccc/internal/redact"
 	"github.com/ccc-checkpoint/ccc/progress"
 	"github.com/ccc-checkpoint/ccc/state"
@@ -58,12 +59,12 @@ func (p persistStep) Run(ctx context.Context, cp *Context) error {
 }
 
 func (p persistStep) persist(ctx context.Context, cp *Context) (persisted, error) {
-	unlock, err := state.Lock(ctx, cp.Root)
+	unlock, err := projectfs.Lock(ctx, cp.Root)
 	if err != nil {
 		return persisted{}, err
 	}
 	defer unlock()
-	if rep := state.RemoveStaleTemp(cp.Root); len(rep.Removed) > 0 {
+	if rep := projectfs.RemoveStaleTemp(cp.Root); len(rep.Removed) > 0 {
 		cp.debugf("persist: removed %d temp file(s) left by an interrupted write", len(rep.Removed))
 	}
 	if err := cp.loadState(); err != nil {
@@ -134,7 +135,7 @@ func (p persistStep) writeProgress(cp *Context) (res persisted, created bool, er
 	path := filepath.Join(cp.Root, progress.FileName)
 	for attempt := 1; ; attempt++ {
 		res, created, err = p.updateProgress(cp, path)
-		if !errors.Is(err, state.ErrChanged) || attempt == writeAttempts {
+		if !errors.Is(err, projectfs.ErrChanged) || attempt == writeAttempts {
 			return res, created, err
 		}
 		cp.debugf("persist: %s changed while being updated; re-reading (attempt %d)", progress.FileName, attempt+1)
@@ -179,7 +180,7 @@ type committedTask struct {
 }
 
 // updateProgress reads, edits and replaces the progress file, failing with
-// state.ErrChanged when someone else wrote it in between.
+// projectfs.ErrChanged when someone else wrote it in between.
 func (p persistStep) updateProgress(cp *Context, path string) (res persisted, created bool, err error) {
 	orig, doc, modTime, err := cp.readDoc(path)
 	if err != nil {
@@ -290,7 +291,7 @@ func (cp *Context) redactHeld(doc *progress.Document, regenerate bool, files []s
 		out = doc.Render()
 	}
 	cp.warnf("persist: %d credential(s) ccc holds (%s) replaced with [REDACTED:secret] in %s; the text before is in %s",
-		n, strings.Join(redact.SecretsFromEnvNames, ", "), progress.FileName, filepath.Join(state.Dir, state.BackupDir))
+		n, strings.Join(redact.SecretsFromEnvNames, ", "), progress.FileName, filepath.Join(projectfs.Dir, projectfs.BackupDir))
 	return doc, out
 }
 
@@ -316,13 +317,13 @@ func (p persistStep) replace(cp *Context, path string, orig, out []byte) (string
 }
 
 // replaceProgress backs up the progress file and replaces it, failing with
-// state.ErrChanged when it no longer holds orig.
+// projectfs.ErrChanged when it no longer holds orig.
 func replaceProgress(cp *Context, path string, orig, out []byte) (string, error) {
-	backup, err := state.Backup(cp.Root, path, cp.Now)
+	backup, err := projectfs.Backup(cp.Root, path, cp.Now)
 	if err != nil {
 		return "", err
 	}
-	return backup, state.ReplaceFile(path, orig, out, 0o644)
+	return backup, projectfs.ReplaceFile(path, orig, out, 0o644)
 }
 
 // promptForcedBy names the flags that make persist regenerate the
@@ -376,12 +377,12 @@ func (cp *Context) docOnDisk() *progress.Document {
 // reported and left alone.
 func readProgress(path string) ([]byte, error) {
 	// The file sits at the project root: that is what it must resolve in.
-	data, err := state.ReadProjectFile(filepath.Dir(path), path, progress.MaxSize)
-	var fe *state.FileError
+	data, err := projectfs.ReadProjectFile(filepath.Dir(path), path, progress.MaxSize)
+	var fe *projectfs.FileError
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 		return nil, nil
-	case errors.Is(err, state.ErrTooLarge):
+	case errors.Is(err, projectfs.ErrTooLarge):
 		size := int64(progress.MaxSize)
 		if fi, serr := os.Stat(path); serr == nil {
 			size = fi.Size()
@@ -462,7 +463,7 @@ func (cp *Context) updateState(ctx context.Context, change func(*state.State) er
 	if cp.stateReadOnly {
 		return cp.stateNotUpdated()
 	}
-	unlock, err := state.Lock(ctx, cp.Root)
+	unlock, err := projectfs.Lock(ctx, cp.Root)
 	if err != nil {
 		return err
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/ccc-checkpoint/ccc/internal/projectfs"
 	"github.com/ccc-checkpoint/ccc/progress"
 	"github.com/ccc-checkpoint/ccc/state"
 )
@@ -158,7 +159,7 @@ func TestPromptProvenance(t *testing.T) {
 			m := regexp.MustCompile(`^the continuation prompt the agent wrote was replaced by one generated for ` + flag.name + `; the old text is in (\S+)$`).
 				FindStringSubmatch(r.Warnings[0])
 			require.NotNil(t, m, r.Warnings[0])
-			assert.Equal(t, filepath.Join(state.Dir, state.BackupDir), filepath.Dir(m[1]))
+			assert.Equal(t, filepath.Join(projectfs.Dir, projectfs.BackupDir), filepath.Dir(m[1]))
 			assert.Equal(t, before, read(t, root, m[1]), "the backup holds the agent's prompt")
 			assert.Contains(t, r.Lines(), "Warning: "+r.Warnings[0], "the report prints it")
 		})
@@ -217,7 +218,7 @@ func TestPromptProvenanceNeedsOnlyTheProgressFile(t *testing.T) {
 		// What .ccc/prompt held when a kill landed after the rename: the
 		// hash of the prompt before this one.
 		stale := "sha256:" + strings.Repeat("0", 64) + "\n"
-		write(t, root, filepath.Join(state.Dir, "prompt"), stale)
+		write(t, root, filepath.Join(projectfs.Dir, "prompt"), stale)
 		runCP(newCP(root, Automated, progress.Edits{AddTasks: []string{"docs"}}))
 		assert.Equal(t, want, promptOnDisk(t, root))
 	})
@@ -225,7 +226,7 @@ func TestPromptProvenanceNeedsOnlyTheProgressFile(t *testing.T) {
 	t.Run("without .ccc at all", func(t *testing.T) {
 		root := t.TempDir()
 		runCP(newCP(root, Automated, start))
-		require.NoError(t, os.RemoveAll(filepath.Join(root, state.Dir)))
+		require.NoError(t, os.RemoveAll(filepath.Join(root, projectfs.Dir)))
 		runCP(newCP(root, Automated, progress.Edits{AddTasks: []string{"docs"}}))
 		assert.Equal(t, want, promptOnDisk(t, root))
 	})
@@ -269,7 +270,7 @@ func TestUnappliableEditsAreUsageErrors(t *testing.T) {
 			root := t.TempDir()
 			runCP(newCP(root, Automated, progress.Edits{Issue: "CIA-6", Blockers: []string{"disk full", "disk slow"}}))
 			progressBefore, stateBefore := read(t, root, progress.FileName), read(t, root, state.FileName)
-			backups, _ := filepath.Glob(filepath.Join(root, state.Dir, state.BackupDir, "*"))
+			backups, _ := filepath.Glob(filepath.Join(root, projectfs.Dir, projectfs.BackupDir, "*"))
 
 			cp := newCP(root, Manual, tt.edits)
 			cp.Now = t0.Add(time.Hour)
@@ -285,7 +286,7 @@ func TestUnappliableEditsAreUsageErrors(t *testing.T) {
 			assert.Empty(t, r.Prompt)
 			assert.Equal(t, progressBefore, read(t, root, progress.FileName), "nothing written")
 			assert.Equal(t, stateBefore, read(t, root, state.FileName), "nothing written")
-			after, _ := filepath.Glob(filepath.Join(root, state.Dir, state.BackupDir, "*"))
+			after, _ := filepath.Glob(filepath.Join(root, projectfs.Dir, projectfs.BackupDir, "*"))
 			assert.Equal(t, backups, after, "not even a backup")
 
 			raw, err := json.Marshal(r)
@@ -423,7 +424,7 @@ func TestFailedPersistShowsTheDocumentAsSaved(t *testing.T) {
 	t.Run("the lock cannot be taken", func(t *testing.T) {
 		root := t.TempDir()
 		write(t, root, progress.FileName, saved)
-		write(t, root, state.Dir, "") // a plain file where .ccc/ should be
+		write(t, root, projectfs.Dir, "") // a plain file where .ccc/ should be
 		r := runCP(newCP(root, Manual, progress.Edits{AddTasks: []string{"b"}}))
 		require.Equal(t, Failed, step(t, r, "Persist progress").Status, r.Lines())
 		assert.Equal(t, OK, step(t, r, "Continuation prompt").Status, "the document could still be read")
@@ -432,7 +433,7 @@ func TestFailedPersistShowsTheDocumentAsSaved(t *testing.T) {
 
 	t.Run("nothing was saved", func(t *testing.T) {
 		root := t.TempDir()
-		write(t, root, state.Dir, "")
+		write(t, root, projectfs.Dir, "")
 		r := runCP(newCP(root, Manual, progress.Edits{Current: "a"}))
 		assert.Equal(t, progress.GenericPrompt, r.Prompt)
 		assert.Equal(t, "no .ccc-progress.md", step(t, r, "Continuation prompt").Message)

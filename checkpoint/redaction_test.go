@@ -12,10 +12,12 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/ccc-checkpoint/ccc/internal/projectfs"
 	"github.com/ccc-checkpoint/ccc/internal/redact"
 	"github.com/ccc-checkpoint/ccc/progress"
 	"github.com/ccc-checkpoint/ccc/sinks"
 	"github.com/ccc-checkpoint/ccc/state"
+	"github.com/ccc-checkpoint/ccc/state/outbox"
 	"github.com/ccc-checkpoint/ccc/state/records"
 )
 
@@ -78,11 +80,11 @@ func TestSinkErrorEchoingTheKeyIsRedacted(t *testing.T) {
 	encodedKey := base64.StdEncoding.EncodeToString([]byte(heldKey))[8:40]
 	assert.NotContains(t, everyExit(t, r), encodedKey[:24])
 
-	entries, err := state.Outbox(root, t0)
+	entries, err := outbox.List(root, t0)
 	require.NoError(t, err)
 	require.Len(t, entries, 1)
 	assert.Contains(t, entries[0].LastError, "[REDACTED:secret]")
-	data, err := os.ReadFile(filepath.Join(root, state.Dir, state.OutboxDir, entries[0].Key()+".json"))
+	data, err := os.ReadFile(filepath.Join(root, projectfs.Dir, outbox.Dir, entries[0].Key()+".json"))
 	require.NoError(t, err)
 	for k := 0; k < 3; k++ {
 		frag := base64.StdEncoding.EncodeToString(append(make([]byte, k), heldKey...))[4:28]
@@ -104,7 +106,7 @@ func TestRedactionOffStillRedactsHeldKeys(t *testing.T) {
 
 	require.Len(t, fs.bodies, 1)
 	assert.Contains(t, fs.bodies[0], "deploy with [REDACTED:secret] and "+classicToken)
-	entries, err := state.Outbox(root, t0)
+	entries, err := outbox.List(root, t0)
 	require.NoError(t, err)
 	require.Len(t, entries, 1)
 	assert.Contains(t, entries[0].Body, "deploy with [REDACTED:secret]")

@@ -12,6 +12,7 @@ import (
 
 	"github.com/ccc-checkpoint/ccc/config"
 	"github.com/ccc-checkpoint/ccc/internal/gitrepo"
+	"github.com/ccc-checkpoint/ccc/internal/projectfs"
 	"github.com/ccc-checkpoint/ccc/internal/redact"
 	"github.com/ccc-checkpoint/ccc/progress"
 	"github.com/ccc-checkpoint/ccc/state"
@@ -218,7 +219,7 @@ func resumeStandIn(root, recDir string, st *state.State, o ResumeOptions, nowBra
 	}
 	n := fmt.Sprintf("%s %s; resumed from %s", progress.FileName, pf.problem, source)
 	if pf.data == nil && pf.err == nil && !o.ReadOnly {
-		if werr := state.ReplaceFile(path, nil, doc.Render(), 0o644); werr == nil {
+		if werr := projectfs.ReplaceFile(path, nil, doc.Render(), 0o644); werr == nil {
 			n += " and rebuilt it"
 		}
 	}
@@ -310,7 +311,7 @@ func readRecord(dir, agent string) *records.Record {
 		return nil
 	}
 	path := records.CurrentPath(dir, agent)
-	data, err := state.ReadProjectFile(dir, path, state.MaxRecordSize)
+	data, err := projectfs.ReadProjectFile(dir, path, projectfs.MaxRecordSize)
 	if err != nil {
 		return nil
 	}
@@ -429,17 +430,17 @@ func docFromRecord(rec *records.Record, stateIssue string) *progress.Document {
 // broken (progress.Check) and was made after any deliberate delete, dated
 // by its Session, else by the time it was backed up.
 func docFromBackups(root string, cleared time.Time) (*progress.Document, string, mark) {
-	paths, err := state.Backups(root, progress.FileName)
+	paths, err := projectfs.Backups(root, progress.FileName)
 	if err != nil {
 		return nil, "", mark{}
 	}
 	for _, p := range paths {
 		// Backups are named <file>.<UTC time of the backup>.
-		stamp, err := time.Parse(backupStamp, strings.TrimPrefix(filepath.Base(p), progress.FileName+"."))
+		stamp, err := projectfs.ParseStamp(strings.TrimPrefix(filepath.Base(p), progress.FileName+"."))
 		if err != nil || !cleared.IsZero() && !stamp.After(cleared) {
 			continue
 		}
-		data, err := state.ReadProjectFile(root, p, progress.MaxSize)
+		data, err := projectfs.ReadProjectFile(root, p, progress.MaxSize)
 		if err != nil {
 			continue
 		}
@@ -456,13 +457,10 @@ func docFromBackups(root string, cleared time.Time) (*progress.Document, string,
 	return nil, "", mark{}
 }
 
-// backupStamp is the time in a backup's name (state.Backup).
-const backupStamp = "20060102T150405.000000000Z"
-
 // clearedAt is when the checkpoint was last deleted on purpose (zero when
 // never).
 func clearedAt(root string) time.Time {
-	data, err := state.ReadProjectFile(root, filepath.Join(root, state.Dir, ClearedFile), 1<<10)
+	data, err := projectfs.ReadProjectFile(root, filepath.Join(root, projectfs.Dir, ClearedFile), 1<<10)
 	if err != nil {
 		return time.Time{}
 	}
@@ -497,12 +495,12 @@ func ClearResume(ctx context.Context, root, agent string, now time.Time) (Cleare
 		agent = config.DefaultAgent
 	}
 	var c Cleared
-	unlock, err := state.Lock(ctx, root)
+	unlock, err := projectfs.Lock(ctx, root)
 	if err != nil {
 		return c, err
 	}
 	defer unlock()
-	dir, err := state.ProjectDir(root)
+	dir, err := projectfs.ProjectDir(root)
 	if err != nil {
 		return c, err
 	}
@@ -511,11 +509,11 @@ func ClearResume(ctx context.Context, root, agent string, now time.Time) (Cleare
 		return c, err
 	}
 	// The marker first: whatever fails later, nothing older is resumed.
-	if err := state.WriteFileAtomic(marker, []byte(now.UTC().Format(time.RFC3339Nano)+"\n"), 0o644); err != nil {
+	if err := projectfs.WriteFileAtomic(marker, []byte(now.UTC().Format(time.RFC3339Nano)+"\n"), 0o644); err != nil {
 		return c, err
 	}
 	path := filepath.Join(root, progress.FileName)
-	aside, err := state.Backup(root, path, now)
+	aside, err := projectfs.Backup(root, path, now)
 	if err != nil {
 		return c, err
 	}

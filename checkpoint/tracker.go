@@ -11,9 +11,11 @@ import (
 
 	"github.com/ccc-checkpoint/ccc/internal/comment"
 	"github.com/ccc-checkpoint/ccc/internal/gitrepo"
+	"github.com/ccc-checkpoint/ccc/internal/projectfs"
 	"github.com/ccc-checkpoint/ccc/progress"
 	"github.com/ccc-checkpoint/ccc/sinks"
 	"github.com/ccc-checkpoint/ccc/state"
+	"github.com/ccc-checkpoint/ccc/state/outbox"
 )
 
 // Tracker is one sink and where it writes.
@@ -222,11 +224,11 @@ func (cp *Context) deliverTo(ctx context.Context, tr Tracker, issue, from, body 
 	// progress file as it is then: when several processes deliver for one
 	// agent, the last to deliver sends the newest status, whatever order
 	// their runs started in.
-	next := func() (state.Entry, bool) {
-		return state.Entry{Body: cp.latestStatus(body), FullText: cp.FullText, RenderedAt: time.Now().UTC()}, true
+	next := func() (outbox.Entry, bool) {
+		return outbox.Entry{Body: cp.latestStatus(body), FullText: cp.FullText, RenderedAt: time.Now().UTC()}, true
 	}
-	key := state.Entry{Sink: s.Name(), Target: res.Target, Agent: cp.Agent}
-	if q, err := state.Queued(cp.Root, key); err == nil && q.Held(cp.Now) {
+	key := outbox.Entry{Sink: s.Name(), Target: res.Target, Agent: cp.Agent}
+	if q, err := outbox.Queued(cp.Root, key); err == nil && q.Held(cp.Now) {
 		// The tracker asked to be left alone until then: the new status
 		// joins the queue instead of asking again.
 		e, _ := next()
@@ -244,12 +246,12 @@ func (cp *Context) deliverTo(ctx context.Context, tr Tracker, issue, from, body 
 // delivered, re-queued with its attempt counted when it fails again. The
 // entry is read again once its delivery lock is held: another process may
 // have delivered it, or queued a newer body, meanwhile.
-func (cp *Context) Redeliver(ctx context.Context, s sinks.Sink, e state.Entry) SinkResult {
+func (cp *Context) Redeliver(ctx context.Context, s sinks.Sink, e outbox.Entry) SinkResult {
 	res := SinkResult{Sink: s.Name(), Title: s.Title(), Target: e.Target}
-	next := func() (state.Entry, bool) {
-		cur, err := state.Queued(cp.Root, e)
+	next := func() (outbox.Entry, bool) {
+		cur, err := outbox.Queued(cp.Root, e)
 		if err != nil || !cur.Verify(cp.Key) {
-			return state.Entry{}, false
+			return outbox.Entry{}, false
 		}
 		return cur, true
 	}
@@ -263,9 +265,9 @@ func (cp *Context) Redeliver(ctx context.Context, s sinks.Sink, e state.Entry) S
 // failed one is queued unless a newer body already is. Holding the lock
 // across both keeps an older status from ever landing after a newer one.
 // next returns false when nothing is left to deliver.
-func (cp *Context) send(ctx context.Context, s sinks.Sink, res SinkResult, agent string, next func() (state.Entry, bool)) SinkResult {
-	key := state.Entry{Sink: s.Name(), Target: res.Target, Agent: agent}
-	unlock, lerr := state.LockDelivery(ctx, cp.Root, key)
+func (cp *Context) send(ctx context.Context, s sinks.Sink, res SinkResult, agent string, next func() (outbox.Entry, bool)) SinkResult {
+	key := outbox.Entry{Sink: s.Name(), Target: res.Target, Agent: agent}
+	unlock, lerr := outbox.LockDelivery(ctx, cp.Root, key)
 	if lerr != nil {
 		// Another process is delivering this key, or the lock cannot be
 		// had at all (a read-only .ccc): queue this body (the outbox keeps
@@ -276,7 +278,7 @@ func (cp *Context) send(ctx context.Context, s sinks.Sink, res SinkResult, agent
 		}
 		e = cp.redacted(s, key, e, &res)
 		cause := lerr.Error()
-		if errors.Is(lerr, state.ErrBusy) {
+		if errors.Is(lerr, projectfs.ErrBusy) {
 			cause = "another ccc process is delivering to " + res.Target
 		}
 		return cp.finish(ctx, s, res, sinks.Result{Action: sinks.Failed}, &sinks.Error{Cause: cause, Err: lerr}, e)
@@ -295,7 +297,7 @@ func (cp *Context) send(ctx context.Context, s sinks.Sink, res SinkResult, agent
 // finish turns a delivery's outcome into res and updates the outbox under
 // the delivery lock send holds: a delivered body removes what was queued
 // before it, a failed one is queued.
-func (cp *Context) finish(ctx context.Context, s sinks.Sink, res SinkResult, r sinks.Result, err error, e state.Entry) SinkResult {
+func (cp *Context) finish(ctx context.Context, s sinks.Sink, res SinkResult, r sinks.Result, err error, e outbox.Entry) SinkResult {
 	res.Action, res.Requests, res.URL = r.Action, r.Requests, r.Ref.URL
 	var skip *sinks.SkipError
 	var serr *sinks.Error
@@ -304,7 +306,7 @@ func (cp *Context) finish(ctx context.Context, s sinks.Sink, res SinkResult, r s
 		if r.Action == sinks.Created || r.Action == sinks.Updated {
 			res.Wrote = wrote(s, r.Action, res.Target)
 		}
-		if lerr := cp.withLock(ctx, func() error { return state.Dequeue(cp.Root, e) }); lerr != nil {
+		if lerr := cp.withLock(ctx, func() error { return outbox.Dequeue(cp.Root, e) }); lerr != nil {
 			cp.warnf("%v", lerr)
 		}
 		return res
@@ -347,7 +349,7 @@ func (cp *Context) finish(ctx context.Context, s sinks.Sink, res SinkResult, r s
 // unredacted reaches a sink or the outbox. Where the user's own preferences
 // turned a sink's redaction off, the patterns are off for it, never the
 // credentials ccc holds.
-func (cp *Context) redacted(s sinks.Sink, key, e state.Entry, res *SinkResult) state.Entry {
+func (cp *Context) redacted(s sinks.Sink, key, e outbox.Entry, res *SinkResult) outbox.Entry {
 	e.Sink, e.Target, e.Agent = key.Sink, key.Target, key.Agent
 	r := cp.Redactor
 	if cp.NoRedact[s.Name()] {
@@ -358,13 +360,13 @@ func (cp *Context) redacted(s sinks.Sink, key, e state.Entry, res *SinkResult) s
 }
 
 // queue keeps a failed delivery in the outbox; it reports whether it could.
-func (cp *Context) queue(ctx context.Context, e state.Entry, cause string) bool {
+func (cp *Context) queue(ctx context.Context, e outbox.Entry, cause string) bool {
 	cause, _ = cp.Redactor.Redact(cause)
 	if len(cp.Key) > 0 {
 		e = e.Sign(cp.Key)
 	}
 	err := cp.withLock(ctx, func() error {
-		_, err := state.Queue(cp.Root, e, cause, cp.Now)
+		_, err := outbox.Queue(cp.Root, e, cause, cp.Now)
 		return err
 	})
 	if err != nil {
@@ -379,7 +381,7 @@ func (cp *Context) withLock(ctx context.Context, fn func() error) error {
 	// what failed is worth keeping.
 	lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
-	unlock, err := state.Lock(lctx, cp.Root)
+	unlock, err := projectfs.Lock(lctx, cp.Root)
 	if err != nil {
 		return err
 	}
@@ -389,7 +391,7 @@ func (cp *Context) withLock(ctx context.Context, fn func() error) error {
 
 // deliver sends e's body through one sink to e's target as e's agent (the
 // caller holds the delivery lock) and stores the reference it returns.
-func (cp *Context) deliver(ctx context.Context, s sinks.Sink, e state.Entry) (sinks.Result, error) {
+func (cp *Context) deliver(ctx context.Context, s sinks.Sink, e outbox.Entry) (sinks.Result, error) {
 	target, agent := e.Target, e.Agent
 	prev, unverified := cp.storedRef(s, target, agent)
 	saveRef := func(ref sinks.Ref) error {
@@ -429,7 +431,7 @@ func (cp *Context) storedRef(s sinks.Sink, target, agent string) (prev sinks.Ref
 	// The reference as stored now, not as read at the start of the run:
 	// another process may have created the comment meanwhile.
 	st := cp.State
-	if data, err := state.ReadProjectFile(cp.Root, state.Path(cp.Root), state.MaxSize); err == nil {
+	if data, err := projectfs.ReadProjectFile(cp.Root, state.Path(cp.Root), state.MaxSize); err == nil {
 		if fresh, err := state.Parse(data); err == nil {
 			st = fresh
 		}
@@ -478,7 +480,7 @@ func refFields(sink, target, agent string, r sinks.Ref) []string {
 func signRef(key []byte, sink, target, agent string, r sinks.Ref) sinks.Ref {
 	r.Sig = ""
 	if len(key) > 0 {
-		r.Sig = state.Tag(key, refFields(sink, target, agent, r)...)
+		r.Sig = projectfs.Tag(key, refFields(sink, target, agent, r)...)
 	}
 	return r
 }
@@ -489,7 +491,7 @@ func validRef(key []byte, sink, target, agent string, r sinks.Ref) bool {
 	if r.ID == "" && r.PendingID == "" {
 		return true
 	}
-	return state.ValidTag(key, r.Sig, refFields(sink, target, agent, r)...)
+	return projectfs.ValidTag(key, r.Sig, refFields(sink, target, agent, r)...)
 }
 
 // tagger signs with the user's key for the sinks' markers; nil without a
@@ -498,7 +500,7 @@ func (cp *Context) tagger() func(fields ...string) string {
 	if len(cp.Key) == 0 {
 		return nil
 	}
-	return func(fields ...string) string { return state.Tag(cp.Key, fields...) }
+	return func(fields ...string) string { return projectfs.Tag(cp.Key, fields...) }
 }
 
 // refError is a sink's reference that could not be stored in the state

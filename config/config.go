@@ -17,8 +17,8 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/ccc-checkpoint/ccc/internal/gitrepo"
+	"github.com/ccc-checkpoint/ccc/internal/projectfs"
 	"github.com/ccc-checkpoint/ccc/internal/redact"
-	"github.com/ccc-checkpoint/ccc/state"
 )
 
 // PrefsFile is the user's preferences file, shared with the CCC plugin.
@@ -204,7 +204,7 @@ func ReadPrefsFile(root string) (doc *yaml.Node, path string, err error) {
 // confined to root ("" for the user's own file, outside every project,
 // which may be a symlink into a dotfiles checkout).
 func readYAML(root, path string) (*yaml.Node, error) {
-	data, err := state.ReadProjectFile(root, path, state.MaxPrefsSize)
+	data, err := projectfs.ReadProjectFile(root, path, projectfs.MaxPrefsSize)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}

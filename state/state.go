@@ -1,3 +1,7 @@
+// Package state is the model of the shared .ccc-state.json: its keys in
+// their order, what a newer ccc or CCC wrote there, and ccc's own section
+// (the last checkpoint, the sinks' references); loading it falls back to
+// the newest valid backup when it is corrupt.
 package state
 
 import (
@@ -9,6 +13,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/ccc-checkpoint/ccc/internal/projectfs"
 )
 
 // FileName is the state file shared with the CCC plugin's own hooks.
@@ -76,15 +82,15 @@ func Parse(data []byte) (*State, error) {
 			if se.Offset >= int64(len(data)) {
 				off = int64(len(data)) // ran out: point past the end
 			}
-			ce.Line, ce.Col = position(data, off)
+			ce.Line, ce.Col = projectfs.Position(data, off)
 			return ce
 		}
 		switch {
 		case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
 			ce.Msg = "unexpected end of JSON input"
-			ce.Line, ce.Col = position(data, int64(len(data)))
+			ce.Line, ce.Col = projectfs.Position(data, int64(len(data)))
 		default:
-			ce.Line, ce.Col = position(data, dec.InputOffset())
+			ce.Line, ce.Col = projectfs.Position(data, dec.InputOffset())
 		}
 		return ce
 	}
@@ -136,15 +142,6 @@ func describe(tok json.Token) string {
 	default:
 		return fmt.Sprintf("%v", t)
 	}
-}
-
-// position turns a 0-based byte offset into a 1-based line and column.
-func position(data []byte, off int64) (line, col int) {
-	off = min(max(off, 0), int64(len(data)))
-	before := data[:off]
-	line = bytes.Count(before, []byte("\n")) + 1
-	col = int(off) - bytes.LastIndexByte(before, '\n')
-	return line, col
 }
 
 func (s *State) put(key string, raw json.RawMessage) {
@@ -331,7 +328,7 @@ func Load(root string, now time.Time) (Loaded, error) {
 	if err == nil && fi.Size() > MaxSize {
 		err = tooBig(fi.Size()) // not read at all
 	} else {
-		data, err = ReadProjectFile(root, path, MaxSize)
+		data, err = projectfs.ReadProjectFile(root, path, MaxSize)
 	}
 	if os.IsNotExist(err) {
 		return Loaded{State: New()}, nil
@@ -353,17 +350,17 @@ func Load(root string, now time.Time) (Loaded, error) {
 	// A file too big to read stays where it is, untouched: a copy would only
 	// double it.
 	if data != nil {
-		if l.SetAside, err = SetAside(root, path, now); err != nil {
+		if l.SetAside, err = projectfs.SetAside(root, path, now); err != nil {
 			return l, fmt.Errorf("state: %w", err)
 		}
 		l.Corrupt.Copy = l.SetAside
 	}
-	backups, err := Backups(root, FileName)
+	backups, err := projectfs.Backups(root, FileName)
 	if err != nil {
 		return l, fmt.Errorf("state: %w", err)
 	}
 	for _, b := range backups {
-		data, err := ReadProjectFile(root, b, MaxSize)
+		data, err := projectfs.ReadProjectFile(root, b, MaxSize)
 		if err != nil {
 			continue
 		}
@@ -384,7 +381,7 @@ func Save(root string, st *State, now time.Time) error {
 		ce.Path = path
 		return fmt.Errorf("state: refusing to overwrite: %w", ce)
 	}
-	old, err := ReadProjectFile(root, path, MaxSize)
+	old, err := projectfs.ReadProjectFile(root, path, MaxSize)
 	switch {
 	case err != nil && !os.IsNotExist(err):
 		return fmt.Errorf("state: refusing to overwrite: %w", err)
@@ -399,10 +396,10 @@ func Save(root string, st *State, now time.Time) error {
 	if err != nil {
 		return err
 	}
-	if _, err := Backup(root, path, now); err != nil {
+	if _, err := projectfs.Backup(root, path, now); err != nil {
 		return fmt.Errorf("state: %w", err)
 	}
-	if err := WriteFileAtomic(path, data, 0o644); err != nil {
+	if err := projectfs.WriteFileAtomic(path, data, 0o644); err != nil {
 		return fmt.Errorf("state: %w", err)
 	}
 	return nil

@@ -13,6 +13,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/ccc-checkpoint/ccc/internal/projectfs"
 )
 
 var t0 = time.Date(2026, 11, 21, 13, 45, 0, 0, time.UTC)
@@ -110,7 +112,7 @@ func TestLoadCorruptFallsBackToNewestValidBackup(t *testing.T) {
 	require.NoError(t, Save(root, mustParse(t, `{"linearIssue": "CIA-2"}`), t0))
 	require.NoError(t, Save(root, mustParse(t, `{"linearIssue": "CIA-3"}`), t0.Add(time.Second)))
 	// Backups now hold CIA-1 (oldest) and CIA-2; a corrupt backup is newest.
-	bad := filepath.Join(root, Dir, BackupDir, FileName+"."+t0.Add(time.Hour).Format(stampLayout))
+	bad := filepath.Join(root, projectfs.Dir, projectfs.BackupDir, FileName+"."+t0.Add(time.Hour).Format(projectfs.StampLayout))
 	require.NoError(t, os.WriteFile(bad, []byte("{oops"), 0o600))
 
 	corrupt := []byte("{\n  \"linearIssue\": \"CIA-3\",\n  oops\n}\n")
@@ -158,110 +160,11 @@ func TestBackupsRotateNewestTen(t *testing.T) {
 		require.NoError(t, Save(root, mustParse(t, fmt.Sprintf(`{"i": %d}`, i)), t0.Add(time.Duration(i)*time.Second)))
 	}
 	// Saves 2..15 each backed up the previous file: 14 backups made, 10 kept.
-	paths, err := Backups(root, FileName)
+	paths, err := projectfs.Backups(root, FileName)
 	require.NoError(t, err)
-	require.Len(t, paths, KeepBackups)
-	assert.Contains(t, paths[0], t0.Add(14*time.Second).Format(stampLayout), "newest first")
-	assert.Contains(t, paths[9], t0.Add(5*time.Second).Format(stampLayout))
-}
-
-// Backups keep distinct contents: writing the same content again and again
-// adds no backup, so older versions are not pushed out of the ten kept; a
-// content kept further back moves to the top, keeping newest-first order.
-func TestBackupsKeepDistinctContents(t *testing.T) {
-	root := t.TempDir()
-	path := filepath.Join(root, "f.md")
-	at := func(i int) time.Time { return t0.Add(time.Duration(i) * time.Second) }
-	contents := func() []string {
-		paths, err := Backups(root, "f.md")
-		require.NoError(t, err)
-		var out []string
-		for _, p := range paths {
-			data, err := os.ReadFile(p)
-			require.NoError(t, err)
-			out = append(out, string(data))
-		}
-		return out
-	}
-	i := 0
-	backup := func(content string) string {
-		require.NoError(t, os.WriteFile(path, []byte(content), 0o644))
-		i++
-		dest, err := Backup(root, path, at(i))
-		require.NoError(t, err)
-		return dest
-	}
-	for _, c := range []string{"v1", "v2", "v3"} {
-		backup(c)
-	}
-	first := backup("v4")
-	for range 12 { // twelve checkpoints of one unchanged file
-		assert.Equal(t, first, backup("v4"), "the newest backup already holds it")
-	}
-	assert.Equal(t, []string{"v4", "v3", "v2", "v1"}, contents(), "older versions survive")
-
-	moved := backup("v2")
-	assert.Contains(t, moved, at(i).Format(stampLayout), "a kept content moves to the new stamp")
-	assert.Equal(t, []string{"v2", "v4", "v3", "v1"}, contents(), "one copy of each, newest first")
-}
-
-// Every checkpoint stamps the files it writes: ten checkpoints that changed
-// nothing else keep one backup of that version, and the older versions.
-func TestBackupsIgnoreStamps(t *testing.T) {
-	root := t.TempDir()
-	path := filepath.Join(root, FileName)
-	var dests []string
-	for i, c := range []string{
-		`{"taskIndex": 1, "lastUpdatedAt": "2026-11-21T13:00:00Z"}`,
-		`{"taskIndex": 2, "lastUpdatedAt": "2026-11-21T13:01:00Z"}`,
-	} {
-		require.NoError(t, os.WriteFile(path, []byte(c), 0o644))
-		_, err := Backup(root, path, t0.Add(time.Duration(i)*time.Second))
-		require.NoError(t, err)
-	}
-	for i := range 12 {
-		c := fmt.Sprintf(`{"taskIndex": 3, "lastUpdatedAt": "2026-11-21T14:%02d:00.5+01:00", "ccc": {"checkpoint": {"at": "2026-11-21T14:%02d:00Z"}}}`, i, i)
-		require.NoError(t, os.WriteFile(path, []byte(c), 0o644))
-		dest, err := Backup(root, path, t0.Add(time.Duration(10+i)*time.Second))
-		require.NoError(t, err)
-		dests = append(dests, dest)
-	}
-	paths, err := Backups(root, FileName)
-	require.NoError(t, err)
-	require.Len(t, paths, 3, "one backup per version, whatever its stamps")
-	assert.Equal(t, dests[len(dests)-1], paths[0], "the newest stamps are kept")
-	newest, err := os.ReadFile(paths[0])
-	require.NoError(t, err)
-	assert.Contains(t, string(newest), "14:11:00", "the newest copy holds the last write")
-	oldest, err := os.ReadFile(paths[2])
-	require.NoError(t, err)
-	assert.Contains(t, string(oldest), `"taskIndex": 1`)
-}
-
-func TestReplaceFileDetectsOutsideWrites(t *testing.T) {
-	dir := t.TempDir()
-	p := filepath.Join(dir, "f.md")
-	require.NoError(t, os.WriteFile(p, []byte("v1"), 0o640))
-
-	require.NoError(t, ReplaceFile(p, []byte("v1"), []byte("v2"), 0o644))
-	got, _ := os.ReadFile(p)
-	assert.Equal(t, "v2", string(got))
-	fi, _ := os.Stat(p)
-	assert.Equal(t, os.FileMode(0o640), fi.Mode().Perm(), "permissions of the replaced file are kept")
-
-	err := ReplaceFile(p, []byte("v1"), []byte("v3"), 0o644)
-	require.ErrorIs(t, err, ErrChanged)
-	got, _ = os.ReadFile(p)
-	assert.Equal(t, "v2", string(got), "nothing written on a mismatch")
-
-	require.ErrorIs(t, ReplaceFile(filepath.Join(dir, "new"), []byte("x"), []byte("y"), 0o644), ErrChanged)
-	require.NoError(t, ReplaceFile(filepath.Join(dir, "new"), nil, []byte("y"), 0o644))
-	require.ErrorIs(t, ReplaceFile(p, nil, []byte("z"), 0o644), ErrChanged, "nil expect means the file must not exist")
-
-	entries, _ := os.ReadDir(dir)
-	for _, e := range entries {
-		assert.NotContains(t, e.Name(), ".tmp-", "no temp file left behind")
-	}
+	require.Len(t, paths, projectfs.KeepBackups)
+	assert.Contains(t, paths[0], t0.Add(14*time.Second).Format(projectfs.StampLayout), "newest first")
+	assert.Contains(t, paths[9], t0.Add(5*time.Second).Format(projectfs.StampLayout))
 }
 
 func TestLockSerialisesReadModifyWrite(t *testing.T) {
@@ -273,7 +176,7 @@ func TestLockSerialisesReadModifyWrite(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			unlock, err := Lock(context.Background(), root)
+			unlock, err := projectfs.Lock(context.Background(), root)
 			if err != nil {
 				errs <- err
 				return
@@ -298,19 +201,6 @@ func TestLockSerialisesReadModifyWrite(t *testing.T) {
 	require.NoError(t, err)
 	c, _ := l.State.Int("count")
 	assert.Equal(t, n, c, "no update lost")
-}
-
-func TestLockHonoursContext(t *testing.T) {
-	root := t.TempDir()
-	unlock, err := Lock(context.Background(), root)
-	require.NoError(t, err)
-	defer unlock()
-	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
-	defer cancel()
-	// flock locks are per open file description, so a second flock in the
-	// same process still contends.
-	_, err = Lock(ctx, root)
-	require.Error(t, err)
 }
 
 func TestCCCSection(t *testing.T) {

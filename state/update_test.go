@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/ccc-checkpoint/ccc/internal/projectfs"
 )
 
 func TestSetIssueWritesActiveIssueOnlyWhenPresent(t *testing.T) {
@@ -92,7 +94,7 @@ func TestCorruptStateIsSetAsideOnceWhileItStaysTheSame(t *testing.T) {
 
 func corruptCopies(t *testing.T, root string) []string {
 	t.Helper()
-	matches, err := filepath.Glob(filepath.Join(root, Dir, BackupDir, FileName+".*.corrupt"))
+	matches, err := filepath.Glob(filepath.Join(root, projectfs.Dir, projectfs.BackupDir, FileName+".*.corrupt"))
 	require.NoError(t, err)
 	return matches
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/ccc-checkpoint/ccc/internal/projectfs"
 	"github.com/ccc-checkpoint/ccc/progress"
 	"github.com/ccc-checkpoint/ccc/state"
 )
@@ -61,7 +62,7 @@ func TestConcurrentProcesses(t *testing.T) {
 
 	leftovers, _ := filepath.Glob(filepath.Join(root, ".*.tmp-*"))
 	assert.Empty(t, leftovers, "no temp files left behind")
-	backups, err := state.Backups(root, progress.FileName)
+	backups, err := projectfs.Backups(root, progress.FileName)
 	require.NoError(t, err)
-	assert.Len(t, backups, state.KeepBackups)
+	assert.Len(t, backups, projectfs.KeepBackups)
 }

@@ -9,8 +9,10 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/ccc-checkpoint/ccc/internal/projectfs"
 	"github.com/ccc-checkpoint/ccc/progress"
 	"github.com/ccc-checkpoint/ccc/state"
+	"github.com/ccc-checkpoint/ccc/state/outbox"
 	"github.com/ccc-checkpoint/ccc/state/records"
 )
 
@@ -78,7 +80,7 @@ func checkProgress(l *localRun) {
 		add("progress", "fail", progress.FileName, fmt.Sprintf("%s is %d MB, over the %d MB limit: not a progress document",
 			progress.FileName, fi.Size()>>20, progress.MaxSize>>20), "move it aside; ccc restore --file progress brings the last good one back")
 	default:
-		data, err := state.ReadProjectFile(root, path, progress.MaxSize)
+		data, err := projectfs.ReadProjectFile(root, path, progress.MaxSize)
 		if err != nil {
 			add("progress", "fail", progress.FileName, err.Error(), "")
 			break
@@ -107,7 +109,7 @@ func checkProgress(l *localRun) {
 // object too.
 func checkState(l *localRun) {
 	root, add := l.root, l.add
-	switch data, err := state.ReadProjectFile(root, state.Path(root), state.MaxSize); {
+	switch data, err := projectfs.ReadProjectFile(root, state.Path(root), state.MaxSize); {
 	case errors.Is(err, os.ErrNotExist):
 		add("state", "ok", state.FileName, "no "+state.FileName+" yet (the first checkpoint writes it)", "")
 	case err != nil:
@@ -140,7 +142,7 @@ func checkRecord(l *localRun) {
 	}
 	dir, agent, add, rel := l.dir, l.agent, l.add, l.rel
 	own := records.CurrentPath(dir, agent)
-	switch data, err := state.ReadProjectFile(dir, own, state.MaxRecordSize); {
+	switch data, err := projectfs.ReadProjectFile(dir, own, projectfs.MaxRecordSize); {
 	case records.ValidAgent(agent) != nil:
 		add("record", "fail", "", records.ValidAgent(agent).Error(), "pass --agent NAME")
 	case errors.Is(err, os.ErrNotExist):
@@ -172,24 +174,24 @@ func checkRecord(l *localRun) {
 // checkOutbox: every queued update must decode to be delivered.
 func checkOutbox(l *localRun) {
 	root, add, rel := l.root, l.add, l.rel
-	entries, bad, err := state.ReadOutbox(root)
-	outbox := filepath.Join(state.Dir, state.OutboxDir)
+	entries, bad, err := outbox.Read(root)
+	outboxDir := filepath.Join(projectfs.Dir, outbox.Dir)
 	switch {
 	case err != nil:
-		add("outbox", "fail", outbox, err.Error(), "")
+		add("outbox", "fail", outboxDir, err.Error(), "")
 	case len(bad) == 0:
-		add("outbox", "ok", outbox, fmt.Sprintf("%d queued update(s) decode", len(entries)), "")
+		add("outbox", "ok", outboxDir, fmt.Sprintf("%d queued update(s) decode", len(entries)), "")
 	}
 	for _, b := range bad {
 		msg := rel(b.Path) + ": " + b.Err.Error()
 		hint := "give the user ccc runs as read access to it"
-		var ee *state.EntryError
+		var ee *outbox.EntryError
 		if errors.As(b.Err, &ee) {
 			msg = rel(b.Path) + ": " + ee.Err.Error()
 			if ee.Line > 0 {
 				msg = fmt.Sprintf("%s:%d: %v", rel(b.Path), ee.Line, ee.Err)
 			}
-			hint = "ccc sync moves it aside to " + filepath.Join(state.Dir, state.BackupDir) + " (as .corrupt); or delete it"
+			hint = "ccc sync moves it aside to " + filepath.Join(projectfs.Dir, projectfs.BackupDir) + " (as .corrupt); or delete it"
 		}
 		add("outbox", "fail", rel(b.Path), msg, hint)
 	}
@@ -201,11 +203,11 @@ func checkOutbox(l *localRun) {
 // first run in its parent.
 func checkWritable(l *localRun) {
 	root, dir, add, rel := l.root, l.dir, l.add, l.rel
-	targets := []string{root, filepath.Join(root, state.Dir)}
-	for _, sub := range []string{state.BackupDir, state.OutboxDir, "checkpoints", "deliveries"} {
-		targets = append(targets, filepath.Join(root, state.Dir, sub))
+	targets := []string{root, filepath.Join(root, projectfs.Dir)}
+	for _, sub := range []string{projectfs.BackupDir, outbox.Dir, "checkpoints", "deliveries"} {
+		targets = append(targets, filepath.Join(root, projectfs.Dir, sub))
 	}
-	if !strings.HasPrefix(dir, filepath.Join(root, state.Dir)) && dir != "" {
+	if !strings.HasPrefix(dir, filepath.Join(root, projectfs.Dir)) && dir != "" {
 		targets = append(targets, dir) // the main worktree's records
 	}
 	var unwritable []string
@@ -214,7 +216,7 @@ func checkWritable(l *localRun) {
 		if _, err := os.Stat(d); errors.Is(err, os.ErrNotExist) {
 			continue
 		}
-		if err := state.Inside(root, d); err != nil && d != dir {
+		if err := projectfs.Inside(root, d); err != nil && d != dir {
 			// A .ccc folder symlinked out of the project: not probed (that
 			// would write there), and ccc refuses it on every checkpoint.
 			unwritable = append(unwritable, rel(d))
@@ -238,7 +240,7 @@ func checkWritable(l *localRun) {
 		add("writable", "fail", unwritable[0], fmt.Sprintf("cannot create a file in %s: %v", strings.Join(unwritable, ", "), why),
 			"ccc writes there on every checkpoint: give the user ccc runs as write access (owner, mode), or remount read-write")
 	} else {
-		add("writable", "ok", state.Dir, "the project root, "+state.Dir+" and its folders are writable", "")
+		add("writable", "ok", projectfs.Dir, "the project root, "+projectfs.Dir+" and its folders are writable", "")
 	}
 }
 
@@ -246,7 +248,7 @@ func checkWritable(l *localRun) {
 // rename.
 func checkTempFiles(l *localRun) {
 	root, add, rel := l.root, l.add, l.rel
-	rep := state.RemoveStaleTemp(root)
+	rep := projectfs.RemoveStaleTemp(root)
 	if len(rep.Removed) > 0 {
 		names := make([]string, len(rep.Removed))
 		for i, p := range rep.Removed {
@@ -275,7 +277,7 @@ func checkLocks(l *localRun) {
 		extra = append(extra, filepath.Join(dir, "lock"))
 	}
 	held, failed := 0, 0
-	for _, l := range state.Locks(root, extra...) {
+	for _, l := range projectfs.Locks(root, extra...) {
 		switch {
 		case l.Err != nil:
 			failed++

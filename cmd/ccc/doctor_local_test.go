@@ -14,8 +14,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/ccc-checkpoint/ccc/internal/projectfs"
 	"github.com/ccc-checkpoint/ccc/progress"
 	"github.com/ccc-checkpoint/ccc/state"
+	"github.com/ccc-checkpoint/ccc/state/outbox"
 )
 
 const doctorDoc = "# Session Progress\n\n**Issue:** CIA-3\n\n## Completed Tasks\n\n## Current Task\n- a\n\n" +
@@ -102,7 +104,7 @@ func TestDoctorLocalChecks(t *testing.T) {
 			writeIn(t, root, progress.FileName, "# Notes\n\nsome text\n")
 		}, 1, []string{"X progress: .ccc-progress.md:1: none of the sections ccc knows"}},
 		{"held lock", func(t *testing.T, root string) {
-			unlock, err := state.Lock(context.Background(), root)
+			unlock, err := projectfs.Lock(context.Background(), root)
 			require.NoError(t, err)
 			t.Cleanup(unlock)
 		}, 0, []string{"✓ locks: .ccc/lock is held by a running ccc process\n"}},
@@ -166,13 +168,13 @@ func TestDoctorReadOnlyCCC(t *testing.T) {
 	base := t.TempDir()
 	root := filepath.Join(base, "project")
 	writeIn(t, root, progress.FileName, doctorDoc)
-	require.NoError(t, os.MkdirAll(filepath.Join(root, state.Dir, state.OutboxDir), 0o755))
-	require.NoError(t, os.Chmod(filepath.Join(root, state.Dir, state.OutboxDir), 0o555))
-	require.NoError(t, os.Chmod(filepath.Join(root, state.Dir), 0o555))
+	require.NoError(t, os.MkdirAll(filepath.Join(root, projectfs.Dir, outbox.Dir), 0o755))
+	require.NoError(t, os.Chmod(filepath.Join(root, projectfs.Dir, outbox.Dir), 0o555))
+	require.NoError(t, os.Chmod(filepath.Join(root, projectfs.Dir), 0o555))
 	require.NoError(t, os.Chmod(root, 0o777)) // only .ccc is read-only, whoever runs
 	t.Cleanup(func() {
-		_ = os.Chmod(filepath.Join(root, state.Dir), 0o755)
-		_ = os.Chmod(filepath.Join(root, state.Dir, state.OutboxDir), 0o755)
+		_ = os.Chmod(filepath.Join(root, projectfs.Dir), 0o755)
+		_ = os.Chmod(filepath.Join(root, projectfs.Dir, outbox.Dir), 0o755)
 	})
 	code, out := doctorAsNobody(t, base, root)
 	assert.Contains(t, out, "X writable: cannot create a file in .ccc, .ccc/outbox: permission denied\n    hint: ")
@@ -188,8 +190,8 @@ func TestDoctorReadOnlyProjectRoot(t *testing.T) {
 	root := filepath.Join(base, "project")
 	writeIn(t, root, progress.FileName, doctorDoc)
 	writeIn(t, root, state.FileName, `{"linearIssue": "CIA-3"}`)
-	require.NoError(t, os.Mkdir(filepath.Join(root, state.Dir), 0o777))
-	require.NoError(t, os.Chmod(filepath.Join(root, state.Dir), 0o777)) // past the umask
+	require.NoError(t, os.Mkdir(filepath.Join(root, projectfs.Dir), 0o777))
+	require.NoError(t, os.Chmod(filepath.Join(root, projectfs.Dir), 0o777)) // past the umask
 	require.NoError(t, os.Chmod(root, 0o555))
 	t.Cleanup(func() { _ = os.Chmod(root, 0o755) })
 	code, out := doctorAsNobody(t, base, root)

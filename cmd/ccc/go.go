@@ -14,6 +14,7 @@ import (
 	"github.com/ccc-checkpoint/ccc/checkpoint"
 	"github.com/ccc-checkpoint/ccc/config"
 	"github.com/ccc-checkpoint/ccc/internal/ui"
+	"github.com/ccc-checkpoint/ccc/internal/projectfs"
 	"github.com/ccc-checkpoint/ccc/progress"
 	"github.com/ccc-checkpoint/ccc/state"
 )
@@ -142,7 +143,7 @@ Choice [r/s/v/d]: `, r.TaskN, r.TaskM, progress.FileName)
 			fmt.Fprintln(f.IO.Out, r.Prompt)
 			return nil
 		case "v", "view":
-			data, err := state.ReadProjectFile(root, path, progress.MaxSize)
+			data, err := projectfs.ReadProjectFile(root, path, progress.MaxSize)
 			if err != nil {
 				return err
 			}

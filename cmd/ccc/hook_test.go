@@ -17,8 +17,10 @@ import (
 
 	"github.com/ccc-checkpoint/ccc/internal/fake/linearfake"
 	"github.com/ccc-checkpoint/ccc/internal/hook"
+	"github.com/ccc-checkpoint/ccc/internal/projectfs"
 	"github.com/ccc-checkpoint/ccc/progress"
 	"github.com/ccc-checkpoint/ccc/state"
+	"github.com/ccc-checkpoint/ccc/state/outbox"
 )
 
 var hookNow = time.Date(2026, 11, 21, 13, 45, 0, 0, time.UTC)
@@ -227,13 +229,13 @@ func TestHookStopSlowTracker(t *testing.T) {
 	assert.Equal(t, 1, strings.Count(errs, "\n"), errs)
 	// The update that did not land in time waits in the outbox for the
 	// next run (or ccc sync).
-	queued, err := state.Outbox(root, hookNow)
+	queued, err := outbox.List(root, hookNow)
 	require.NoError(t, err)
 	require.Len(t, queued, 1)
 	assert.Equal(t, "linear", queued[0].Sink)
 	assert.Equal(t, "CIA-12", queued[0].Target)
 	assert.Contains(t, queued[0].Body, "Checkpoint Status")
-	assert.NotContains(t, readFile(t, filepath.Join(root, state.Dir, state.OutboxDir, queued[0].Key()+".json")), linearfake.APIKey)
+	assert.NotContains(t, readFile(t, filepath.Join(root, projectfs.Dir, outbox.Dir, queued[0].Key()+".json")), linearfake.APIKey)
 }
 
 // TestHookStopFinalCheckpoint: the stop that ends CCC's loop deletes the

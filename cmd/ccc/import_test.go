@@ -16,8 +16,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ccc-checkpoint/ccc/internal/importer"
+	"github.com/ccc-checkpoint/ccc/internal/projectfs"
 	"github.com/ccc-checkpoint/ccc/progress"
-	"github.com/ccc-checkpoint/ccc/state"
 	"github.com/ccc-checkpoint/ccc/state/records"
 )
 
@@ -117,7 +117,7 @@ func TestImportWritesRecordAndProgress(t *testing.T) {
 	before, err := os.ReadFile(records.CurrentPath(dir, "Agent-Primary"))
 	require.NoError(t, err)
 	require.NoError(t, importRun(ctx, f, &ImportOptions{Files: []string{impSeed(t, "seed003/agent_checkpoints/primary.json")}}))
-	backups, err := state.Backups(root, "Agent-Primary.json")
+	backups, err := projectfs.Backups(root, "Agent-Primary.json")
 	require.NoError(t, err)
 	require.Len(t, backups, 1)
 	kept, err := os.ReadFile(backups[0])

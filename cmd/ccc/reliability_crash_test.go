@@ -20,8 +20,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ccc-checkpoint/ccc/internal/fake/linearfake"
+	"github.com/ccc-checkpoint/ccc/internal/projectfs"
 	"github.com/ccc-checkpoint/ccc/progress"
 	"github.com/ccc-checkpoint/ccc/state"
+	"github.com/ccc-checkpoint/ccc/state/outbox"
 	"github.com/ccc-checkpoint/ccc/state/records"
 )
 
@@ -318,8 +320,8 @@ func TestStaleTempFilesRemoved(t *testing.T) {
 	stale := []string{
 		"." + progress.FileName + ".tmp-1804289383",
 		"." + state.FileName + ".tmp-846930886",
-		filepath.Join(state.Dir, state.BackupDir, "."+progress.FileName+".20261121T134500.000000000Z.tmp-1681692777"),
-		filepath.Join(state.Dir, state.OutboxDir, ".linear-CIA-9-main-0a1b2c3d.json.tmp-1714636915"),
+		filepath.Join(projectfs.Dir, projectfs.BackupDir, "."+progress.FileName+".20261121T134500.000000000Z.tmp-1681692777"),
+		filepath.Join(projectfs.Dir, outbox.Dir, ".linear-CIA-9-main-0a1b2c3d.json.tmp-1714636915"),
 	}
 	fresh := "." + state.FileName + ".tmp-424238335"
 	held := "." + state.FileName + ".tmp-719885386"

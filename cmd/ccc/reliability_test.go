@@ -26,6 +26,7 @@ import (
 	"github.com/ccc-checkpoint/ccc/sinks/github"
 	"github.com/ccc-checkpoint/ccc/sinks/linear"
 	"github.com/ccc-checkpoint/ccc/state"
+	"github.com/ccc-checkpoint/ccc/state/outbox"
 	"github.com/ccc-checkpoint/ccc/state/records"
 )
 
@@ -315,13 +316,13 @@ func runFaultCase(t *testing.T, e *faultEnv, tc faultCase) {
 		assert.GreaterOrEqual(t, slices.Max(waits), tc.minWait, "waits %v", waits)
 	}
 
-	entries, err := state.Outbox(root, now)
+	entries, err := outbox.List(root, now)
 	require.NoError(t, err)
 	if tc.queued {
 		require.Len(t, entries, 1, "the outbox holds the undelivered status")
 		q := entries[0]
-		assert.Equal(t, state.Entry{Sink: s.Name(), Target: e.target, Agent: "main", Body: r.StatusBody, Attempts: 1},
-			state.Entry{Sink: q.Sink, Target: q.Target, Agent: q.Agent, Body: q.Body, Attempts: q.Attempts})
+		assert.Equal(t, outbox.Entry{Sink: s.Name(), Target: e.target, Agent: "main", Body: r.StatusBody, Attempts: 1},
+			outbox.Entry{Sink: q.Sink, Target: q.Target, Agent: q.Agent, Body: q.Body, Attempts: q.Attempts})
 		assert.Equal(t, r.Steps[1].Message, q.LastError, "the entry keeps the failure's cause")
 	} else {
 		assert.Empty(t, entries, "nothing is queued once delivered")
@@ -343,7 +344,7 @@ func runFaultCase(t *testing.T, e *faultEnv, tc faultCase) {
 	} else {
 		assert.Contains(t, stderr, "Outbox empty: nothing to deliver.")
 	}
-	entries, err = state.Outbox(root, now)
+	entries, err = outbox.List(root, now)
 	require.NoError(t, err)
 	assert.Empty(t, entries)
 	bodies := e.bodies(e.target)
@@ -443,7 +444,7 @@ func TestFiftyConcurrentCheckpoints(t *testing.T) {
 	st, err := state.Parse(readOrNil(t, state.Path(root)))
 	require.NoError(t, err, "the state file is valid JSON")
 	assert.Equal(t, "CIA-50", st.Issue())
-	entries, err := state.Outbox(root, time.Now())
+	entries, err := outbox.List(root, time.Now())
 	require.NoError(t, err)
 	assert.Empty(t, entries, "nothing queued")
 	assert.Empty(t, tempFiles(t, root), "no temp files left behind")

@@ -1,33 +1,17 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
-	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/ccc-checkpoint/ccc/config"
-	"github.com/ccc-checkpoint/ccc/progress"
-	"github.com/ccc-checkpoint/ccc/state"
 	"github.com/ccc-checkpoint/ccc/state/records"
+	"github.com/ccc-checkpoint/ccc/state/restore"
 )
-
-// The files `ccc restore` knows, as --file names them.
-const (
-	restoreState    = "state"
-	restoreProgress = "progress"
-	restoreRecord   = "record"
-)
-
-var restoreKinds = []string{restoreState, restoreProgress, restoreRecord}
 
 // RestoreOptions is `ccc restore` as parsed from its flags.
 type RestoreOptions struct {
@@ -83,7 +67,7 @@ valid; it changes nothing.` + exitStatusHelp(
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			for _, k := range opts.Files {
-				if !slices.Contains(restoreKinds, k) {
+				if !slices.Contains(restore.Kinds, k) {
 					return &usageError{fmt.Errorf("--file %q: want state, progress or record", k)}
 				}
 			}
@@ -107,180 +91,25 @@ valid; it changes nothing.` + exitStatusHelp(
 	return cmd
 }
 
-// restoreTarget is one file restore can put back.
-type restoreTarget struct {
-	Kind  string `json:"file"`
-	Agent string `json:"agent,omitempty"`
-	Path  string `json:"path"`
-	// backupRoot holds the .ccc/backups the file's backups are in.
-	backupRoot string
-	lock       func(context.Context) (func(), error)
-	validate   func([]byte) error
-}
-
-func (t restoreTarget) backups() ([]string, error) {
-	return state.Backups(t.backupRoot, filepath.Base(t.Path))
-}
-
-// restoreTargets lists the files to work on. A record target needs an
-// agent; listing without --agent covers every agent that has backups.
-func restoreTargets(ctx context.Context, f *Factory, root string, opts *RestoreOptions) ([]restoreTarget, error) {
-	kinds := opts.Files
-	if len(kinds) == 0 {
-		kinds = restoreKinds
-	}
-	projectLock := func(ctx context.Context) (func(), error) { return state.Lock(ctx, root) }
-	var out []restoreTarget
-	for _, k := range restoreKinds {
-		if !slices.Contains(kinds, k) {
-			continue
-		}
-		switch k {
-		case restoreState:
-			out = append(out, restoreTarget{Kind: k, Path: state.Path(root), backupRoot: root, lock: projectLock, validate: restoreValidState})
-		case restoreProgress:
-			out = append(out, restoreTarget{Kind: k, Path: filepath.Join(root, progress.FileName), backupRoot: root, lock: projectLock, validate: restoreValidProgress})
-		case restoreRecord:
-			dir, err := records.Dir(ctx, root)
-			if err != nil {
-				return nil, err
-			}
-			agents := []string{config.Agent(opts.Agent, f.Getenv)}
-			if opts.List && opts.Agent == "" {
-				agents = recordBackupAgents(records.Root(dir), agents[0])
-			}
-			for _, a := range agents {
-				out = append(out, restoreTarget{Kind: k, Agent: a, Path: records.CurrentPath(dir, a), backupRoot: records.Root(dir),
-					lock: func(ctx context.Context) (func(), error) { return records.Lock(ctx, dir) }, validate: restoreValidRecord(a)})
-			}
-		}
-	}
-	return out, nil
-}
-
-// recordBackupAgents finds the agents whose records have backups, plus
-// always the default agent, sorted.
-func recordBackupAgents(backupRoot, always string) []string {
-	agents := []string{always}
-	entries, _ := os.ReadDir(filepath.Join(backupRoot, state.Dir, state.BackupDir))
-	for _, e := range entries {
-		name, _, ok := strings.Cut(e.Name(), ".json.")
-		if !ok || strings.HasPrefix(name, ".") || slices.Contains(agents, name) || records.ValidAgent(name) != nil {
-			continue
-		}
-		if b, _ := state.Backups(backupRoot, name+".json"); len(b) > 0 {
-			agents = append(agents, name)
-		}
-	}
-	slices.Sort(agents)
-	return agents
-}
-
-func restoreValidState(data []byte) error {
-	_, err := state.Parse(data)
-	var ce *state.CorruptError
-	if errors.As(err, &ce) && ce.Line > 0 {
-		return fmt.Errorf("line %d: %s", ce.Line, ce.Msg)
-	}
-	return err
-}
-
-func restoreValidProgress(data []byte) error {
-	if len(bytes.TrimSpace(data)) == 0 {
-		return errors.New("empty file")
-	}
-	// Parse refuses NUL bytes and invalid UTF-8: what a torn or foreign
-	// write leaves. A broken file (a merge conflict) is no better.
-	if _, err := progress.Parse(data); err != nil {
-		return err
-	}
-	return progress.Check(progress.FileName, data)
-}
-
-// restoreValidRecord accepts a checkpoint record of the agent that states its
-// schemaVersion and that records can read.
-func restoreValidRecord(agent string) func([]byte) error {
-	return func(data []byte) error {
-		var top map[string]json.RawMessage
-		if err := json.Unmarshal(data, &top); err != nil {
-			return fmt.Errorf("not a JSON object: %w", err)
-		}
-		if _, ok := top["schemaVersion"]; !ok {
-			return errors.New("no schemaVersion")
-		}
-		r, _, err := records.Decode("backup", data)
-		if err != nil {
-			return err
-		}
-		if r.Agent != agent {
-			return fmt.Errorf("a record of agent %q, not %q", r.Agent, agent)
-		}
-		return nil
-	}
-}
-
-// backupEntry is one backup as --list shows it.
-type backupEntry struct {
-	Path    string    `json:"path"`
-	Time    time.Time `json:"time"`
-	Valid   bool      `json:"valid"`
-	Problem string    `json:"problem,omitempty"`
-}
-
-type restoreListing struct {
-	restoreTarget
-	Backups []backupEntry `json:"backups"`
-}
-
-// backupStamp is state's rotating-backup suffix, <name>.<stamp>.
-const backupStamp = "20060102T150405.000000000Z"
-
-func inspectBackup(t restoreTarget, path string) backupEntry {
-	b := backupEntry{Path: path}
-	if ts, err := time.Parse(backupStamp, strings.TrimPrefix(filepath.Base(path), filepath.Base(t.Path)+".")); err == nil {
-		b.Time = ts
-	}
-	data, err := state.ReadProjectFile(t.backupRoot, path, state.MaxCopySize)
-	if err == nil {
-		err = t.validate(data)
-	}
-	b.Valid = err == nil
-	if err != nil {
-		b.Problem = err.Error()
-	}
-	return b
-}
-
-// restoreResult is what happened to one file.
-type restoreResult struct {
-	restoreTarget
-	// Action is restored, unchanged (valid, or missing, in repair mode)
-	// or failed.
-	Action string `json:"action"`
-	From   string `json:"from,omitempty"`
-	// Kept is where the replaced file went.
-	Kept    string        `json:"kept,omitempty"`
-	Skipped []backupEntry `json:"skipped,omitempty"`
-	Message string        `json:"message,omitempty"`
-}
-
 func restoreRun(ctx context.Context, f *Factory, opts *RestoreOptions) error {
 	root, err := f.root(ctx, opts.Dir)
 	if err != nil {
 		return err
 	}
-	targets, err := restoreTargets(ctx, f, root, opts)
+	agent := config.Agent(opts.Agent, f.Getenv)
+	// Listing without --agent covers every agent that has backups.
+	targets, err := restore.Targets(ctx, root, opts.Files, agent, opts.List && opts.Agent == "")
 	if err != nil {
 		return err
 	}
 	if opts.List {
 		return restoreList(f, root, targets, opts.JSON)
 	}
-	var results []restoreResult
+	var results []restore.Result
 	failed := 0
 	for _, t := range targets {
-		r := restoreOne(ctx, t, len(opts.Files) > 0, f.Now())
-		if r.Action == "failed" {
+		r := restore.One(ctx, t, len(opts.Files) > 0, f.Now())
+		if r.Action == restore.Failed {
 			failed++
 		}
 		results = append(results, r)
@@ -300,106 +129,10 @@ func restoreRun(ctx context.Context, f *Factory, opts *RestoreOptions) error {
 	return nil
 }
 
-// restoreOne restores t under its lock. named: the user asked for this file
-// (restore whatever its state); otherwise only a corrupt file is restored.
-func restoreOne(ctx context.Context, t restoreTarget, named bool, now time.Time) restoreResult {
-	res := restoreResult{restoreTarget: t}
-	fail := func(format string, args ...any) restoreResult {
-		res.Action, res.Message = "failed", fmt.Sprintf(format, args...)
-		return res
-	}
-	unlock, err := t.lock(ctx)
+func restoreList(f *Factory, root string, targets []restore.Target, asJSON bool) error {
+	ls, err := restore.List(targets)
 	if err != nil {
-		return fail("%v", err)
-	}
-	defer unlock()
-
-	cur, err := state.ReadProjectFile(t.backupRoot, t.Path, state.MaxCopySize)
-	missing := errors.Is(err, os.ErrNotExist)
-	if err != nil && !missing {
-		return fail("%v", err)
-	}
-	var curErr error
-	if !missing {
-		curErr = t.validate(cur)
-	}
-	if !named {
-		switch {
-		case missing:
-			res.Action, res.Message = "unchanged", "missing; name it with --file to bring it back"
-			return res
-		case curErr == nil:
-			res.Action, res.Message = "unchanged", "valid; name it with --file to roll it back"
-			return res
-		}
-	}
-	backups, err := t.backups()
-	if err != nil {
-		return fail("%v", err)
-	}
-	var data []byte
-	for _, b := range backups {
-		info := inspectBackup(t, b)
-		if !info.Valid {
-			res.Skipped = append(res.Skipped, info)
-			continue
-		}
-		d, err := state.ReadProjectFile(t.backupRoot, b, state.MaxCopySize)
-		if err != nil {
-			info.Valid, info.Problem = false, err.Error()
-			res.Skipped = append(res.Skipped, info)
-			continue
-		}
-		if !missing && bytes.Equal(d, cur) {
-			info.Problem = "same as the current file"
-			res.Skipped = append(res.Skipped, info)
-			continue
-		}
-		data, res.From = d, b
-		break
-	}
-	if data == nil {
-		what := "it has no backups"
-		if len(backups) > 0 {
-			what = fmt.Sprintf("none of its %d backup(s) is usable", len(backups))
-		}
-		if curErr != nil {
-			return fail("not valid (%v), and %s; left as it is", curErr, what)
-		}
-		return fail("%s", what)
-	}
-	if !missing {
-		keep := state.Backup
-		if curErr != nil {
-			// Rotation must never prune what was there, however broken.
-			keep = state.SetAside
-		}
-		if res.Kept, err = keep(t.backupRoot, t.Path, now); err != nil {
-			return fail("keep the current file: %v", err)
-		}
-	}
-	if err := os.MkdirAll(filepath.Dir(t.Path), 0o755); err != nil {
-		return fail("%v", err)
-	}
-	if err := state.WriteFileAtomic(t.Path, data, 0o644); err != nil {
-		return fail("write: %v", err)
-	}
-	res.Action = "restored"
-	return res
-}
-
-func restoreList(f *Factory, root string, targets []restoreTarget, asJSON bool) error {
-	var ls []restoreListing
-	for _, t := range targets {
-		paths, err := t.backups()
-		if err != nil {
-			return fmt.Errorf("restore: %w", err)
-		}
-		l := restoreListing{restoreTarget: t, Backups: []backupEntry{}}
-		for _, p := range paths {
-			l.Backups = append(l.Backups, inspectBackup(t, p))
-		}
-		ls = append(ls, l)
+		return err
 	}
 	if asJSON {
 		return restoreJSON(f, ls)
@@ -426,21 +159,21 @@ func restoreList(f *Factory, root string, targets []restoreTarget, asJSON bool) 
 	return nil
 }
 
-func printRestore(f *Factory, root string, r restoreResult) {
+func printRestore(f *Factory, root string, r restore.Result) {
 	name := rootRel(root, r.Path)
 	for _, s := range r.Skipped {
 		markStatus(f.IO, '!', fmt.Sprintf("Skipped backup %s: %s", rootRel(root, s.Path), s.Problem))
 	}
 	switch r.Action {
-	case "restored":
+	case restore.Restored:
 		line := fmt.Sprintf("Restored %s from %s", name, rootRel(root, r.From))
 		if r.Kept != "" {
 			line += fmt.Sprintf("; the file it replaced is kept as %s", rootRel(root, r.Kept))
 		}
 		markStatus(f.IO, 'v', line)
-	case "unchanged":
+	case restore.Unchanged:
 		markStatus(f.IO, 'v', fmt.Sprintf("%s is %s", name, r.Message))
-	case "failed":
+	case restore.Failed:
 		markStatus(f.IO, 'X', fmt.Sprintf("Failed: %s: %s", name, r.Message))
 	}
 }

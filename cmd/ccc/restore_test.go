@@ -10,8 +10,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/ccc-checkpoint/ccc/internal/projectfs"
 	"github.com/ccc-checkpoint/ccc/progress"
 	"github.com/ccc-checkpoint/ccc/state"
+	"github.com/ccc-checkpoint/ccc/state/restore"
 )
 
 func TestRestoreFlags(t *testing.T) {
@@ -57,7 +59,7 @@ func rstBackups(t *testing.T, root, path string, versions ...string) []string {
 	for _, v := range versions {
 		require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
 		require.NoError(t, os.WriteFile(path, []byte(v), 0o644))
-		b, err := state.Backup(root, path, at)
+		b, err := projectfs.Backup(root, path, at)
 		require.NoError(t, err)
 		out = append(out, b)
 		at = at.Add(time.Minute)
@@ -118,7 +120,7 @@ func TestRestoreSkipsCorruptBackups(t *testing.T) {
 			assert.Contains(t, errOut.String(), "Skipped backup")
 			assert.Contains(t, errOut.String(), "Restored "+rootRel(root, path))
 
-			all, err := state.Backups(root, filepath.Base(path))
+			all, err := projectfs.Backups(root, filepath.Base(path))
 			require.NoError(t, err)
 			kept, err := os.ReadFile(all[0])
 			require.NoError(t, err)
@@ -210,7 +212,7 @@ func TestRestoreList(t *testing.T) {
 	require.NoError(t, restoreRun(t.Context(), f, &RestoreOptions{List: true, JSON: true}))
 	var got []struct {
 		File, Agent string
-		Backups     []backupEntry
+		Backups     []restore.Backup
 	}
 	require.NoError(t, json.Unmarshal(out.Bytes(), &got))
 	require.Len(t, got, 4, "state, progress and one record per agent: main (the default) and x")

@@ -16,8 +16,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ccc-checkpoint/ccc/internal/projectfs"
 	"github.com/ccc-checkpoint/ccc/internal/ui"
-	"github.com/ccc-checkpoint/ccc/state"
 	"github.com/ccc-checkpoint/ccc/state/records"
 )
 
@@ -175,7 +175,7 @@ func printStatus(f *Factory, opts *StatusOptions, rep StatusReport, tty bool) er
 			}
 			path = filepath.Join(cwd, path)
 		}
-		if err := state.WriteFileAtomic(path, []byte(md), 0o644); err != nil {
+		if err := projectfs.WriteFileAtomic(path, []byte(md), 0o644); err != nil {
 			return fmt.Errorf("status: write %s: %w", opts.Output, err)
 		}
 		fmt.Fprintf(f.IO.ErrOut, "Wrote %s (%d agent(s)).\n", opts.Output, len(rep.Agents))

@@ -18,7 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ccc-checkpoint/ccc/internal/testutil"
-	"github.com/ccc-checkpoint/ccc/state"
+	"github.com/ccc-checkpoint/ccc/state/outbox"
 	"github.com/ccc-checkpoint/ccc/state/records"
 )
 
@@ -251,7 +251,7 @@ func TestStatusThresholdsAndQueue(t *testing.T) {
 		{wt, "a", "HTTP 502", -5 * time.Minute},
 		{wt, "main", "timeout", -time.Minute},
 	} {
-		_, err := state.Queue(q.root, state.Entry{Sink: "linear", Target: "CIA-1", Agent: q.agent, Body: "x"}, q.cause, agT0.Add(q.at))
+		_, err := outbox.Queue(q.root, outbox.Entry{Sink: "linear", Target: "CIA-1", Agent: q.agent, Body: "x"}, q.cause, agT0.Add(q.at))
 		require.NoError(t, err)
 	}
 	e.now = agT0.Add(11 * time.Minute)

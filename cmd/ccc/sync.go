@@ -11,11 +11,12 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/ccc-checkpoint/ccc/checkpoint"
+	"github.com/ccc-checkpoint/ccc/internal/projectfs"
 	"github.com/ccc-checkpoint/ccc/internal/ui"
 	"github.com/ccc-checkpoint/ccc/internal/watch"
 	"github.com/ccc-checkpoint/ccc/sinks"
 	"github.com/ccc-checkpoint/ccc/sinks/all"
-	"github.com/ccc-checkpoint/ccc/state"
+	"github.com/ccc-checkpoint/ccc/state/outbox"
 )
 
 // SyncOptions is `ccc sync` as parsed.
@@ -186,7 +187,7 @@ func printSync(io IOStreams, asJSON bool, d checkpoint.Drained) error {
 	case remaining == 0:
 		fmt.Fprintf(io.ErrOut, "Outbox empty: %d queued update(s) delivered.\n", len(results))
 	default:
-		fmt.Fprintf(io.ErrOut, "%d queued update(s) remain in %s.\n", remaining, filepath.Join(state.Dir, state.OutboxDir))
+		fmt.Fprintf(io.ErrOut, "%d queued update(s) remain in %s.\n", remaining, filepath.Join(projectfs.Dir, outbox.Dir))
 	}
 	return nil
 }

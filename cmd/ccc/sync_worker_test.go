@@ -17,8 +17,9 @@ import (
 
 	"github.com/ccc-checkpoint/ccc/config"
 	"github.com/ccc-checkpoint/ccc/internal/fake/linearfake"
+	"github.com/ccc-checkpoint/ccc/internal/projectfs"
 	"github.com/ccc-checkpoint/ccc/progress"
-	"github.com/ccc-checkpoint/ccc/state"
+	"github.com/ccc-checkpoint/ccc/state/outbox"
 )
 
 func TestSyncFlags(t *testing.T) {
@@ -87,7 +88,7 @@ func newWorkerProject(t *testing.T, extra ...string) (string, *linearfake.Server
 
 // signed signs e with the key of the user env describes, as ccc does
 // before it queues an entry.
-func signed(t *testing.T, env map[string]string, e state.Entry) state.Entry {
+func signed(t *testing.T, env map[string]string, e outbox.Entry) outbox.Entry {
 	t.Helper()
 	key, err := config.UserKey(func(k string) string { return env[k] })
 	require.NoError(t, err)
@@ -144,7 +145,7 @@ func editProgress(t *testing.T, root, current string) {
 
 func outboxFiles(t *testing.T, root string) []string {
 	t.Helper()
-	entries, err := os.ReadDir(filepath.Join(root, state.Dir, state.OutboxDir))
+	entries, err := os.ReadDir(filepath.Join(root, projectfs.Dir, outbox.Dir))
 	if os.IsNotExist(err) {
 		return nil
 	}
@@ -187,7 +188,7 @@ func TestSyncWatchRetriesOutbox(t *testing.T) {
 	root, srv, env := newWorkerProject(t, "COLUMNS=200")
 	delete(env, "CCC_NOW") // the entry below is due by the wall clock
 	failed := time.Now().Add(-time.Hour)
-	_, err := state.Queue(root, signed(t, env, state.Entry{Sink: "linear", Target: "CIA-30", Agent: "main", Body: "**Task:** the queued status",
+	_, err := outbox.Queue(root, signed(t, env, outbox.Entry{Sink: "linear", Target: "CIA-30", Agent: "main", Body: "**Task:** the queued status",
 		RenderedAt: failed}), "HTTP 503", failed)
 	require.NoError(t, err)
 
@@ -215,7 +216,7 @@ func TestSyncWatchStopsBetweenQueuedEntries(t *testing.T) {
 	failed := time.Now().Add(-time.Hour)
 	for i, agent := range []string{"first", "second"} {
 		at := failed.Add(time.Duration(i) * time.Minute) // the outbox is read oldest first
-		_, err := state.Queue(root, signed(t, env, state.Entry{Sink: "linear", Target: "CIA-30", Agent: agent, Body: "status of " + agent, RenderedAt: at}),
+		_, err := outbox.Queue(root, signed(t, env, outbox.Entry{Sink: "linear", Target: "CIA-30", Agent: agent, Body: "status of " + agent, RenderedAt: at}),
 			"HTTP 503", at)
 		require.NoError(t, err)
 	}
@@ -243,7 +244,7 @@ func TestSyncWatchTimeout(t *testing.T) {
 	root, srv, env := newWorkerProject(t)
 	delete(env, "CCC_NOW")
 	failed := time.Now().Add(-time.Hour)
-	_, err := state.Queue(root, signed(t, env, state.Entry{Sink: "linear", Target: "CIA-30", Agent: "main", Body: "queued", RenderedAt: failed}),
+	_, err := outbox.Queue(root, signed(t, env, outbox.Entry{Sink: "linear", Target: "CIA-30", Agent: "main", Body: "queued", RenderedAt: failed}),
 		"HTTP 503", failed)
 	require.NoError(t, err)
 	srv.Inject(linearfake.Repeat(20, linearfake.Slow(time.Minute))...)

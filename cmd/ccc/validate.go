@@ -9,8 +9,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ccc-checkpoint/ccc/internal/ui"
+	"github.com/ccc-checkpoint/ccc/internal/projectfs"
 	"github.com/ccc-checkpoint/ccc/progress"
-	"github.com/ccc-checkpoint/ccc/state"
 )
 
 // ValidateOptions is `ccc validate` as parsed.
@@ -77,7 +77,7 @@ func validateRun(ctx context.Context, f *Factory, opts *ValidateOptions) error {
 	}
 	// The path is the user's to name (no confinement); still never a FIFO
 	// or a device, and never more than the limit.
-	data, err := state.ReadProjectFile("", path, progress.MaxSize)
+	data, err := projectfs.ReadProjectFile("", path, progress.MaxSize)
 	if err != nil {
 		return err
 	}

@@ -11,8 +11,8 @@ import (
 
 	"github.com/ccc-checkpoint/ccc/checkpoint"
 	"github.com/ccc-checkpoint/ccc/config"
+	"github.com/ccc-checkpoint/ccc/internal/projectfs"
 	"github.com/ccc-checkpoint/ccc/progress"
-	"github.com/ccc-checkpoint/ccc/state"
 )
 
 // DrainLimit is how many queued deliveries of other targets or agents a
@@ -89,7 +89,7 @@ func LoadResume(ctx context.Context, root string, env ResumeEnv) (Resume, bool, 
 	if env.Drift != nil {
 		out.Warnings = append(out.Warnings, env.Drift(r, staleAfter)...)
 	}
-	if data, err := state.ReadProjectFile(root, path, progress.MaxSize); err == nil && r.Broken == "" {
+	if data, err := projectfs.ReadProjectFile(root, path, progress.MaxSize); err == nil && r.Broken == "" {
 		if doc, err := progress.Parse(data); err == nil {
 			for _, b := range doc.OpenBlockers() {
 				out.Blockers = append(out.Blockers, b.String())

@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"time"
 
+	"github.com/ccc-checkpoint/ccc/internal/projectfs"
 	"github.com/ccc-checkpoint/ccc/state"
 )
 
@@ -71,7 +72,7 @@ func pendingPath(root, session string) string {
 	if len(name) > 40 {
 		name = name[:40]
 	}
-	return filepath.Join(root, state.Dir, PendingDir, "stop-"+name+"-"+hex.EncodeToString(sum[:4])+".json")
+	return filepath.Join(root, projectfs.Dir, PendingDir, "stop-"+name+"-"+hex.EncodeToString(sum[:4])+".json")
 }
 
 // savePending writes p atomically, without the project lock (which is
@@ -85,7 +86,7 @@ func savePending(root string, p pendingChange) (string, error) {
 	if err != nil {
 		return path, err
 	}
-	return path, state.WriteFileAtomic(path, append(data, '\n'), 0o600)
+	return path, projectfs.WriteFileAtomic(path, append(data, '\n'), 0o600)
 }
 
 // readPending reads session's pending change; an error wrapping

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/ccc-checkpoint/ccc/internal/projectfs"
 	"github.com/ccc-checkpoint/ccc/state"
 )
 
@@ -18,7 +19,7 @@ import (
 // its own open file) until the returned func releases it.
 func holdLock(t *testing.T, root string) func() {
 	t.Helper()
-	unlock, err := state.Lock(context.Background(), root)
+	unlock, err := projectfs.Lock(context.Background(), root)
 	require.NoError(t, err)
 	return unlock
 }
@@ -32,7 +33,7 @@ func (p *proj) stopWithLockWait(stdin []byte, wait time.Duration) Decision {
 
 func pendingFiles(t *testing.T, root string) []string {
 	t.Helper()
-	m, err := filepath.Glob(filepath.Join(root, state.Dir, PendingDir, "*.json"))
+	m, err := filepath.Glob(filepath.Join(root, projectfs.Dir, PendingDir, "*.json"))
 	require.NoError(t, err)
 	return m
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ccc-checkpoint/ccc/internal/projectfs"
 	"github.com/ccc-checkpoint/ccc/progress"
 	"github.com/ccc-checkpoint/ccc/state"
 )
@@ -59,7 +60,7 @@ func PreCompact(ctx context.Context, env Env, stdin []byte) {
 // phase), whose keys only the stop hook may change. A file that cannot be
 // read or parsed counts as one: it is left alone.
 func cccLoop(root string) bool {
-	data, err := state.ReadProjectFile(root, state.Path(root), state.MaxSize)
+	data, err := projectfs.ReadProjectFile(root, state.Path(root), state.MaxSize)
 	if errors.Is(err, os.ErrNotExist) {
 		return false
 	}
@@ -218,6 +219,8 @@ func FormatAge(d time.Duration) string {
 const (
 	SessionsDir  = "sessions"
 	KeepSessions = 20
+	// Not projectfs.StampLayout: pruning parses the copies' names, and a
+	// new layout would leave the copies already kept unpruned.
 	sessionStamp = "20060102T150405Z"
 	sessionPre   = ".ccc-progress-"
 	sessionExt   = ".md"
@@ -238,7 +241,7 @@ func SessionEnd(ctx context.Context, env Env, stdin []byte) string {
 		env.logf(event, "%v", err)
 		return ""
 	}
-	data, err := state.ReadProjectFile(root, filepath.Join(root, ProgressFile), progress.MaxSize)
+	data, err := projectfs.ReadProjectFile(root, filepath.Join(root, ProgressFile), progress.MaxSize)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			err = fmt.Errorf("no %s in %s: nothing to keep", ProgressFile, root)
@@ -246,7 +249,7 @@ func SessionEnd(ctx context.Context, env Env, stdin []byte) string {
 		env.logf(event, "%v", err)
 		return ""
 	}
-	dir, err := state.ProjectDir(root, SessionsDir)
+	dir, err := projectfs.ProjectDir(root, SessionsDir)
 	if err != nil {
 		env.logf(event, "%v", err)
 		return ""
@@ -256,7 +259,7 @@ func SessionEnd(ctx context.Context, env Env, stdin []byte) string {
 		return ""
 	}
 	dest := filepath.Join(dir, sessionPre+env.now().UTC().Format(sessionStamp)+sessionExt)
-	if err := state.WriteFileAtomic(dest, data, 0o644); err != nil {
+	if err := projectfs.WriteFileAtomic(dest, data, 0o644); err != nil {
 		env.logf(event, "%v", err)
 		return ""
 	}

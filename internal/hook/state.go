@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/ccc-checkpoint/ccc/internal/projectfs"
 	"github.com/ccc-checkpoint/ccc/state"
 )
 
@@ -143,10 +144,10 @@ func replaceState(ctx context.Context, root string, now time.Time, orig, data []
 		if err := unchanged(path, orig); err != nil {
 			return err
 		}
-		if _, err := state.Backup(root, path, now); err != nil {
+		if _, err := projectfs.Backup(root, path, now); err != nil {
 			return err
 		}
-		return state.ReplaceFile(path, orig, data, 0o644)
+		return projectfs.ReplaceFile(path, orig, data, 0o644)
 	})
 }
 
@@ -161,7 +162,7 @@ func removeState(ctx context.Context, root string, now time.Time, orig []byte) (
 		} else if err != nil {
 			return err
 		}
-		b, err := state.Backup(root, path, now)
+		b, err := projectfs.Backup(root, path, now)
 		if err != nil {
 			return err
 		}
@@ -178,15 +179,15 @@ func removeState(ctx context.Context, root string, now time.Time, orig []byte) (
 // and replaced, so the backup is of the state the hook decided on and a
 // file someone else rewrote in between is left alone.
 func unchanged(path string, orig []byte) error {
-	cur, err := state.ReadProjectFile("", path, int64(len(orig)))
-	if errors.Is(err, state.ErrTooLarge) {
-		return fmt.Errorf("%s: %w", path, state.ErrChanged)
+	cur, err := projectfs.ReadProjectFile("", path, int64(len(orig)))
+	if errors.Is(err, projectfs.ErrTooLarge) {
+		return fmt.Errorf("%s: %w", path, projectfs.ErrChanged)
 	}
 	if err != nil {
 		return err
 	}
 	if !bytes.Equal(cur, orig) {
-		return fmt.Errorf("%s: %w", path, state.ErrChanged)
+		return fmt.Errorf("%s: %w", path, projectfs.ErrChanged)
 	}
 	return nil
 }
@@ -199,7 +200,7 @@ func withLock(ctx context.Context, root string, fn func() error) error {
 		ctx, cancel = context.WithTimeout(ctx, lockWait)
 		defer cancel()
 	}
-	unlock, err := state.Lock(ctx, root)
+	unlock, err := projectfs.Lock(ctx, root)
 	if err != nil {
 		return err
 	}

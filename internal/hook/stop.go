@@ -12,6 +12,7 @@ import (
 
 	"github.com/ccc-checkpoint/ccc/checkpoint"
 	"github.com/ccc-checkpoint/ccc/config"
+	"github.com/ccc-checkpoint/ccc/internal/projectfs"
 	"github.com/ccc-checkpoint/ccc/progress"
 	"github.com/ccc-checkpoint/ccc/state"
 )
@@ -99,7 +100,7 @@ func stop(ctx context.Context, env Env, stdin []byte) Decision {
 		return Decision{Outcome: Allow, Rule: RuleRejected}
 	}
 	path := state.Path(root)
-	orig, err := state.ReadProjectFile(root, path, state.MaxSize)
+	orig, err := projectfs.ReadProjectFile(root, path, state.MaxSize)
 	if errors.Is(err, os.ErrNotExist) {
 		// Issue 4 wants one line for a missing project from every hook;
 		// on exit 0 Claude Code shows stderr only in its debug output.
@@ -301,7 +302,7 @@ func (s *stopper) save(ctx context.Context, set map[string]any) ([]byte, error) 
 	lctx, cancel := s.lockCtx(ctx)
 	defer cancel()
 	err = replaceState(lctx, s.root, s.env.now(), s.orig, data)
-	if errors.Is(err, state.ErrBusy) {
+	if errors.Is(err, projectfs.ErrBusy) {
 		p := pendingChange{Set: map[string]json.RawMessage{}}
 		for k, v := range changes {
 			raw, err := json.Marshal(v)
@@ -371,7 +372,7 @@ func (s *stopper) remove(ctx context.Context, total int64) error {
 	lctx, cancel := s.lockCtx(ctx)
 	defer cancel()
 	backup, err := removeState(lctx, s.root, s.env.now(), s.orig)
-	if errors.Is(err, state.ErrBusy) {
+	if errors.Is(err, projectfs.ErrBusy) {
 		return s.queue(pendingChange{Remove: true}, "end of the task loop")
 	}
 	if err == nil {
@@ -393,7 +394,7 @@ func (s *stopper) remove(ctx context.Context, total int64) error {
 // default: the loop ends). A file that cannot be read or parsed is reported
 // and not ok: the state is then left alone rather than ended on a guess.
 func (s *stopper) progressTasks() (int64, bool) {
-	data, err := state.ReadProjectFile(s.root, filepath.Join(s.root, ProgressFile), progress.MaxSize)
+	data, err := projectfs.ReadProjectFile(s.root, filepath.Join(s.root, ProgressFile), progress.MaxSize)
 	if errors.Is(err, os.ErrNotExist) {
 		return 0, true
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/ccc-checkpoint/ccc/checkpoint"
 	"github.com/ccc-checkpoint/ccc/internal/testutil"
+	"github.com/ccc-checkpoint/ccc/internal/projectfs"
 	"github.com/ccc-checkpoint/ccc/state"
 )
 
@@ -370,7 +371,7 @@ func TestStopWriteFailure(t *testing.T) {
 			p := newProj(t)
 			orig := stateJSON(t, map[string]any{"taskIndex": 2}) // TASK_COMPLETE ends here: write and delete
 			p.write(state.FileName, orig)
-			p.write(state.Dir, []byte("a file where ccc's directory goes: no lock, no write"))
+			p.write(projectfs.Dir, []byte("a file where ccc's directory goes: no lock, no write"))
 			d := p.stop(input(t, "stop.json", map[string]any{"last_assistant_message": out}))
 			assert.Equal(t, Decision{Outcome: Allow, Rule: RuleWriteFailed}, d)
 			assert.Empty(t, d.Stdout())
@@ -431,8 +432,8 @@ func TestStopNeedsNoProjectFilesBesidesState(t *testing.T) {
 	for _, e := range entries {
 		names = append(names, e.Name())
 	}
-	assert.ElementsMatch(t, []string{state.FileName, state.Dir}, names)
-	_, err = os.Stat(filepath.Join(p.root, state.Dir, state.LockFile))
+	assert.ElementsMatch(t, []string{state.FileName, projectfs.Dir}, names)
+	_, err = os.Stat(filepath.Join(p.root, projectfs.Dir, projectfs.LockFile))
 	assert.NoError(t, err, "the write took the project lock")
 }
 
@@ -470,7 +471,7 @@ func TestStopBacksUpState(t *testing.T) {
 			d := Stop(context.Background(), env, input(t, "stop.json", map[string]any{"last_assistant_message": tt.out}))
 			require.Equal(t, tt.rule, d.Rule)
 
-			paths, err := state.Backups(p.root, state.FileName)
+			paths, err := projectfs.Backups(p.root, state.FileName)
 			require.NoError(t, err)
 			require.Len(t, paths, len(tt.backups))
 			for i, want := range tt.backups {
@@ -487,7 +488,7 @@ func TestStopBacksUpState(t *testing.T) {
 				}
 			}
 			if tt.backups == nil {
-				assert.NoDirExists(t, filepath.Join(p.root, state.Dir, state.BackupDir))
+				assert.NoDirExists(t, filepath.Join(p.root, projectfs.Dir, projectfs.BackupDir))
 			}
 		})
 	}
@@ -499,7 +500,7 @@ func TestStopBackupFails(t *testing.T) {
 	p := newProj(t)
 	orig := stateJSON(t, nil)
 	p.write(state.FileName, orig)
-	p.write(filepath.Join(state.Dir, state.BackupDir), []byte("a file where the backups go"))
+	p.write(filepath.Join(projectfs.Dir, projectfs.BackupDir), []byte("a file where the backups go"))
 	d := p.stop(input(t, "stop.json", map[string]any{"last_assistant_message": outRetry}))
 	assert.Equal(t, Decision{Outcome: Allow, Rule: RuleWriteFailed}, d)
 	assert.Equal(t, string(orig), string(p.read(state.FileName)))
@@ -614,7 +615,7 @@ func TestStopRemovalNamesBackup(t *testing.T) {
 			d := p.stop(input(t, "stop.json", nil))
 			require.Equal(t, tt.rule, d.Rule)
 			require.Nil(t, p.read(state.FileName))
-			backups, err := state.Backups(p.root, state.FileName)
+			backups, err := projectfs.Backups(p.root, state.FileName)
 			require.NoError(t, err)
 			require.NotEmpty(t, backups)
 			newest := backups[0]

@@ -9,7 +9,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/ccc-checkpoint/ccc/state"
+	"github.com/ccc-checkpoint/ccc/internal/projectfs"
 )
 
 // scanChunk is how much of the transcript is read at a time, from the end.
@@ -50,7 +50,7 @@ func LastOutput(in Input) (string, error) {
 func lastAssistantText(path string) (string, error) {
 	// Claude Code's file, outside the project: no confinement, but never
 	// a FIFO (it would block the open) or a device.
-	f, err := state.OpenProjectFile("", path)
+	f, err := projectfs.OpenProjectFile("", path)
 	if err != nil {
 		return "", err
 	}

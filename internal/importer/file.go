@@ -8,8 +8,8 @@ import (
 	"os"
 	"time"
 
+	"github.com/ccc-checkpoint/ccc/internal/projectfs"
 	"github.com/ccc-checkpoint/ccc/progress"
-	"github.com/ccc-checkpoint/ccc/state"
 	"github.com/ccc-checkpoint/ccc/state/records"
 )
 
@@ -75,7 +75,7 @@ func ImportFile(ctx context.Context, root, file string, opts FileOptions, needPr
 		return fail(TooBig(file, fi.Size())) // not read at all
 	}
 	// The file is often a repository's own: never a FIFO or a device.
-	data, err := state.ReadProjectFile("", file, MaxSize)
+	data, err := projectfs.ReadProjectFile("", file, MaxSize)
 	if err != nil {
 		return fail(fmt.Errorf("import: %w", err))
 	}
@@ -101,7 +101,7 @@ func ImportFile(ctx context.Context, root, file string, opts FileOptions, needPr
 	md := im.Progress.Render()
 	if !opts.DryRun {
 		if err := createProgress(ctx, root, progressPath, md); err != nil {
-			if errors.Is(err, state.ErrChanged) {
+			if errors.Is(err, projectfs.ErrChanged) {
 				res.Warnings = append(res.Warnings, progress.FileName+" appeared meanwhile; left as it is")
 				*needProgress = false
 				return res
@@ -115,14 +115,14 @@ func ImportFile(ctx context.Context, root, file string, opts FileOptions, needPr
 }
 
 // createProgress writes a new progress file under the project lock; one
-// that appeared since the check is left alone (state.ErrChanged).
+// that appeared since the check is left alone (projectfs.ErrChanged).
 func createProgress(ctx context.Context, root, path string, md []byte) error {
-	unlock, err := state.Lock(ctx, root)
+	unlock, err := projectfs.Lock(ctx, root)
 	if err != nil {
 		return err
 	}
 	defer unlock()
-	return state.ReplaceFile(path, nil, md, 0o644)
+	return projectfs.ReplaceFile(path, nil, md, 0o644)
 }
 
 // WriteRecord puts an imported record where records keeps it: the agent's

@@ -17,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ccc-checkpoint/ccc/internal/projectfs"
 	"github.com/ccc-checkpoint/ccc/progress"
 	"github.com/ccc-checkpoint/ccc/state"
 	"github.com/ccc-checkpoint/ccc/state/records"
@@ -85,7 +86,7 @@ type Options struct {
 	Now time.Time
 	// ReadFile reads the files beside the imported one (seed 000's
 	// WORKFLOW-STATUS.yaml); nil means a bounded read of a regular file
-	// (state.ReadProjectFile).
+	// (projectfs.ReadProjectFile).
 	ReadFile func(string) ([]byte, error)
 }
 
@@ -131,7 +132,7 @@ func Import(path string, data []byte, opts Options) (*Imported, error) {
 		return nil, TooBig(path, int64(len(data)))
 	}
 	if opts.ReadFile == nil {
-		opts.ReadFile = func(p string) ([]byte, error) { return state.ReadProjectFile("", p, state.MaxCopySize) }
+		opts.ReadFile = func(p string) ([]byte, error) { return projectfs.ReadProjectFile("", p, projectfs.MaxCopySize) }
 	}
 	if opts.Now.IsZero() {
 		opts.Now = time.Now()

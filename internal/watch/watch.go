@@ -18,9 +18,10 @@ import (
 
 	"github.com/ccc-checkpoint/ccc/checkpoint"
 	"github.com/ccc-checkpoint/ccc/config"
+	"github.com/ccc-checkpoint/ccc/internal/projectfs"
 	"github.com/ccc-checkpoint/ccc/progress"
 	"github.com/ccc-checkpoint/ccc/sinks"
-	"github.com/ccc-checkpoint/ccc/state"
+	"github.com/ccc-checkpoint/ccc/state/outbox"
 )
 
 // Options are what the worker needs from its command.
@@ -128,7 +129,7 @@ func (opts Options) retry(ctx, work context.Context) {
 	}
 	d, _ := checkpoint.Drain(work, cp, checkpoint.DrainOptions{
 		DueOnly: true,
-		Before: func(e state.Entry) bool {
+		Before: func(e outbox.Entry) bool {
 			if ctx.Err() != nil {
 				return false
 			}
@@ -158,7 +159,7 @@ func (opts Options) runCheckpoint(ctx context.Context) string {
 }
 
 func fileHash(path string) string {
-	data, err := state.ReadProjectFile(filepath.Dir(path), path, progress.MaxSize)
+	data, err := projectfs.ReadProjectFile(filepath.Dir(path), path, progress.MaxSize)
 	if err != nil {
 		return ""
 	}

@@ -23,9 +23,9 @@ import (
 	"time"
 
 	"github.com/ccc-checkpoint/ccc/internal/comment"
+	"github.com/ccc-checkpoint/ccc/internal/projectfs"
 	"github.com/ccc-checkpoint/ccc/markdown"
 	"github.com/ccc-checkpoint/ccc/sinks"
-	"github.com/ccc-checkpoint/ccc/state"
 )
 
 // Name is the sink's registry name; DefaultPath its file when none is
@@ -40,7 +40,7 @@ const (
 type FS interface {
 	// Edit replaces the file at path with what edit returns for its
 	// current content (nil when the file does not exist), atomically,
-	// and fails with state.ErrChanged when someone else wrote the file
+	// and fails with projectfs.ErrChanged when someone else wrote the file
 	// meanwhile. An edit that returns the content unchanged writes
 	// nothing.
 	Edit(ctx context.Context, path string, edit func(old []byte) ([]byte, error)) error
@@ -49,14 +49,14 @@ type FS interface {
 // OS is the real file system.
 type OS struct{}
 
-// Edit implements FS with state.ReplaceFile.
+// Edit implements FS with projectfs.ReplaceFile.
 func (OS) Edit(ctx context.Context, path string, edit func([]byte) ([]byte, error)) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
 	// OS has no root: Upsert checked the path is in the project; this
 	// refuses what the path turned into since (a FIFO, a device, a huge file).
-	old, err := state.ReadProjectFile("", path, state.MaxCopySize)
+	old, err := projectfs.ReadProjectFile("", path, projectfs.MaxCopySize)
 	if errors.Is(err, fs.ErrNotExist) {
 		old, err = nil, nil
 	}
@@ -70,7 +70,7 @@ func (OS) Edit(ctx context.Context, path string, edit func([]byte) ([]byte, erro
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	return state.ReplaceFile(path, old, data, 0o644)
+	return projectfs.ReplaceFile(path, old, data, 0o644)
 }
 
 // Config configures the sink.
@@ -145,9 +145,9 @@ func CheckTarget(root, target string) error {
 	if filepath.IsAbs(target) || slices.Contains(strings.Split(filepath.ToSlash(target), "/"), "..") {
 		return fmt.Errorf("sinks.file.path %q names a path outside the project; the file sink writes only inside it", target)
 	}
-	if err := state.Inside(root, filepath.Join(root, target)); err != nil {
+	if err := projectfs.Inside(root, filepath.Join(root, target)); err != nil {
 		problem := err.Error()
-		var fe *state.FileError
+		var fe *projectfs.FileError
 		if errors.As(err, &fe) {
 			problem = fe.Problem
 		}
@@ -292,7 +292,7 @@ func classify(ctx context.Context, target string, budget time.Duration, err erro
 		return &failure{cause: fmt.Sprintf("%s:%d: unreadable status section", corrupt.Path, corrupt.Line), permanent: true, err: err}
 	case errors.As(err, &perr):
 		return &failure{cause: "could not store the pending section id", permanent: true, err: err}
-	case errors.Is(err, state.ErrChanged):
+	case errors.Is(err, projectfs.ErrChanged):
 		return &failure{cause: target + " changed while being written", err: err}
 	case errors.Is(err, syscall.EAGAIN), errors.Is(err, syscall.EBUSY), errors.Is(err, syscall.EINTR),
 		errors.Is(err, syscall.EIO), errors.Is(err, syscall.ETIMEDOUT), errors.Is(err, syscall.ESTALE):
@@ -327,7 +327,7 @@ func (s *Sink) Health(ctx context.Context, target string) (sinks.Health, error) 
 	path := s.Path(target)
 	u := url.URL{Scheme: "file", Path: filepath.ToSlash(path)}
 	h := sinks.Health{Target: target, TargetURL: u.String()}
-	data, err := state.ReadProjectFile(s.cfg.Root, path, state.MaxCopySize)
+	data, err := projectfs.ReadProjectFile(s.cfg.Root, path, projectfs.MaxCopySize)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		dir := filepath.Dir(path)

@@ -10,7 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/ccc-checkpoint/ccc/state"
+	"github.com/ccc-checkpoint/ccc/internal/projectfs"
 )
 
 // SubDir is where the records live, under the main worktree's root.
@@ -42,7 +42,7 @@ func Dir(ctx context.Context, root string) (string, error) {
 			main = wts[0].Path
 		}
 	}
-	if state.Inside(main, root) != nil && !listed(ctx, root) {
+	if projectfs.Inside(main, root) != nil && !listed(ctx, root) {
 		// A .git/commondir (or gitdir file) naming another repository
 		// must not make ccc write its records into that one.
 		return "", fmt.Errorf("records: %s is not a worktree of the repository at %s (its git common directory points elsewhere); refusing to keep records there", root, main)
@@ -53,7 +53,7 @@ func Dir(ctx context.Context, root string) (string, error) {
 // confined returns dir when it resolves inside main: a .ccc or
 // .ccc/checkpoints committed as a symlink out of the project is refused.
 func confined(main, dir string) (string, error) {
-	if err := state.Inside(main, dir); err != nil {
+	if err := projectfs.Inside(main, dir); err != nil {
 		return "", fmt.Errorf("records: %w; refusing to keep records there", err)
 	}
 	return dir, nil
@@ -67,7 +67,7 @@ func listed(ctx context.Context, root string) bool {
 		return false
 	}
 	for _, wt := range wts {
-		if state.Inside(wt.Path, root) == nil {
+		if projectfs.Inside(wt.Path, root) == nil {
 			return true
 		}
 	}
@@ -153,7 +153,7 @@ func runGit(ctx context.Context, dir string, args ...string) (string, error) {
 }
 
 // readFile reads a file of the records directory dir: a regular file of at
-// most state.MaxRecordSize, that resolves inside dir.
+// most projectfs.MaxRecordSize, that resolves inside dir.
 func readFile(dir, path string) ([]byte, error) {
-	return state.ReadProjectFile(dir, path, state.MaxRecordSize)
+	return projectfs.ReadProjectFile(dir, path, projectfs.MaxRecordSize)
 }

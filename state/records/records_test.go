@@ -15,8 +15,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ccc-checkpoint/ccc/config"
+	"github.com/ccc-checkpoint/ccc/internal/projectfs"
 	"github.com/ccc-checkpoint/ccc/internal/testutil"
-	"github.com/ccc-checkpoint/ccc/state"
 )
 
 func TestDir(t *testing.T) {
@@ -53,14 +53,14 @@ func TestDirRefusesOutside(t *testing.T) {
 	linked := seededRepo(t)
 	require.NoError(t, os.Symlink(tempDir(t), filepath.Join(linked, ".ccc")))
 	_, err := Dir(ctx, linked)
-	require.ErrorIs(t, err, state.ErrOutside)
+	require.ErrorIs(t, err, projectfs.ErrOutside)
 	assert.Contains(t, err.Error(), "resolves outside the project")
 
 	plain := tempDir(t)
 	require.NoError(t, os.MkdirAll(filepath.Join(plain, ".ccc"), 0o755))
 	require.NoError(t, os.Symlink(tempDir(t), filepath.Join(plain, ".ccc", "checkpoints")))
 	_, err = Dir(ctx, plain)
-	require.ErrorIs(t, err, state.ErrOutside)
+	require.ErrorIs(t, err, projectfs.ErrOutside)
 
 	// A worktree-shaped .git whose commondir names another repository.
 	hijacked := tempDir(t)
@@ -81,9 +81,9 @@ func TestLockRefusesFoldersOut(t *testing.T) {
 		require.NoError(t, os.MkdirAll(dir, 0o755))
 		require.NoError(t, os.Symlink(filepath.Join(outside, "x"), filepath.Join(dir, sub)))
 		_, err := Lock(context.Background(), dir)
-		require.ErrorIs(t, err, state.ErrOutside, sub)
+		require.ErrorIs(t, err, projectfs.ErrOutside, sub)
 		_, err = Write(context.Background(), dir, snap("a", "CIA-1"), t0)
-		require.ErrorIs(t, err, state.ErrOutside, sub)
+		require.ErrorIs(t, err, projectfs.ErrOutside, sub)
 		assert.NoFileExists(t, filepath.Join(outside, "x"))
 	}
 }
@@ -97,7 +97,7 @@ func TestAllSkipsFoldersOut(t *testing.T) {
 	writeFile(t, filepath.Join(outside, "x.json"), `{"schemaVersion": 1, "id": "outside", "agent": "a"}`)
 	require.NoError(t, os.Symlink(outside, filepath.Join(dir, FailedDir)))
 	all, err := All(dir)
-	require.ErrorIs(t, err, state.ErrOutside)
+	require.ErrorIs(t, err, projectfs.ErrOutside)
 	assert.Empty(t, all)
 }
 
@@ -148,7 +148,7 @@ func TestWriteUpdates(t *testing.T) {
 	hist, err := os.ReadFile(historyPath(dir, "a", first.ID))
 	require.NoError(t, err, "the previous record is kept as history")
 	assert.Equal(t, string(firstBytes), string(hist), "byte for byte")
-	backups, err := state.Backups(root, "a.json")
+	backups, err := projectfs.Backups(root, "a.json")
 	require.NoError(t, err)
 	assert.Len(t, backups, 1, "and as a rotating backup")
 
@@ -426,7 +426,7 @@ func TestLoadMigrates(t *testing.T) {
 }
 
 // KeepBackupsPlusOne is enough writes to rotate every backup out.
-func KeepBackupsPlusOne() []struct{} { return make([]struct{}, state.KeepBackups+1) }
+func KeepBackupsPlusOne() []struct{} { return make([]struct{}, projectfs.KeepBackups+1) }
 
 func TestAssess(t *testing.T) {
 	th := DefaultThresholds()

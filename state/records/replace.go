@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/ccc-checkpoint/ccc/state"
+	"github.com/ccc-checkpoint/ccc/internal/projectfs"
 )
 
 // StorePath is where a record of this status is kept: the agent's current
@@ -48,7 +48,7 @@ func Put(ctx context.Context, dir string, r *Record, now time.Time) (string, err
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return "", fmt.Errorf("records: %w", err)
 	}
-	if err := state.WriteFileAtomic(path, data, 0o644); err != nil {
+	if err := projectfs.WriteFileAtomic(path, data, 0o644); err != nil {
 		return "", fmt.Errorf("records: write %s: %w", path, err)
 	}
 	return path, nil
@@ -66,7 +66,7 @@ func keepReplaced(dir, agent, path string, now time.Time) error {
 	}
 	prev, _, derr := Decode(path, old)
 	if derr != nil {
-		if _, err := state.SetAside(Root(dir), path, now); err != nil {
+		if _, err := projectfs.SetAside(Root(dir), path, now); err != nil {
 			return fmt.Errorf("records: %w; and it could not be set aside: %v", derr, err)
 		}
 		return nil
@@ -74,7 +74,7 @@ func keepReplaced(dir, agent, path string, now time.Time) error {
 	if err := keepHistory(dir, agent, prev, old); err != nil {
 		return err
 	}
-	if _, err := state.Backup(Root(dir), path, now); err != nil {
+	if _, err := projectfs.Backup(Root(dir), path, now); err != nil {
 		return fmt.Errorf("records: %w", err)
 	}
 	return nil
@@ -112,7 +112,7 @@ func Retire(ctx context.Context, dir, agent string, now time.Time) (string, erro
 			return "", err
 		}
 		kept = historyPath(dir, agent, historyID(agent, r))
-	} else if kept, err = state.SetAside(Root(dir), path, now); err != nil {
+	} else if kept, err = projectfs.SetAside(Root(dir), path, now); err != nil {
 		return "", fmt.Errorf("records: %w; and it could not be set aside: %v", derr, err)
 	}
 	if err := os.Remove(path); err != nil {

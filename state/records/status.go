@@ -3,12 +3,12 @@ package records
 import (
 	"context"
 	"fmt"
-	"github.com/ccc-checkpoint/ccc/config"
 	"slices"
 	"strings"
 	"time"
 
-	"github.com/ccc-checkpoint/ccc/state"
+	"github.com/ccc-checkpoint/ccc/config"
+	"github.com/ccc-checkpoint/ccc/state/outbox"
 )
 
 // Unknown is the health of an agent whose record cannot be read.
@@ -182,7 +182,7 @@ func (c *collector) addQueued(root string) {
 		}
 	}
 	for _, r := range roots {
-		entries, err := state.Outbox(r, c.now)
+		entries, err := outbox.List(r, c.now)
 		if err != nil {
 			c.warn(err)
 		}

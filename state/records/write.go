@@ -17,7 +17,7 @@ import (
 	"github.com/gofrs/flock"
 	"github.com/google/uuid"
 
-	"github.com/ccc-checkpoint/ccc/state"
+	"github.com/ccc-checkpoint/ccc/internal/projectfs"
 )
 
 // Layout of the records directory.
@@ -109,8 +109,8 @@ func Lock(ctx context.Context, dir string) (func(), error) {
 	// main worktree is refused: ccc writes nothing through it.
 	main := Root(dir)
 	for _, p := range []string{dir, filepath.Join(dir, lockFile), filepath.Join(dir, HistoryDir), filepath.Join(dir, FailedDir),
-		filepath.Join(main, state.Dir, state.BackupDir)} {
-		if err := state.Inside(main, p); err != nil {
+		filepath.Join(main, projectfs.Dir, projectfs.BackupDir)} {
+		if err := projectfs.Inside(main, p); err != nil {
 			return nil, fmt.Errorf("records: %w", err)
 		}
 	}
@@ -166,21 +166,21 @@ func load(dir, agent string, now time.Time) (*Record, []byte, error) {
 // migrated one in its place, unless someone changed the file meanwhile (then
 // the next read migrates it again). It returns the bytes now on disk.
 func migrateFile(dir, path string, orig []byte, r *Record, from int, now time.Time) ([]byte, error) {
-	backups := filepath.Join(Root(dir), state.Dir, state.BackupDir)
+	backups := filepath.Join(Root(dir), projectfs.Dir, projectfs.BackupDir)
 	if err := os.MkdirAll(backups, 0o755); err != nil {
 		return nil, fmt.Errorf("records: keep the original of %s: %w", path, err)
 	}
 	// Not named like a rotating backup, so rotation never prunes it.
-	keep := filepath.Join(backups, fmt.Sprintf("%s.schema%d.%s", filepath.Base(path), from, now.UTC().Format("20060102T150405.000000000Z")))
-	if err := state.WriteFileAtomic(keep, orig, 0o600); err != nil {
+	keep := filepath.Join(backups, fmt.Sprintf("%s.schema%d.%s", filepath.Base(path), from, projectfs.Stamp(now)))
+	if err := projectfs.WriteFileAtomic(keep, orig, 0o600); err != nil {
 		return nil, fmt.Errorf("records: keep the original of %s: %w", path, err)
 	}
 	data, err := Encode(r)
 	if err != nil {
 		return nil, err
 	}
-	if err := state.ReplaceFile(path, orig, data, 0o644); err != nil {
-		if errors.Is(err, state.ErrChanged) {
+	if err := projectfs.ReplaceFile(path, orig, data, 0o644); err != nil {
+		if errors.Is(err, projectfs.ErrChanged) {
 			return orig, nil
 		}
 		return nil, fmt.Errorf("records: write migrated %s: %w", path, err)
@@ -225,7 +225,7 @@ func Write(ctx context.Context, dir string, s Snapshot, now time.Time) (*Record,
 	switch {
 	case errors.Is(err, ErrNoRecord):
 	case errors.As(err, &corrupt):
-		aside, aerr := state.SetAside(Root(dir), path, now)
+		aside, aerr := projectfs.SetAside(Root(dir), path, now)
 		if aerr != nil {
 			return nil, fmt.Errorf("records: %w; and it could not be set aside: %v", err, aerr)
 		}
@@ -240,7 +240,7 @@ func Write(ctx context.Context, dir string, s Snapshot, now time.Time) (*Record,
 		if err := keepHistory(dir, s.Agent, prev, prevData); err != nil {
 			return nil, err
 		}
-		if _, err := state.Backup(Root(dir), path, now); err != nil {
+		if _, err := projectfs.Backup(Root(dir), path, now); err != nil {
 			return nil, fmt.Errorf("records: %w", err)
 		}
 	}
@@ -258,7 +258,7 @@ func Write(ctx context.Context, dir string, s Snapshot, now time.Time) (*Record,
 			if derr == nil {
 				derr = keepHistory(dir, rec.Agent, r, old)
 			} else {
-				_, derr = state.SetAside(Root(dir), archive, now)
+				_, derr = projectfs.SetAside(Root(dir), archive, now)
 			}
 			if derr != nil {
 				return nil, derr
@@ -268,7 +268,7 @@ func Write(ctx context.Context, dir string, s Snapshot, now time.Time) (*Record,
 	case StatusFailed:
 		err = moveOut(path, filepath.Join(dir, FailedDir, rec.ID+".json"), data)
 	default:
-		err = state.WriteFileAtomic(path, data, 0o644)
+		err = projectfs.WriteFileAtomic(path, data, 0o644)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("records: write %s: %w", rec.Agent, err)
@@ -279,13 +279,13 @@ func Write(ctx context.Context, dir string, s Snapshot, now time.Time) (*Record,
 // moveOut writes a finished record to its archive, then removes the current
 // one: a crash in between leaves both, never neither.
 func moveOut(current, archive string, data []byte) error {
-	if err := state.Inside(filepath.Dir(current), archive); err != nil {
+	if err := projectfs.Inside(filepath.Dir(current), archive); err != nil {
 		return err
 	}
 	if err := os.MkdirAll(filepath.Dir(archive), 0o755); err != nil {
 		return err
 	}
-	if err := state.WriteFileAtomic(archive, data, 0o644); err != nil {
+	if err := projectfs.WriteFileAtomic(archive, data, 0o644); err != nil {
 		return err
 	}
 	if err := os.Remove(current); err != nil && !errors.Is(err, os.ErrNotExist) {
@@ -431,13 +431,13 @@ func uniqueID(dir string, r, prev *Record) string {
 // must not choose where ccc writes.
 func keepHistory(dir, agent string, prev *Record, data []byte) error {
 	path := historyPath(dir, agent, historyID(agent, prev))
-	if err := state.Inside(dir, path); err != nil { // history/<agent> symlinked out
+	if err := projectfs.Inside(dir, path); err != nil { // history/<agent> symlinked out
 		return fmt.Errorf("records: history: %w", err)
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("records: history: %w", err)
 	}
-	if err := state.WriteFileAtomic(path, data, 0o644); err != nil {
+	if err := projectfs.WriteFileAtomic(path, data, 0o644); err != nil {
 		return fmt.Errorf("records: history: %w", err)
 	}
 	return pruneHistory(filepath.Dir(path))
@@ -535,7 +535,7 @@ func Heartbeat(ctx context.Context, dir, agent string, now time.Time) (*Record, 
 	if err != nil {
 		return nil, fmt.Errorf("records: heartbeat %s: %w", agent, err)
 	}
-	if err := state.WriteFileAtomic(CurrentPath(dir, agent), out, 0o644); err != nil {
+	if err := projectfs.WriteFileAtomic(CurrentPath(dir, agent), out, 0o644); err != nil {
 		return nil, fmt.Errorf("records: heartbeat %s: %w", agent, err)
 	}
 	return r, nil
@@ -610,7 +610,7 @@ func TakeOver(ctx context.Context, dir, agent, newAgent string, now time.Time) (
 	if err != nil {
 		return nil, err
 	}
-	if err := state.WriteFileAtomic(CurrentPath(dir, newAgent), data, 0o644); err != nil {
+	if err := projectfs.WriteFileAtomic(CurrentPath(dir, newAgent), data, 0o644); err != nil {
 		return nil, fmt.Errorf("records: takeover: write %s: %w", newAgent, err)
 	}
 	return &Takeover{Old: old, New: &n, CrashedPath: crashed}, nil

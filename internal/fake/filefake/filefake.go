@@ -16,8 +16,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/ccc-checkpoint/ccc/internal/projectfs"
 	"github.com/ccc-checkpoint/ccc/sinks/file"
-	"github.com/ccc-checkpoint/ccc/state"
 )
 
 // Fault is what the next Edit does instead of, or on top of, writing.
@@ -25,7 +25,7 @@ type Fault int
 
 const (
 	// Concurrent: someone else appends a line to the file between the
-	// sink's read and its write, so the write fails with state.ErrChanged.
+	// sink's read and its write, so the write fails with projectfs.ErrChanged.
 	Concurrent Fault = iota + 1
 	// Denied: the write fails with EACCES.
 	Denied
@@ -128,7 +128,7 @@ func (f *FS) Edit(ctx context.Context, path string, edit func([]byte) ([]byte, e
 		return &fs.PathError{Op: "open", Path: path, Err: syscall.EACCES}
 	}
 	if string(data) != string(old) || old == nil {
-		if err := state.ReplaceFile(path, old, data, 0o644); err != nil {
+		if err := projectfs.ReplaceFile(path, old, data, 0o644); err != nil {
 			return err
 		}
 	}

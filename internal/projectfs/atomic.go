@@ -1,7 +1,10 @@
-// Package state owns the files ccc writes in a user's project: the shared
-// .ccc-state.json, atomic replacement of any file, the project lock and the
-// rotating backups under .ccc/.
-package state
+// Package projectfs holds the file primitives ccc uses on a user's project:
+// reads confined to the project and bounded in size, atomic replacement of
+// any file, the project's .ccc directory and its locks, the rotating backups
+// under .ccc/backups with their one timestamp layout, and the tag that marks
+// what this user's ccc wrote. It knows no file format: the state file, the
+// records and the outbox are built on it.
+package projectfs
 
 import (
 	"bytes"

@@ -1,8 +1,6 @@
-package state
+package projectfs
 
 import (
-	"context"
-	"errors"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -26,9 +24,9 @@ func TestRemoveStaleTempKeepsHeldAndYoungFiles(t *testing.T) {
 		require.NoError(t, os.Chtimes(p, old, old))
 		return p
 	}
-	stale := mk("."+FileName+".tmp-1", 2*StaleTemp)
-	staleDeep := mk(filepath.Join(Dir, OutboxDir, ".x.json.tmp-2"), 2*StaleTemp)
-	young := mk("."+FileName+".tmp-3", StaleTemp/2)
+	stale := mk(".ccc-state.json.tmp-1", 2*StaleTemp)
+	staleDeep := mk(filepath.Join(Dir, "outbox", ".x.json.tmp-2"), 2*StaleTemp)
+	young := mk(".ccc-state.json.tmp-3", StaleTemp/2)
 	held := mk(".ccc-progress.md.tmp-4", time.Hour)
 	other := mk("notes.tmp-5", time.Hour) // not ccc's: no leading dot
 
@@ -67,24 +65,4 @@ func TestReplaceHoldsItsTempFile(t *testing.T) {
 	data, err := os.ReadFile(path)
 	require.NoError(t, err)
 	assert.Equal(t, "new", string(data))
-}
-
-// A lock held by another process is ErrBusy; a lock that cannot be had at
-// all says its own cause and is not taken for contention.
-func TestLockErrorsTellContentionFromFailure(t *testing.T) {
-	root := t.TempDir()
-	unlock, err := Lock(context.Background(), root)
-	require.NoError(t, err)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Millisecond)
-	defer cancel()
-	_, err = Lock(ctx, root)
-	require.ErrorIs(t, err, ErrBusy)
-	unlock()
-
-	blocked := filepath.Join(t.TempDir(), "file")
-	require.NoError(t, os.WriteFile(blocked, nil, 0o644)) // .ccc cannot be made under a file
-	_, err = LockDelivery(context.Background(), blocked, Entry{Sink: "s", Target: "t", Agent: "a"})
-	require.Error(t, err)
-	assert.False(t, errors.Is(err, ErrBusy), "%v", err)
-	assert.ErrorIs(t, err, syscall.ENOTDIR)
 }

@@ -1,6 +1,6 @@
 //go:build !unix
 
-package state
+package projectfs
 
 // openNonblock is 0 where there are no FIFOs to block on.
 const openNonblock = 0

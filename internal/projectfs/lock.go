@@ -1,4 +1,4 @@
-package state
+package projectfs
 
 import (
 	"context"
@@ -24,18 +24,7 @@ func Lock(ctx context.Context, root string) (unlock func(), err error) {
 	if err := EnsureDir(root); err != nil {
 		return nil, fmt.Errorf("lock: %w", err)
 	}
-	return lockFile(ctx, root, filepath.Join(root, Dir), LockFile)
-}
-
-// LockDelivery takes the lock of one (sink, target, agent) delivery, so
-// that two processes never upsert the same comment at once: both would find
-// no comment yet and both would create one. It is not the project lock,
-// which a delivery takes to store its reference.
-func LockDelivery(ctx context.Context, root string, e Entry) (unlock func(), err error) {
-	if err := EnsureDir(root); err != nil {
-		return nil, fmt.Errorf("lock: %w", err)
-	}
-	return lockFile(ctx, root, filepath.Join(root, Dir, "deliveries"), e.Key()+".lock")
+	return LockIn(ctx, root, filepath.Join(root, Dir), LockFile)
 }
 
 // ignoreFile keeps .ccc/ out of git whatever the project's .gitignore
@@ -68,7 +57,13 @@ func EnsureDir(root string) error {
 // created or opened) is not contention and says its own cause.
 var ErrBusy = errors.New("held by another ccc process")
 
-func lockFile(ctx context.Context, root, dir, name string) (unlock func(), err error) {
+// DeliveryLocks is the folder under .ccc of the per-delivery locks (see
+// outbox.LockDelivery); Locks reports them too.
+const DeliveryLocks = "deliveries"
+
+// LockIn takes the exclusive lock dir/name, a lock file inside root, waiting
+// for other processes until ctx is done; Lock is LockIn on the project lock.
+func LockIn(ctx context.Context, root, dir, name string) (unlock func(), err error) {
 	// The lock file is opened with O_CREATE: a .ccc, or a lock, committed as
 	// a symlink out of the project would make ccc create files there.
 	if err := Inside(root, filepath.Join(dir, name)); err != nil {
@@ -114,7 +109,7 @@ type LockStatus struct {
 // what it took.
 func Locks(root string, paths ...string) []LockStatus {
 	paths = append([]string{filepath.Join(root, Dir, LockFile)}, paths...)
-	more, _ := filepath.Glob(filepath.Join(root, Dir, "deliveries", "*.lock"))
+	more, _ := filepath.Glob(filepath.Join(root, Dir, DeliveryLocks, "*.lock"))
 	var out []LockStatus
 	for _, p := range append(paths, more...) {
 		if _, err := os.Lstat(p); err != nil {

@@ -1,4 +1,4 @@
-package state
+package projectfs
 
 import (
 	"bytes"
@@ -17,7 +17,17 @@ const BackupDir = "backups"
 // KeepBackups is how many backups of one file are kept.
 const KeepBackups = 10
 
-const stampLayout = "20060102T150405.000000000Z"
+// StampLayout is the one timestamp layout of the copies ccc keeps (backups,
+// corrupt files set aside, files a restore or a resume replaced, records
+// migrated to a new schema): UTC, fixed width, so a name's order is its
+// time's order.
+const StampLayout = "20060102T150405.000000000Z"
+
+// Stamp formats t in StampLayout, in UTC.
+func Stamp(t time.Time) string { return t.UTC().Format(StampLayout) }
+
+// ParseStamp reads a stamp written by Stamp.
+func ParseStamp(s string) (time.Time, error) { return time.Parse(StampLayout, s) }
 
 // Backup copies the file at path into root/.ccc/backups as
 // <name>.<UTC timestamp> and prunes that file's backups to the newest
@@ -40,7 +50,7 @@ func Backup(root, path string, now time.Time) (string, error) {
 		return "", fmt.Errorf("backup: %w", err)
 	}
 	base := filepath.Base(path)
-	name := base + "." + now.UTC().Format(stampLayout)
+	name := base + "." + Stamp(now)
 	if same, newest := keptBackup(root, base, data); same != "" {
 		if newest {
 			return same, nil
@@ -99,7 +109,7 @@ func SetAside(root, path string, now time.Time) (string, error) {
 	if same := keptCopy(root, base, data); same != "" {
 		return same, nil
 	}
-	return writeCopy(root, base+"."+now.UTC().Format(stampLayout)+".corrupt", data)
+	return writeCopy(root, base+"."+Stamp(now)+".corrupt", data)
 }
 
 // keptCopy finds a .corrupt copy of the file named base holding exactly
@@ -119,7 +129,7 @@ func keptCopy(root, base string, data []byte) string {
 		if stamp, ok = strings.CutSuffix(stamp, ".corrupt"); !ok {
 			continue
 		}
-		if _, err := time.Parse(stampLayout, stamp); err != nil {
+		if _, err := ParseStamp(stamp); err != nil {
 			continue
 		}
 		p := filepath.Join(dir, name)
@@ -186,7 +196,7 @@ func Backups(root, base string) ([]string, error) {
 		if !ok || e.IsDir() {
 			continue
 		}
-		if _, err := time.Parse(stampLayout, stamp); err != nil {
+		if _, err := ParseStamp(stamp); err != nil {
 			continue // a .corrupt copy or someone else's file
 		}
 		names = append(names, name)

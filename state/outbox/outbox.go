@@ -1,6 +1,10 @@
-package state
+// Package outbox keeps the status updates a sink could not deliver, under
+// .ccc/outbox: one signed entry per (sink, target, agent), the latest body
+// only, with its retry schedule, until a later run delivers it.
+package outbox
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -12,10 +16,12 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/ccc-checkpoint/ccc/internal/projectfs"
 )
 
-// OutboxDir holds deliveries that failed, until they are delivered.
-const OutboxDir = "outbox"
+// Dir holds deliveries that failed, until they are delivered.
+const Dir = "outbox"
 
 // Entry is one undelivered status: the latest body for one (sink, target,
 // agent). A newer body for the same key replaces the older one, since only
@@ -103,14 +109,14 @@ func (e Entry) Held(now time.Time) bool {
 }
 
 func outboxPath(root string, e Entry) string {
-	return filepath.Join(root, Dir, OutboxDir, e.Key()+".json")
+	return filepath.Join(root, projectfs.Dir, Dir, e.Key()+".json")
 }
 
 // Queue records a failed delivery: it replaces the key's older body and
 // counts the attempt. A body rendered before the one already queued is not
 // queued: the newer status stays. e.NextAttempt, when set, is when the
 // tracker asked to be tried again (its Retry-After): the entry waits for
-// the later of that and the backoff. Callers hold Lock.
+// the later of that and the backoff. Callers hold projectfs.Lock.
 func Queue(root string, e Entry, cause string, now time.Time) (Entry, error) {
 	if old, err := readEntry(root, outboxPath(root, e)); err == nil {
 		if old.RenderedAt.After(e.RenderedAt) {
@@ -124,7 +130,7 @@ func Queue(root string, e Entry, cause string, now time.Time) (Entry, error) {
 	}
 	e.LastError, e.UpdatedAt = cause, now.UTC()
 	e.NextAttempt = nextAttempt(now, e.Attempts, e.NextAttempt)
-	dir, err := ProjectDir(root, OutboxDir)
+	dir, err := projectfs.ProjectDir(root, Dir)
 	if err != nil {
 		return e, fmt.Errorf("outbox: %w", err)
 	}
@@ -135,7 +141,7 @@ func Queue(root string, e Entry, cause string, now time.Time) (Entry, error) {
 	if err != nil {
 		return e, err
 	}
-	if err := WriteFileAtomic(outboxPath(root, e), append(data, '\n'), 0o600); err != nil {
+	if err := projectfs.WriteFileAtomic(outboxPath(root, e), append(data, '\n'), 0o600); err != nil {
 		return e, fmt.Errorf("outbox: %w", err)
 	}
 	return e, nil
@@ -152,7 +158,7 @@ func Dequeue(root string, delivered Entry) error {
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
 	}
-	if errors.Is(err, ErrOutside) {
+	if errors.Is(err, projectfs.ErrOutside) {
 		return fmt.Errorf("outbox: %w", err) // never remove a file outside the project
 	}
 	if err == nil && cur.Body != delivered.Body && cur.RenderedAt.After(delivered.RenderedAt) {
@@ -170,18 +176,18 @@ func Queued(root string, e Entry) (Entry, error) {
 	return readEntry(root, outboxPath(root, e))
 }
 
-// Outbox lists the queued entries, oldest first. An entry file that cannot
+// List lists the queued entries, oldest first. An entry file that cannot
 // be read as one is set aside (kept as .corrupt under backups) and reported
 // in the error, never silently dropped; the others are still returned.
-func Outbox(root string, now time.Time) ([]Entry, error) {
-	entries, bad, err := ReadOutbox(root)
+func List(root string, now time.Time) ([]Entry, error) {
+	entries, bad, err := Read(root)
 	if err != nil {
 		return nil, err
 	}
 	var problems []error
 	for _, b := range bad {
 		err := b.Err
-		aside, aerr := SetAside(root, b.Path, now)
+		aside, aerr := projectfs.SetAside(root, b.Path, now)
 		if aerr == nil {
 			_ = os.Remove(b.Path)
 			err = fmt.Errorf("%w (moved to %s)", err, aside)
@@ -191,14 +197,14 @@ func Outbox(root string, now time.Time) ([]Entry, error) {
 	return entries, errors.Join(problems...)
 }
 
-// TrustedOutbox lists the queued entries like Outbox, keeping only those
+// Trusted lists the queued entries like List, keeping only those
 // signed with key: the others were not queued by this user's ccc (a
 // repository committed them, or a ccc older than signing queued them) and
 // are set aside (kept as .corrupt under backups), never delivered, and
 // named once in the error. Without a key nothing can be trusted: the
 // entries stay where they are, undelivered.
-func TrustedOutbox(root string, key []byte, now time.Time) ([]Entry, error) {
-	entries, err := Outbox(root, now)
+func Trusted(root string, key []byte, now time.Time) ([]Entry, error) {
+	entries, err := List(root, now)
 	problems := []error{err}
 	if len(key) == 0 {
 		return nil, err
@@ -211,7 +217,7 @@ func TrustedOutbox(root string, key []byte, now time.Time) ([]Entry, error) {
 		}
 		path := outboxPath(root, e)
 		err := &EntryError{Path: path, Err: errors.New("not signed by this user's ccc: not delivered")}
-		if aside, aerr := SetAside(root, path, now); aerr == nil {
+		if aside, aerr := projectfs.SetAside(root, path, now); aerr == nil {
 			_ = os.Remove(path)
 			err.Err = fmt.Errorf("%w (moved to %s)", err.Err, aside)
 		}
@@ -226,11 +232,11 @@ type BadEntry struct {
 	Err  error
 }
 
-// ReadOutbox lists the queued entries, oldest first, and the files that
-// are not entries, changing nothing (Outbox sets those aside; `ccc doctor`
+// Read lists the queued entries, oldest first, and the files that
+// are not entries, changing nothing (List sets those aside; `ccc doctor`
 // only reports them).
-func ReadOutbox(root string) ([]Entry, []BadEntry, error) {
-	dir, err := ProjectDir(root, OutboxDir)
+func Read(root string) ([]Entry, []BadEntry, error) {
+	dir, err := projectfs.ProjectDir(root, Dir)
 	if err != nil {
 		return nil, nil, fmt.Errorf("outbox: %w", err)
 	}
@@ -286,7 +292,7 @@ func (e *EntryError) Unwrap() error { return e.Err }
 
 func readEntry(root, path string) (Entry, error) {
 	var e Entry
-	data, err := ReadProjectFile(root, path, MaxOutboxSize)
+	data, err := projectfs.ReadProjectFile(root, path, projectfs.MaxOutboxSize)
 	if err != nil {
 		return e, err
 	}
@@ -294,7 +300,7 @@ func readEntry(root, path string) (Entry, error) {
 		ee := &EntryError{Path: path, Err: err}
 		var se *json.SyntaxError
 		if errors.As(err, &se) {
-			ee.Line, _ = position(data, se.Offset-1)
+			ee.Line, _ = projectfs.Position(data, se.Offset-1)
 		}
 		return e, ee
 	}
@@ -302,4 +308,15 @@ func readEntry(root, path string) (Entry, error) {
 		return e, &EntryError{Path: path, Err: errors.New("not an outbox entry (sink, target or body missing)")}
 	}
 	return e, nil
+}
+
+// LockDelivery takes the lock of one (sink, target, agent) delivery, so
+// that two processes never upsert the same comment at once: both would find
+// no comment yet and both would create one. It is not the project lock,
+// which a delivery takes to store its reference.
+func LockDelivery(ctx context.Context, root string, e Entry) (unlock func(), err error) {
+	if err := projectfs.EnsureDir(root); err != nil {
+		return nil, fmt.Errorf("lock: %w", err)
+	}
+	return projectfs.LockIn(ctx, root, filepath.Join(root, projectfs.Dir, projectfs.DeliveryLocks), e.Key()+".lock")
 }

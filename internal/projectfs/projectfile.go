@@ -1,6 +1,7 @@
-package state
+package projectfs
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -209,4 +210,14 @@ func ProjectDir(root string, sub ...string) (string, error) {
 		return "", err
 	}
 	return dir, nil
+}
+
+// Position turns a 0-based byte offset into a 1-based line and column,
+// for errors that say where a file ccc reads is broken.
+func Position(data []byte, off int64) (line, col int) {
+	off = min(max(off, 0), int64(len(data)))
+	before := data[:off]
+	line = bytes.Count(before, []byte("\n")) + 1
+	col = int(off) - bytes.LastIndexByte(before, '\n')
+	return line, col
 }

@@ -1,14 +1,21 @@
-package state
+package outbox
 
 import (
+	"context"
+	"errors"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/ccc-checkpoint/ccc/internal/projectfs"
 )
+
+var t0 = time.Date(2026, 11, 21, 13, 45, 0, 0, time.UTC)
 
 func TestOutboxQueueReplacesAndCounts(t *testing.T) {
 	root := t.TempDir()
@@ -35,7 +42,7 @@ func TestOutboxQueueReplacesAndCounts(t *testing.T) {
 	_, err = Queue(root, other, "HTTP 503", t0.Add(2*time.Minute))
 	require.NoError(t, err)
 
-	list, err := Outbox(root, t0)
+	list, err := List(root, t0)
 	require.NoError(t, err)
 	require.Len(t, list, 2, "one entry per (sink, target, agent)")
 	assert.Equal(t, "v2", list[0].Body, "the newer body replaced the older")
@@ -44,7 +51,7 @@ func TestOutboxQueueReplacesAndCounts(t *testing.T) {
 
 	// Delivered an older body while v2 was queued: v2 stays.
 	require.NoError(t, Dequeue(root, Entry{Sink: "linear", Target: "CIA-1", Agent: "main", Body: "v1", RenderedAt: r(0)}))
-	list, err = Outbox(root, t0)
+	list, err = List(root, t0)
 	require.NoError(t, err)
 	assert.Len(t, list, 2)
 	q, err := Queued(root, list[0])
@@ -55,12 +62,12 @@ func TestOutboxQueueReplacesAndCounts(t *testing.T) {
 	require.NoError(t, Dequeue(root, list[0]), "twice is fine")
 	_, err = Queued(root, q)
 	assert.ErrorIs(t, err, os.ErrNotExist)
-	list, err = Outbox(root, t0)
+	list, err = List(root, t0)
 	require.NoError(t, err)
 	require.Len(t, list, 1)
 	// A body rendered later supersedes what was queued.
 	require.NoError(t, Dequeue(root, Entry{Sink: "linear", Target: "CIA-1", Agent: "worker-2", Body: "newer", RenderedAt: r(5)}))
-	list, err = Outbox(root, t0)
+	list, err = List(root, t0)
 	require.NoError(t, err)
 	assert.Empty(t, list)
 }
@@ -84,15 +91,15 @@ func TestOutboxCorruptEntryIsSetAside(t *testing.T) {
 	root := t.TempDir()
 	_, err := Queue(root, Entry{Sink: "linear", Target: "CIA-1", Agent: "main", Body: "ok"}, "HTTP 503", t0)
 	require.NoError(t, err)
-	bad := filepath.Join(root, Dir, OutboxDir, "broken.json")
+	bad := filepath.Join(root, projectfs.Dir, Dir, "broken.json")
 	require.NoError(t, os.WriteFile(bad, []byte("{not json"), 0o600))
 
-	list, err := Outbox(root, t0)
+	list, err := List(root, t0)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "broken.json")
 	assert.Len(t, list, 1, "the good entry is still returned")
 	assert.NoFileExists(t, bad)
-	kept, _ := filepath.Glob(filepath.Join(root, Dir, BackupDir, "broken.json.*.corrupt"))
+	kept, _ := filepath.Glob(filepath.Join(root, projectfs.Dir, projectfs.BackupDir, "broken.json.*.corrupt"))
 	assert.Len(t, kept, 1, "kept, not dropped")
 }
 
@@ -134,4 +141,24 @@ func TestEntryHeldOnlyByTheTrackersWait(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, asked.Held(t0.Add(5*time.Minute)))
 	assert.False(t, asked.Held(t0.Add(time.Hour)), "due once the wait is over")
+}
+
+// A lock held by another process is ErrBusy; a lock that cannot be had at
+// all says its own cause and is not taken for contention.
+func TestLockErrorsTellContentionFromFailure(t *testing.T) {
+	root := t.TempDir()
+	unlock, err := projectfs.Lock(context.Background(), root)
+	require.NoError(t, err)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Millisecond)
+	defer cancel()
+	_, err = projectfs.Lock(ctx, root)
+	require.ErrorIs(t, err, projectfs.ErrBusy)
+	unlock()
+
+	blocked := filepath.Join(t.TempDir(), "file")
+	require.NoError(t, os.WriteFile(blocked, nil, 0o644)) // .ccc cannot be made under a file
+	_, err = LockDelivery(context.Background(), blocked, Entry{Sink: "s", Target: "t", Agent: "a"})
+	require.Error(t, err)
+	assert.False(t, errors.Is(err, projectfs.ErrBusy), "%v", err)
+	assert.ErrorIs(t, err, syscall.ENOTDIR)
 }
