@@ -10,8 +10,8 @@ import (
 
 	"github.com/ccc-checkpoint/ccc/config"
 	"github.com/ccc-checkpoint/ccc/internal/gitrepo"
-	"github.com/ccc-checkpoint/ccc/sinks"
 	"github.com/ccc-checkpoint/ccc/internal/projectfs"
+	"github.com/ccc-checkpoint/ccc/sinks"
 	"github.com/ccc-checkpoint/ccc/state"
 )
 

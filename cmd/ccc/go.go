@@ -13,8 +13,8 @@ import (
 
 	"github.com/ccc-checkpoint/ccc/checkpoint"
 	"github.com/ccc-checkpoint/ccc/config"
-	"github.com/ccc-checkpoint/ccc/internal/ui"
 	"github.com/ccc-checkpoint/ccc/internal/projectfs"
+	"github.com/ccc-checkpoint/ccc/internal/ui"
 	"github.com/ccc-checkpoint/ccc/progress"
 	"github.com/ccc-checkpoint/ccc/state"
 )

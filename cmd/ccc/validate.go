@@ -8,8 +8,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ccc-checkpoint/ccc/internal/ui"
 	"github.com/ccc-checkpoint/ccc/internal/projectfs"
+	"github.com/ccc-checkpoint/ccc/internal/ui"
 	"github.com/ccc-checkpoint/ccc/progress"
 )
 

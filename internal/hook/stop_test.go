@@ -13,8 +13,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ccc-checkpoint/ccc/checkpoint"
-	"github.com/ccc-checkpoint/ccc/internal/testutil"
 	"github.com/ccc-checkpoint/ccc/internal/projectfs"
+	"github.com/ccc-checkpoint/ccc/internal/testutil"
 	"github.com/ccc-checkpoint/ccc/state"
 )
 
