@@ -329,7 +329,7 @@ func parseSection(d *Document, md *markdown.Doc, ms *markdown.Section) {
 	sec.kind = k
 	if k != kindUnknown {
 		s.present[k] = true
-		rs, re := ms.BodyStart, ms.BodyStart
+		var rs, re int
 		switch k {
 		case kindGoal, kindPrompt:
 			rs, re = freeText(md, ms)

@@ -128,8 +128,7 @@ func runInput(ctx context.Context, dir string, extraEnv []string, stdin io.Reade
 	cmd := exec.CommandContext(ctx, "git", args...)
 	cmd.Dir = dir
 	cmd.Stdin = stdin
-	env := append(os.Environ(), "LC_ALL=C", "GIT_TERMINAL_PROMPT=0")
-	cmd.Env = append(env, extraEnv...)
+	cmd.Env = append(append(os.Environ(), "LC_ALL=C", "GIT_TERMINAL_PROMPT=0"), extraEnv...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	// SIGTERM rather than the default SIGKILL: git removes its index.lock on

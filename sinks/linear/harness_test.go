@@ -50,7 +50,7 @@ func linearSchema(t *testing.T) *ast.Schema {
 // against Linear's schema.
 func validateDocument(t *testing.T, s *ast.Schema, query string, vars map[string]any) {
 	t.Helper()
-	doc, errs := gqlparser.LoadQuery(s, query)
+	doc, errs := gqlparser.LoadQueryWithRules(s, query, nil)
 	require.Empty(t, errs, "document does not validate against Linear's schema:\n%s", query)
 	for _, op := range doc.Operations {
 		_, err := validator.VariableValues(s, op, vars)

@@ -23,7 +23,7 @@ func requireSchema(t *testing.T) {
 func TestDocumentsValidate(t *testing.T) {
 	requireSchema(t)
 	for _, doc := range linear.Documents() {
-		_, errs := gqlparser.LoadQuery(linearSchema(t), doc)
+		_, errs := gqlparser.LoadQueryWithRules(linearSchema(t), doc, nil)
 		assert.Empty(t, errs, "%s", doc)
 	}
 }
@@ -33,8 +33,8 @@ func TestDocumentsValidate(t *testing.T) {
 func TestSchemaValidationCatchesMistakes(t *testing.T) {
 	requireSchema(t)
 	s := linearSchema(t)
-	_, errs := gqlparser.LoadQuery(s, `mutation M($id: ID!) { commentUpdate(id: $id, input: {body: "x"}) { success } }`)
+	_, errs := gqlparser.LoadQueryWithRules(s, `mutation M($id: ID!) { commentUpdate(id: $id, input: {body: "x"}) { success } }`, nil)
 	require.NotEmpty(t, errs, "ID! where Linear wants String! must not validate")
-	_, errs = gqlparser.LoadQuery(s, `query { viewer { id nosuchfield } }`)
+	_, errs = gqlparser.LoadQueryWithRules(s, `query { viewer { id nosuchfield } }`, nil)
 	require.NotEmpty(t, errs)
 }

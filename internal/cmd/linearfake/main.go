@@ -32,16 +32,15 @@ func main() {
 		return
 	}
 
-	srv := linearfake.New()
-	defer srv.Close()
-	for i := 1; i <= *issues; i++ {
-		srv.AddIssue("BENCH-"+strconv.Itoa(i), "Benchmark issue "+strconv.Itoa(i))
-	}
-
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "linearfake:", err)
 		os.Exit(1)
+	}
+	srv := linearfake.New()
+	defer srv.Close()
+	for i := 1; i <= *issues; i++ {
+		srv.AddIssue("BENCH-"+strconv.Itoa(i), "Benchmark issue "+strconv.Itoa(i))
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /requests", func(w http.ResponseWriter, _ *http.Request) {
