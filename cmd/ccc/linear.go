@@ -84,7 +84,8 @@ func linearOptions(f *Factory) (oauth.Options, error) {
 	if err != nil {
 		return o, err
 	}
-	o.HTTPClient, o.Now = f.HTTPClient, f.Now
+	// Token expiry is Linear's real clock: CCC_NOW (f.Now) does not move it.
+	o.HTTPClient = f.HTTPClient
 	return o, nil
 }
 

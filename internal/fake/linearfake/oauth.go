@@ -386,3 +386,33 @@ func (s *Server) revoke(w http.ResponseWriter, r *http.Request) {
 	o.stats.Revocations++
 	w.WriteHeader(http.StatusOK)
 }
+
+// IssuedSecrets lists every access and refresh token the OAuth endpoints
+// issued, for tests that check no token leaks into output or files.
+func (s *Server) IssuedSecrets() []string {
+	o := s.oauthState()
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	var out []string
+	for t := range o.access {
+		out = append(out, t)
+	}
+	for t := range o.refresh {
+		out = append(out, t)
+	}
+	return out
+}
+
+// RevokeGrants revokes every grant, as uninstalling the app in Linear
+// does: their access and refresh tokens stop working.
+func (s *Server) RevokeGrants() {
+	o := s.oauthState()
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for _, at := range o.access {
+		at.g.revoked = true
+	}
+	for _, rt := range o.refresh {
+		rt.g.revoked = true
+	}
+}
