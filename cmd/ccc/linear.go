@@ -28,7 +28,12 @@ func NewCmdLinear(f *Factory, runF func(*LinearLoginOptions) error) *cobra.Comma
 		Use:   "linear",
 		Short: "Sign ccc in to Linear as an agent",
 		Long: `Sign ccc in to Linear as an agent (an "app user" of your own OAuth
-application), once per machine. See docs/linear-agent.md.`,
+application), once per machine. See docs/linear-agent.md.` + exitStatusHelp(
+			"0  this help was printed (each sub-command lists its own)",
+			"2  usage error"),
+		Example: `  ccc linear login --client-id 1a2b3c...
+  ccc linear whoami
+  ccc linear logout`,
 		Args: noArgs,
 	}
 	cmd.AddCommand(newCmdLinearLogin(f, runF), newCmdLinearLogout(f), newCmdLinearWhoami(f))

@@ -13,6 +13,7 @@ func Registry() *sinks.Registry {
 	r := &sinks.Registry{}
 	r.Register(sinks.Factory{Name: "linear", New: func(env sinks.Env) sinks.Sink {
 		cfg := linear.ConfigFromEnv(env.Getenv)
+		cfg.StoredToken = linear.StoredTokenFromEnv(env.Getenv)
 		if env.HTTPClient != nil {
 			cfg.HTTPClient = env.HTTPClient
 		}

@@ -48,10 +48,9 @@ type Config struct {
 // ConfigFromEnv reads LINEAR_API_KEY, LINEAR_OAUTH_TOKEN and LINEAR_API_URL.
 func ConfigFromEnv(getenv func(string) string) Config {
 	return Config{
-		APIKey:      strings.TrimSpace(getenv("LINEAR_API_KEY")),
-		OAuthToken:  strings.TrimSpace(getenv("LINEAR_OAUTH_TOKEN")),
-		URL:         strings.TrimSpace(getenv("LINEAR_API_URL")),
-		StoredToken: StoredTokenFromEnv(getenv),
+		APIKey:     strings.TrimSpace(getenv("LINEAR_API_KEY")),
+		OAuthToken: strings.TrimSpace(getenv("LINEAR_OAUTH_TOKEN")),
+		URL:        strings.TrimSpace(getenv("LINEAR_API_URL")),
 	}
 }
 
