@@ -48,6 +48,7 @@ func fakeBrowser() int {
 //
 //	oauth refreshes N        exactly N refresh-token grants answered
 //	oauth author TARGET app  TARGET's newest comment is by the app user
+//	oauth plant              set $PLANTED to text holding the stored tokens
 //	oauth revoke             revoke every grant (the app was uninstalled)
 //	oauth due                the stored access token expires in a minute
 //	oauth nosecrets          no token the fake issued appears in the last
@@ -63,6 +64,10 @@ func cmdOAuth(ts *testscript.TestScript, neg bool, args []string) {
 		if got := fmt.Sprint(srv.OAuthStats().Refreshes); got != args[1] {
 			ts.Fatalf("%s refreshes, want %s", got, args[1])
 		}
+	case "plant":
+		tok, err := oauth.Load(ts.Getenv("CCC_CONFIG_DIR"))
+		ts.Check(err)
+		ts.Setenv("PLANTED", "access="+tok.AccessToken+",refresh="+tok.RefreshToken)
 	case "revoke":
 		srv.RevokeGrants()
 	case "due":
