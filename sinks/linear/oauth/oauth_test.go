@@ -341,3 +341,15 @@ func TestWhoamiQueryValidatesAgainstLinearsSchema(t *testing.T) {
 	_, errs := gqlparser.LoadQuery(s, oauth.WhoamiQuery)
 	assert.Empty(t, errs)
 }
+
+func TestWhoamiReportsARefusedTokenWithoutShowingIt(t *testing.T) {
+	t.Parallel()
+	srv := newServer(t)
+	o := options(t, srv)
+	tok, _ := login(t, o)
+	srv.RevokeGrants()
+	_, err := oauth.Whoami(context.Background(), o)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "HTTP 400")
+	assert.NotContains(t, err.Error(), tok.AccessToken)
+}

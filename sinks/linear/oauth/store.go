@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/gofrs/flock"
@@ -25,6 +26,7 @@ import (
 const (
 	StoreName = "linear-oauth.json"
 	lockName  = "linear-oauth.lock"
+	lockWait  = 30 * time.Second
 )
 
 // StorePath is the token store's path under dir.
@@ -79,8 +81,12 @@ func lock(ctx context.Context, dir string) (*flock.Flock, error) {
 	return fl, nil
 }
 
+// storeLocked saves t under the lock, waiting at most lockWait for a
+// process that is refreshing.
 func storeLocked(o Options, t Token) error {
-	fl, err := lock(context.Background(), o.Dir)
+	ctx, cancel := context.WithTimeout(context.Background(), lockWait)
+	defer cancel()
+	fl, err := lock(ctx, o.Dir)
 	if err != nil {
 		return err
 	}
@@ -148,7 +154,7 @@ func refresh(ctx context.Context, o Options) (Token, error) {
 		nt, err = exchange(ctx, o, form, "", t)
 	case t.Grant == "client_credentials" && o.ClientSecret != "":
 		// No refresh token: a new client-credentials token replaces it.
-		form := url.Values{"grant_type": {"client_credentials"}, "scope": {joinScopes(t.Scopes)}}
+		form := url.Values{"grant_type": {"client_credentials"}, "scope": {strings.Join(t.Scopes, ",")}}
 		nt, err = exchange(ctx, o, form, basicAuth(t.ClientID, o.ClientSecret), t)
 	default:
 		if o.Now().Before(t.Expiry) {
@@ -173,17 +179,6 @@ func refresh(ctx context.Context, o Options) (Token, error) {
 
 func loginRequired(why string) error {
 	return &sinks.Error{Cause: why + ": run ccc linear login again", Err: ErrLoginRequired}
-}
-
-func joinScopes(s []string) string {
-	out := ""
-	for i, x := range s {
-		if i > 0 {
-			out += ","
-		}
-		out += x
-	}
-	return out
 }
 
 // Logout revokes the stored grant at Linear (with the refresh token when

@@ -74,7 +74,7 @@ func Whoami(ctx context.Context, o Options) (Identity, error) {
 			Message string `json:"message"`
 		} `json:"errors"`
 	}
-	if err := json.Unmarshal(raw, &out); err != nil || resp.StatusCode != http.StatusOK {
+	if err := json.Unmarshal(raw, &out); err != nil || resp.StatusCode != http.StatusOK || len(out.Errors) > 0 {
 		if len(out.Errors) > 0 {
 			return Identity{}, fmt.Errorf("Linear: HTTP %d: %s", resp.StatusCode, out.Errors[0].Message)
 		}
