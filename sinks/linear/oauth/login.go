@@ -83,7 +83,7 @@ func Login(ctx context.Context, o Options, lio LoginIO) (Token, error) {
 	codes := make(chan callbackResult, 1)
 	srv := &http.Server{Handler: callbackHandler(state, codes), ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = srv.Serve(ln) }()
-	defer srv.Close()
+	defer func() { _ = srv.Close() }()
 
 	u := AuthorizeURL(o, redirectURI, state, Challenge(verifier))
 	if lio.Show != nil {

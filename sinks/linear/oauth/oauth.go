@@ -51,7 +51,7 @@ var ErrNoToken = errors.New("not signed in to Linear (run ccc linear login)")
 // refresh token was spent twice). AccessToken wraps it in a retryable
 // *sinks.Error so that a delivery waits in the outbox until the user signs
 // in again.
-var ErrLoginRequired = errors.New("Linear sign-in is no longer valid: run ccc linear login again")
+var ErrLoginRequired = errors.New("the Linear sign-in is no longer valid: run ccc linear login again")
 
 // Options say where Linear is and which OAuth application signs in.
 type Options struct {
@@ -209,7 +209,7 @@ func postForm(ctx context.Context, o Options, endpoint string, form url.Values, 
 		// The URL holds no secret (they travel in the body).
 		return err
 	}
-	defer resp.Body.Close()
+	defer func() { _ = resp.Body.Close() }()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 	if err != nil {
 		return err

@@ -39,11 +39,11 @@ func Load(dir string) (Token, error) {
 		return Token{}, ErrNoToken
 	}
 	if err != nil {
-		return Token{}, fmt.Errorf("Linear token store: %w", err)
+		return Token{}, fmt.Errorf("token store: %w", err)
 	}
 	var t Token
 	if err := json.Unmarshal(data, &t); err != nil || t.AccessToken == "" {
-		return Token{}, fmt.Errorf("Linear token store %s is damaged: run ccc linear login again", StorePath(dir))
+		return Token{}, fmt.Errorf("token store %s is damaged: run ccc linear login again", StorePath(dir))
 	}
 	return t, nil
 }
@@ -52,7 +52,7 @@ func Load(dir string) (Token, error) {
 // Callers hold the lock.
 func save(dir string, t Token) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("Linear token store: %w", err)
+		return fmt.Errorf("token store: %w", err)
 	}
 	data, err := json.MarshalIndent(t, "", "  ")
 	if err != nil {
@@ -60,7 +60,7 @@ func save(dir string, t Token) error {
 	}
 	path := StorePath(dir)
 	if err := state.WriteFileAtomic(path, append(data, '\n'), 0o600); err != nil {
-		return fmt.Errorf("Linear token store: %w", err)
+		return fmt.Errorf("token store: %w", err)
 	}
 	// WriteFileAtomic keeps an existing file's mode: a store someone made
 	// readable goes back to 0600.
@@ -71,12 +71,12 @@ func save(dir string, t Token) error {
 // across ccc processes.
 func lock(ctx context.Context, dir string) (*flock.Flock, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, fmt.Errorf("Linear token store: %w", err)
+		return nil, fmt.Errorf("token store: %w", err)
 	}
 	fl := flock.New(filepath.Join(dir, lockName))
 	ok, err := fl.TryLockContext(ctx, 20*time.Millisecond)
 	if err != nil || !ok {
-		return nil, fmt.Errorf("Linear token store: lock: %w", errors.Join(err, ctx.Err()))
+		return nil, fmt.Errorf("token store: lock: %w", errors.Join(err, ctx.Err()))
 	}
 	return fl, nil
 }
@@ -90,7 +90,7 @@ func storeLocked(o Options, t Token) error {
 	if err != nil {
 		return err
 	}
-	defer fl.Unlock()
+	defer func() { _ = fl.Unlock() }()
 	return save(o.Dir, t)
 }
 
@@ -136,7 +136,7 @@ func refresh(ctx context.Context, o Options) (Token, error) {
 	if err != nil {
 		return Token{}, &sinks.Error{Cause: "Linear token store locked", Err: err}
 	}
-	defer fl.Unlock()
+	defer func() { _ = fl.Unlock() }()
 	t, err := Load(o.Dir)
 	if err != nil {
 		return Token{}, err
@@ -191,7 +191,7 @@ func Logout(ctx context.Context, o Options) error {
 	if err != nil {
 		return err
 	}
-	defer fl.Unlock()
+	defer func() { _ = fl.Unlock() }()
 	t, err := Load(o.Dir)
 	if err != nil {
 		return err
@@ -203,7 +203,7 @@ func Logout(ctx context.Context, o Options) error {
 		revokeErr = postForm(ctx, o, o.RevokeURL, url.Values{}, "", t.AccessToken, nil)
 	}
 	if err := os.Remove(StorePath(o.Dir)); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return fmt.Errorf("Linear token store: %w", err)
+		return fmt.Errorf("token store: %w", err)
 	}
 	if revokeErr != nil {
 		return fmt.Errorf("token deleted, but Linear did not confirm the revocation: %w", revokeErr)

@@ -54,7 +54,7 @@ func Whoami(ctx context.Context, o Options) (Identity, error) {
 	if err != nil {
 		return Identity{}, err
 	}
-	defer resp.Body.Close()
+	defer func() { _ = resp.Body.Close() }()
 	raw, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 	if err != nil {
 		return Identity{}, err
@@ -76,9 +76,9 @@ func Whoami(ctx context.Context, o Options) (Identity, error) {
 	}
 	if err := json.Unmarshal(raw, &out); err != nil || resp.StatusCode != http.StatusOK || len(out.Errors) > 0 {
 		if len(out.Errors) > 0 {
-			return Identity{}, fmt.Errorf("Linear: HTTP %d: %s", resp.StatusCode, out.Errors[0].Message)
+			return Identity{}, fmt.Errorf("linear: HTTP %d: %s", resp.StatusCode, out.Errors[0].Message)
 		}
-		return Identity{}, fmt.Errorf("Linear: HTTP %d", resp.StatusCode)
+		return Identity{}, fmt.Errorf("linear: HTTP %d", resp.StatusCode)
 	}
 	id.Name, id.App = out.Data.Viewer.Name, out.Data.Viewer.App
 	id.Workspace, id.URLKey = out.Data.Organization.Name, out.Data.Organization.URLKey
