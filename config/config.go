@@ -95,6 +95,9 @@ type SinkPrefs struct {
 	// cannot switch it off for whoever runs ccc there. The credentials ccc
 	// holds are redacted whatever it says.
 	Redact *bool `yaml:"redact"`
+	// ClientID is the user's own Linear OAuth application (ccc linear
+	// login), read from the user's preferences only.
+	ClientID string `yaml:"client_id"`
 }
 
 // On reports whether a listed sink is enabled.

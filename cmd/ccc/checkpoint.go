@@ -226,9 +226,10 @@ func (f *Factory) newCheckpoint(root string, profile checkpoint.Profile, agent s
 		cp.Prefs.Checkpoint.GitHooks = v // the user's "off" holds in every project
 	}
 	patterns := append(append([]redact.Pattern{}, prefs.Redact.Patterns...), user.Redact.Patterns...)
-	if cp.Redactor, err = redact.New(redact.SecretsFromEnv(f.Getenv), patterns); err != nil {
+	held := append(redact.SecretsFromEnv(f.Getenv), linearStoredSecrets(f)...)
+	if cp.Redactor, err = redact.New(held, patterns); err != nil {
 		// The built-in patterns and the held secrets still apply.
-		cp.Redactor, _ = redact.New(redact.SecretsFromEnv(f.Getenv), nil)
+		cp.Redactor, _ = redact.New(held, nil)
 		cp.Warnings = append(cp.Warnings, fmt.Sprintf("%s: %v; redacting with the built-in patterns only", config.PrefsFile, err))
 	}
 	if cp.Key, err = config.UserKey(f.Getenv); err != nil {

@@ -104,6 +104,7 @@ func doctorRun(ctx context.Context, f *Factory, opts *DoctorOptions) error {
 	} else {
 		add("preferences", "ok", "loaded", "")
 	}
+	checks = append(checks, linearSignInCheck(ctx, f, opts.Timeout)...)
 
 	issue, from := checkpoint.FindIssue(ctx, root, opts.Issue, now)
 	if issue == "" {

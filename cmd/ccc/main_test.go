@@ -32,7 +32,8 @@ func TestMain(m *testing.M) {
 		os.Setenv("XDG_CONFIG_HOME", dir)
 	}
 	testscript.Main(m, map[string]func(){
-		"ccc": func() { os.Exit(run(os.Args[1:], systemFactory())) },
+		"ccc":         func() { os.Exit(run(os.Args[1:], systemFactory())) },
+		"fakebrowser": func() { os.Exit(fakeBrowser()) },
 	})
 }
 
@@ -60,6 +61,10 @@ func TestScripts(t *testing.T) {
 			env.Defer(lin.Close)
 			env.Values["linear"] = fake(linearFake{lin})
 			env.Setenv("LINEAR_API_URL", lin.URL)
+			env.Setenv("LINEAR_AUTHORIZE_URL", lin.AuthorizeURL())
+			env.Setenv("LINEAR_TOKEN_URL", lin.TokenURL())
+			env.Setenv("LINEAR_REVOKE_URL", lin.RevokeURL())
+			env.Setenv("FAKE_LINEAR_CLIENT_ID", linearfake.ClientID)
 			env.Setenv("FAKE_LINEAR_KEY", linearfake.APIKey)
 			gh := githubfake.New()
 			env.Defer(gh.Close)
@@ -73,6 +78,7 @@ func TestScripts(t *testing.T) {
 			"linear": cmdFake("linear"),
 			"github": cmdFake("github"),
 			"exits":  cmdExits,
+			"oauth":  cmdOAuth,
 		},
 	})
 }

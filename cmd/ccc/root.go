@@ -76,6 +76,7 @@ tracker in a body.` + exitStatusHelp(
 		NewCmdCleanup(f, &dir, nil),
 		NewCmdImport(f, &dir, nil),
 		NewCmdRestore(f, &dir, nil),
+		NewCmdLinear(f, nil),
 		NewCmdGenDocs(nil),
 	)
 	documentGenerated(cmd)

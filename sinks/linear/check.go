@@ -37,6 +37,9 @@ func rateLimitFrom(h http.Header) RateLimit {
 // without credentials it returns a sinks.SkipError.
 func (s *Sink) Check(ctx context.Context, issue string) (Health, error) {
 	var h Health
+	if err := s.loadStored(ctx); err != nil {
+		return h, err
+	}
 	if _, h.Credential = s.credential(); h.Credential == "" {
 		return h, sinks.Skip("LINEAR_API_KEY not set")
 	}

@@ -34,6 +34,9 @@ type Config struct {
 	APIKey string
 	// OAuthToken (LINEAR_OAUTH_TOKEN) is sent as "Bearer <token>".
 	OAuthToken string
+	// StoredToken, asked only when APIKey and OAuthToken are empty, gives
+	// the token of `ccc linear login` (StoredTokenFromEnv).
+	StoredToken func(context.Context) (string, error)
 	// URL is the GraphQL endpoint.
 	URL        string
 	HTTPClient *http.Client
@@ -53,7 +56,8 @@ func ConfigFromEnv(getenv func(string) string) Config {
 
 // Sink is the Linear sink. It is safe for concurrent use.
 type Sink struct {
-	cfg Config
+	cfg    Config
+	stored storedToken
 }
 
 var _ sinks.Sink = (*Sink)(nil)
@@ -84,6 +88,8 @@ func (s *Sink) credential() (header, variable string) {
 		return s.cfg.APIKey, "LINEAR_API_KEY"
 	case s.cfg.OAuthToken != "":
 		return "Bearer " + s.cfg.OAuthToken, "LINEAR_OAUTH_TOKEN"
+	case s.stored.token != "":
+		return "Bearer " + s.stored.token, "ccc linear login"
 	}
 	return "", ""
 }
@@ -132,6 +138,9 @@ func CommentID(issue, agent string) string {
 // PendingID once one was persisted). Without credentials Upsert returns a
 // sinks.SkipError and sends nothing.
 func (s *Sink) Upsert(ctx context.Context, d sinks.Delivery) (sinks.Result, error) {
+	if err := s.loadStored(ctx); err != nil {
+		return sinks.Result{Action: sinks.Failed, Ref: d.Prev}, err
+	}
 	if h, _ := s.credential(); h == "" {
 		return sinks.Result{Action: sinks.Skipped}, sinks.Skip("LINEAR_API_KEY not set")
 	}

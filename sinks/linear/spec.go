@@ -9,6 +9,7 @@ func Spec() sinks.Factory {
 		Name: "linear",
 		New: func(env sinks.Env) sinks.Sink {
 			cfg := ConfigFromEnv(env.Getenv)
+			cfg.StoredToken = StoredTokenFromEnv(env.Getenv)
 			if env.HTTPClient != nil {
 				cfg.HTTPClient = env.HTTPClient
 			}

@@ -193,6 +193,7 @@ func Repeat(n int, f Fault) []Fault { return slices.Repeat([]Fault{f}, n) }
 
 type user struct {
 	ID, Name, Email string
+	App             bool
 }
 
 type issue struct {
@@ -225,6 +226,9 @@ type Server struct {
 	remaining int
 	last      time.Time
 	syncID    int
+
+	oauthOnce sync.Once
+	oauth     *oauthState
 }
 
 // New starts a fake with the viewer and one other user and no issues.
@@ -338,6 +342,9 @@ type payload struct {
 }
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	if s.serveOAuth(w, r) {
+		return
+	}
 	raw, err := io.ReadAll(r.Body)
 	if err != nil {
 		return
@@ -367,7 +374,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 
-	u := s.users[r.Header.Get("Authorization")] // users does not change after New
+	u := s.authenticate(r.Header.Get("Authorization"))
 	if u != nil {
 		rec.User = u.ID
 	}
@@ -620,7 +627,7 @@ func (s *Server) userObject(u, viewer *user) object {
 	if u == nil {
 		return nil
 	}
-	return object{"id": u.ID, "name": u.Name, "displayName": strings.Fields(u.Name)[0], "email": u.Email, "isMe": u == viewer}
+	return object{"id": u.ID, "name": u.Name, "displayName": strings.Fields(u.Name)[0], "email": u.Email, "isMe": u == viewer, "app": u.App}
 }
 
 func (s *Server) userByID(id string) *user {
