@@ -178,6 +178,9 @@ type Checkpoint struct {
 	progressSaved bool
 	// commitTask is the task current before the edits, for the commit.
 	commitTask *committedTask
+	// docSrc is the file persist read or wrote, which Doc holds: a later
+	// step that finds it unchanged on disk need not parse it again.
+	docSrc []byte
 	// beforeWrite runs between reading and replacing the progress file
 	// (tests use it to play another writer).
 	beforeWrite func()

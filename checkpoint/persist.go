@@ -153,7 +153,7 @@ type committedTask struct {
 // updateProgress reads, edits and replaces the progress file, failing with
 // state.ErrChanged when someone else wrote it in between.
 func (cp *Checkpoint) updateProgress(path string) (created bool, err error) {
-	cp.commitTask = nil
+	cp.commitTask, cp.docSrc = nil, nil
 	orig, err := readProgress(path)
 	if err != nil {
 		return false, err
@@ -163,9 +163,10 @@ func (cp *Checkpoint) updateProgress(path string) (created bool, err error) {
 	if orig == nil {
 		created = true
 		doc = progress.New(cp.issueFor(nil), cp.Now)
-	} else if err := progress.Check(rel(cp.Root, path), orig); err != nil {
-		return false, err
-	} else if doc, err = progress.Parse(orig); err != nil {
+	} else if doc, err = progress.CheckParse(rel(cp.Root, path), orig); err != nil {
+		if errors.As(err, new(*progress.BrokenError)) {
+			return false, err
+		}
 		return false, fileError(rel(cp.Root, path), err)
 	}
 	if fi, err := os.Stat(path); err == nil {
@@ -210,8 +211,10 @@ func (cp *Checkpoint) updateProgress(path string) (created bool, err error) {
 	// gets the marker instead, said in a warning; the text before is in
 	// the backup. Only the credentials ccc holds: a pattern's false
 	// positive would destroy the user's text.
+	redacted := false
 	if red, n := cp.Redactor.HeldOnly().Redact(string(out)); n > 0 {
 		if rdoc, perr := progress.Parse([]byte(red)); perr == nil {
+			redacted = true
 			doc, out = rdoc, []byte(red)
 			if regenerate { // its mark must match the text as written
 				doc.RefreshPrompt(files, true)
@@ -224,17 +227,25 @@ func (cp *Checkpoint) updateProgress(path string) (created bool, err error) {
 	cp.Doc = doc
 
 	if orig != nil && string(out) == string(orig) {
+		cp.docSrc = orig
 		return false, nil
 	}
 	// A new file is checked too: what ccc writes, the next run must read.
-	// Tasks are matched by text: compare with the original as redacted, so
-	// a task whose held credential was replaced is not counted lost.
-	var was []byte
-	if orig != nil {
-		r, _ := cp.Redactor.HeldOnly().Redact(string(orig))
-		was = []byte(r)
+	// Tasks are matched by text, against the document as parsed; after a
+	// redaction, against the original as redacted, so a task whose held
+	// credential was replaced is not counted lost.
+	check := func() error { return doc.CheckRender(rel(cp.Root, path), out) }
+	if redacted {
+		check = func() error {
+			var was []byte
+			if orig != nil {
+				r, _ := cp.Redactor.HeldOnly().Redact(string(orig))
+				was = []byte(r)
+			}
+			return progress.CheckRewrite(rel(cp.Root, path), was, out)
+		}
 	}
-	if err := progress.CheckRewrite(rel(cp.Root, path), was, out); err != nil {
+	if err := check(); err != nil {
 		return false, err
 	}
 	if cp.beforeWrite != nil {
@@ -247,6 +258,7 @@ func (cp *Checkpoint) updateProgress(path string) (created bool, err error) {
 	if err := state.ReplaceFile(path, orig, out, 0o644); err != nil {
 		return created, err
 	}
+	cp.docSrc = out
 	if !ours && progress.PromptHash(written) != progress.PromptHash(doc.ContinuationPrompt) {
 		cp.warnf("the continuation prompt the agent wrote was replaced by one generated for %s; the old text is in %s",
 			strings.Join(forcedBy, " and "), rel(cp.Root, backup))

@@ -585,12 +585,15 @@ func (cp *Checkpoint) latestStatus(fallback string) string {
 		return fallback
 	}
 	data, err := readProgress(filepath.Join(cp.Root, progress.FileName))
-	if err != nil || data == nil || progress.Check(progress.FileName, data) != nil {
+	if err != nil || data == nil {
 		return fallback
 	}
-	doc, err := progress.Parse(data)
-	if err != nil {
-		return fallback
+	// The file persist just wrote is the document it holds: parsed once.
+	doc := cp.Doc
+	if cp.docSrc == nil || string(data) != string(cp.docSrc) {
+		if doc, err = progress.CheckParse(progress.FileName, data); err != nil {
+			return fallback
+		}
 	}
 	return comment.Render(comment.Build(doc, cp.Now))
 }
