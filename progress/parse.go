@@ -443,6 +443,12 @@ func parseList(d *Document, md *markdown.Doc, ms *markdown.Section, k kind, sec 
 	if len(items) == 1 && isNone(items[0].Text) {
 		return rs, re
 	}
+	switch k {
+	case kindCompleted:
+		d.Completed = slices.Grow(d.Completed, len(items))
+	case kindRemaining:
+		d.Remaining = slices.Grow(d.Remaining, len(items))
+	}
 	for _, it := range items {
 		switch k {
 		case kindCompleted:
