@@ -41,6 +41,9 @@ type persisted struct {
 	// task is the task current before the edits: the work the git snapshot
 	// commits.
 	task *committedTask
+	// src is the file persist read or wrote, which cp.Doc holds: a later
+	// step that finds it unchanged on disk need not parse it again.
+	src []byte
 }
 
 func (persistStep) String() string { return "Persist progress" }
@@ -201,16 +204,18 @@ func (p persistStep) updateProgress(cp *Context, path string) (res persisted, cr
 	if regenerate {
 		doc.RefreshPrompt(files, true)
 	}
-	doc, out := cp.redactHeld(doc, regenerate, files)
+	doc, out, redacted := cp.redactHeld(doc, regenerate, files)
 	cp.Doc = doc
 
 	if orig != nil && string(out) == string(orig) {
+		res.src = orig
 		return res, false, nil
 	}
-	backup, err := p.replace(cp, path, orig, out)
+	backup, err := p.replace(cp, path, doc, redacted, orig, out)
 	if err != nil {
 		return res, created, err
 	}
+	res.src = out
 	if !ours && progress.PromptHash(written) != progress.PromptHash(doc.ContinuationPrompt) {
 		cp.warnf("the continuation prompt the agent wrote was replaced by one generated for %s; the old text is in %s",
 			strings.Join(forcedBy, " and "), rel(cp.Root, backup))
@@ -228,10 +233,11 @@ func (cp *Context) readDoc(path string) (orig []byte, doc *progress.Document, mo
 	if orig == nil {
 		return nil, progress.New(cp.issueFor(nil), cp.Now), modTime, nil
 	}
-	if err := progress.Check(rel(cp.Root, path), orig); err != nil {
-		return nil, nil, modTime, err
-	}
-	if doc, err = progress.Parse(orig); err != nil {
+	// One parse: the check and the document come from the same pass.
+	if doc, err = progress.CheckParse(rel(cp.Root, path), orig); err != nil {
+		if errors.As(err, new(*progress.BrokenError)) {
+			return nil, nil, modTime, err
+		}
 		return nil, nil, modTime, fileError(rel(cp.Root, path), err)
 	}
 	if fi, err := os.Stat(path); err == nil {
@@ -275,15 +281,15 @@ func (cp *Context) edit(doc *progress.Document, created bool, modTime time.Time)
 // instead, said in a warning; the text before is in the backup. Only the
 // credentials ccc holds: a pattern's false positive would destroy the
 // user's text.
-func (cp *Context) redactHeld(doc *progress.Document, regenerate bool, files []string) (*progress.Document, []byte) {
+func (cp *Context) redactHeld(doc *progress.Document, regenerate bool, files []string) (*progress.Document, []byte, bool) {
 	out := doc.Render()
 	red, n := cp.Redactor.HeldOnly().Redact(string(out))
 	if n == 0 {
-		return doc, out
+		return doc, out, false
 	}
 	rdoc, perr := progress.Parse([]byte(red))
 	if perr != nil {
-		return doc, out
+		return doc, out, false
 	}
 	doc, out = rdoc, []byte(red)
 	if regenerate { // its mark must match the text as written
@@ -292,22 +298,29 @@ func (cp *Context) redactHeld(doc *progress.Document, regenerate bool, files []s
 	}
 	cp.warnf("persist: %d credential(s) ccc holds (%s) replaced with [REDACTED:secret] in %s; the text before is in %s",
 		n, strings.Join(redact.SecretsFromEnvNames, ", "), progress.FileName, filepath.Join(projectfs.Dir, projectfs.BackupDir))
-	return doc, out
+	return doc, out, true
 }
 
 // replace checks that out keeps what orig held and writes it; it returns
 // the backup's path.
-func (p persistStep) replace(cp *Context, path string, orig, out []byte) (string, error) {
+func (p persistStep) replace(cp *Context, path string, doc *progress.Document, redacted bool, orig, out []byte) (string, error) {
 	// A new file is checked too: what ccc writes, the next run must read.
-	// Tasks are matched by text: compare with the original as redacted, so
-	// a task whose held credential was replaced is not counted lost.
-	var was []byte
-	if orig != nil {
-		r, _ := cp.Redactor.HeldOnly().Redact(string(orig))
-		was = []byte(r)
-	}
-	if err := progress.CheckRewrite(rel(cp.Root, path), was, out); err != nil {
-		return "", err
+	// Tasks are matched by text, against the document as parsed; after a
+	// redaction, against the original as redacted, so a task whose held
+	// credential was replaced is not counted lost.
+	if !redacted {
+		if err := doc.CheckRender(rel(cp.Root, path), out); err != nil {
+			return "", err
+		}
+	} else {
+		var was []byte
+		if orig != nil {
+			r, _ := cp.Redactor.HeldOnly().Redact(string(orig))
+			was = []byte(r)
+		}
+		if err := progress.CheckRewrite(rel(cp.Root, path), was, out); err != nil {
+			return "", err
+		}
 	}
 	write := p.write
 	if write == nil {

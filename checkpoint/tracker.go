@@ -572,12 +572,15 @@ func (cp *Context) latestStatus(fallback string) string {
 		return fallback
 	}
 	data, err := readProgress(filepath.Join(cp.Root, progress.FileName))
-	if err != nil || data == nil || progress.Check(progress.FileName, data) != nil {
+	if err != nil || data == nil {
 		return fallback
 	}
-	doc, err := progress.Parse(data)
-	if err != nil {
-		return fallback
+	// The file persist just wrote is the document it holds: parsed once.
+	doc := cp.Doc
+	if src := cp.persisted.src; src == nil || string(data) != string(src) {
+		if doc, err = progress.CheckParse(progress.FileName, data); err != nil {
+			return fallback
+		}
 	}
 	return comment.Render(comment.Build(doc, cp.Now))
 }

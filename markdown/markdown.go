@@ -27,9 +27,18 @@ var blockParser = parser.NewParser(
 	parser.WithParagraphTransformers(parser.DefaultParagraphTransformers()...),
 )
 
+// plainParser is blockParser without the paragraph transformers, for a source that cannot hold a link
+// reference definition (one needs "]:"): the transformer reads every paragraph again to find none.
+var plainParser = parser.NewParser(parser.WithBlockParsers(parser.DefaultBlockParsers()...))
+
 // ParseBlocks parses src's block structure only, as every parse in this package does; offsets in the
 // tree refer to src as given (a byte order mark is not removed).
-func ParseBlocks(src []byte) ast.Node { return blockParser.Parse(text.NewReader(src)) }
+func ParseBlocks(src []byte) ast.Node {
+	if !bytes.Contains(src, []byte("]:")) {
+		return plainParser.Parse(text.NewReader(src))
+	}
+	return blockParser.Parse(text.NewReader(src))
+}
 
 // Doc is a Markdown source split into the preamble (everything before the first level-2 heading) and
 // one Section per level-2 heading. Parts are contiguous: concatenating Src[s.Start:s.End] over the
@@ -67,7 +76,7 @@ type Section struct {
 func Parse(src []byte) *Doc {
 	body, bom := TrimBOM(src)
 	d := &Doc{Lines: NewLines(body), Src: body, BOM: bom, Newline: LineEnding(body)}
-	d.Root = blockParser.Parse(text.NewReader(body))
+	d.Root = ParseBlocks(body)
 
 	cur := &d.Preamble
 	cur.Line = 1
@@ -189,7 +198,7 @@ type Item struct {
 // item; the last one runs over the lines that are blank, indented to its content or a lazy
 // continuation of one of its paragraphs.
 func (d *Doc) Items(l *ast.List, limit int) []Item {
-	var items []Item
+	items := make([]Item, 0, l.ChildCount())
 	for c := l.FirstChild(); c != nil; c = c.NextSibling() {
 		li, ok := c.(*ast.ListItem)
 		if !ok {

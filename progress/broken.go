@@ -1,9 +1,11 @@
 package progress
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/ccc-checkpoint/ccc/markdown"
 )
@@ -45,29 +47,37 @@ func (e *BrokenError) Is(target error) bool { return target == ErrBroken }
 // Repairable (ccc adds or rewrites the part): a missing optional section, a missing header field, an
 // empty or blank file, duplicate sections (the first is read).
 func Check(path string, src []byte) error {
+	_, err := CheckParse(path, src)
+	var be *BrokenError
+	if errors.As(err, &be) {
+		return be
+	}
+	return nil
+}
+
+// CheckParse is Check, then Parse, with one parse between them: a *BrokenError for a file Check refuses,
+// else what Parse returns. A checkpoint reads its file with it.
+func CheckParse(path string, src []byte) (*Document, error) {
 	if c := Conflicts(path, src); len(c) > 0 {
-		return &BrokenError{Path: path, Line: c[0].Line, Problem: fmt.Sprintf(
+		return nil, &BrokenError{Path: path, Line: c[0].Line, Problem: fmt.Sprintf(
 			"unresolved merge conflict (%d marker lines, the first here)", len(c))}
 	}
 	if msg := tooBig(src); msg != "" {
-		return &BrokenError{Path: path, Line: 1, Problem: msg}
+		return nil, &BrokenError{Path: path, Line: 1, Problem: msg}
 	}
 	if e := markdown.Limit(src); e != nil {
-		return &BrokenError{Path: path, Line: e.Line, Problem: e.Msg}
-	}
-	if len(strings.TrimSpace(string(src))) == 0 {
-		return nil
+		return nil, &BrokenError{Path: path, Line: e.Line, Problem: e.Msg}
 	}
 	d, err := Parse(src)
-	if err != nil {
-		return nil
+	if err != nil || len(bytes.TrimSpace(src)) == 0 {
+		return d, err
 	}
 	for _, present := range d.src.present {
 		if present {
-			return nil
+			return d, nil
 		}
 	}
-	return &BrokenError{Path: path, Line: 1, Problem: "none of the sections ccc knows (## Completed Tasks, ## Current Task, ## Remaining Tasks, …): not a progress document"}
+	return nil, &BrokenError{Path: path, Line: 1, Problem: "none of the sections ccc knows (## Completed Tasks, ## Current Task, ## Remaining Tasks, …): not a progress document"}
 }
 
 // Conflicts lists the merge conflict marker lines of src, in order. A conflict starts with a line of
@@ -159,22 +169,50 @@ func CheckRewrite(path string, orig, out []byte) error {
 	}
 	after, err := Parse(out)
 	if err != nil {
-		var pe *ParseError
-		if errors.As(err, &pe) {
-			return &BrokenError{Path: path, Line: 1, Problem: fmt.Sprintf("ccc's rewrite of the file would not be readable (its line %d: %s); refused", pe.Line, pe.Msg)}
-		}
-		return &BrokenError{Path: path, Line: 1, Problem: "ccc's rewrite of the file would not be text; refused"}
+		return unreadable(path, err)
 	}
 	before, err := Parse(orig)
 	if err != nil {
 		return nil
 	}
-	have := map[string]int{}
-	for _, t := range after.tasks() {
+	return countDropped(path, orig, before.tasks(), after.tasks())
+}
+
+func (d *Document) CheckRender(path string, out []byte) error {
+	if msg := tooBig(out); msg != "" {
+		return &BrokenError{Path: path, Line: 1, Problem: "ccc's rewrite of the file would be " + msg + "; refused"}
+	}
+	err := checkText(out)
+	if e := markdown.Limit(out); err == nil && e != nil {
+		err = &ParseError{Line: e.Line, Msg: e.Msg}
+	}
+	if err != nil {
+		return unreadable(path, err)
+	}
+	var before Document
+	var orig []byte
+	if d.src != nil {
+		before, orig = d.src.snap, d.src.orig
+	}
+	return countDropped(path, orig, before.tasks(), d.tasks())
+}
+
+func unreadable(path string, err error) error {
+	var pe *ParseError
+	if errors.As(err, &pe) {
+		return &BrokenError{Path: path, Line: 1, Problem: fmt.Sprintf("ccc's rewrite of the file would not be readable (its line %d: %s); refused", pe.Line, pe.Msg)}
+	}
+	return &BrokenError{Path: path, Line: 1, Problem: "ccc's rewrite of the file would not be text; refused"}
+}
+
+// countDropped refuses a rewrite that keeps fewer of the tasks before than it drops; see CheckRewrite.
+func countDropped(path string, orig []byte, before, after []Task) error {
+	have := make(map[string]int, len(after))
+	for _, t := range after {
 		have[taskKey(t.Text)]++
 	}
 	kept, dropped, firstDropped := 0, 0, ""
-	for _, t := range before.tasks() {
+	for _, t := range before {
 		if k := taskKey(t.Text); have[k] > 0 {
 			have[k]--
 			kept++
@@ -201,7 +239,27 @@ func (d *Document) tasks() []Task {
 	return append(ts, d.Remaining...)
 }
 
-func taskKey(text string) string { return strings.ToLower(strings.Join(strings.Fields(text), " ")) }
+func taskKey(text string) string {
+	if plainKey(text) {
+		return text // already its own key: no copy per task
+	}
+	return strings.ToLower(strings.Join(strings.Fields(text), " "))
+}
+
+// plainKey reports whether text is its own taskKey: ASCII without capitals
+// or control characters, single spaces between words, none around them.
+func plainKey(text string) bool {
+	if text == "" || text[0] == ' ' || text[len(text)-1] == ' ' {
+		return text == ""
+	}
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		if c >= utf8.RuneSelf || c < ' ' || c >= 'A' && c <= 'Z' || c == ' ' && text[i+1] == ' ' {
+			return false
+		}
+	}
+	return true
+}
 
 // lineOf is the 1-based line of src that holds the first line of text (1 when none does).
 func lineOf(src []byte, text string) int {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -183,4 +184,70 @@ func TestLimitsMakeAFileBroken(t *testing.T) {
 	require.ErrorAs(t, CheckRewrite("p.md", orig, []byte(nested(101))), &be)
 	assert.Contains(t, be.Problem, "would not be readable (its line 7: lists or block quotes nested 101 levels deep")
 	require.ErrorAs(t, CheckRewrite("p.md", nil, big), &be, "a new file too")
+}
+
+// CheckRender judges an edited document without parsing its rendering
+// again, and judges as CheckRewrite does on the original and the rendering.
+func TestCheckRenderAgrees(t *testing.T) {
+	const orig = "# P\n\n## Completed Tasks\n- a ✓\n- b ✓\n\n## Current Task\n- c\n\n## Remaining Tasks\n- d\n"
+	for _, edit := range []string{
+		orig,
+		"# P\n\n## Completed Tasks\n- [x] A\n- b ✓\n- c ✓\n\n## Current Task\n- d — testing\n\n## Remaining Tasks\n- e\n",
+		"# P\n\n## Completed Tasks\n- a ✓\n- b ✓\n",
+		"# P\n\n## Completed Tasks\n- a ✓\n",
+		"# P\n\n## Current Task\n- None\n",
+		"## Completed Tasks\n- a ✓\n- a ✓\n- a ✓\n",
+	} {
+		d, err := Parse([]byte(orig))
+		require.NoError(t, err)
+		e, err := Parse([]byte(edit))
+		require.NoError(t, err)
+		d.Completed, d.Current, d.Remaining = e.Completed, e.Current, e.Remaining
+		out := d.Render()
+		assert.Equal(t, CheckRewrite("p.md", []byte(orig), out), d.CheckRender("p.md", out), edit)
+	}
+	t.Run("a new document loses nothing", func(t *testing.T) {
+		d := New("CIA-1", time.Date(2026, 11, 21, 13, 45, 0, 0, time.UTC))
+		assert.NoError(t, d.CheckRender("p.md", d.Render()))
+	})
+	t.Run("a rendering past the limits is refused", func(t *testing.T) {
+		d, err := Parse([]byte(orig))
+		require.NoError(t, err)
+		d.Remaining = append(d.Remaining, Task{Text: strings.Repeat("- ", 101) + "x"})
+		out := d.Render()
+		var be *BrokenError
+		require.ErrorAs(t, d.CheckRender("p.md", out), &be)
+		assert.Equal(t, CheckRewrite("p.md", []byte(orig), out), be)
+		require.ErrorAs(t, d.CheckRender("p.md", append(out, 0)), &be)
+		assert.Contains(t, be.Problem, "would not be readable")
+	})
+}
+
+// CheckParse reads a file once and says what Check and Parse say.
+func TestCheckParse(t *testing.T) {
+	for _, src := range []string{
+		"", "  \n", "# P\n\n## Current Task\n- a\n", "Notes\n\n## Todo\n- a\n",
+		"## Current Task\n<<<<<<< HEAD\n- a\n=======\n- b\n>>>>>>> f\n", "## Current Task\n- a\x00\n",
+	} {
+		d, err := CheckParse("p.md", []byte(src))
+		checkErr := Check("p.md", []byte(src))
+		var be *BrokenError
+		if checkErr != nil {
+			assert.Equal(t, checkErr, err, src)
+			assert.Nil(t, d)
+			continue
+		}
+		want, perr := Parse([]byte(src))
+		assert.False(t, errors.As(err, &be), src)
+		assert.Equal(t, perr, err, src)
+		if perr == nil {
+			assert.Equal(t, want.Render(), d.Render(), src)
+		}
+	}
+}
+
+func TestTaskKey(t *testing.T) {
+	for _, s := range []string{"", " ", "a", "a b", "a  b", " a", "a ", "A b", "a\tb", "a\nb", "é b", "É", "task 1: do /x", "a\u00a0b", "x\u2003y"} {
+		assert.Equal(t, strings.ToLower(strings.Join(strings.Fields(s), " ")), taskKey(s), "%q", s)
+	}
 }

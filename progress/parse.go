@@ -93,6 +93,8 @@ type source struct {
 	present  [numKinds]bool
 	flagged  bool // the blockers are under the legacy "Blocked / Flagged" heading
 	snap     Document
+	// orig is the source as given, for the line numbers of CheckRender.
+	orig []byte
 	// openEnd records that the source ends with a code block or HTML block, which may be unclosed and
 	// then swallow sections appended after it.
 	openEnd bool
@@ -157,7 +159,7 @@ func Parse(src []byte) (*Document, error) {
 		return nil, &ParseError{Line: e.Line, Msg: e.Msg}
 	}
 	md := markdown.Parse(src)
-	s := &source{nl: md.Newline, bom: md.BOM}
+	s := &source{nl: md.Newline, bom: md.BOM, orig: src}
 	d := &Document{src: s}
 	parsePreamble(d, md)
 	for i := range md.Sections {
@@ -440,6 +442,12 @@ func parseList(d *Document, md *markdown.Doc, ms *markdown.Section, k kind, sec 
 	rs, re := items[0].Start, items[len(items)-1].End
 	if len(items) == 1 && isNone(items[0].Text) {
 		return rs, re
+	}
+	switch k {
+	case kindCompleted:
+		d.Completed = slices.Grow(d.Completed, len(items))
+	case kindRemaining:
+		d.Remaining = slices.Grow(d.Remaining, len(items))
 	}
 	for _, it := range items {
 		switch k {

@@ -6,10 +6,7 @@
 // Render(Parse(b)) == b for an unchanged file and Parse(Render(d)) describes the same model as d.
 package progress
 
-import (
-	"fmt"
-	"slices"
-)
+import "fmt"
 
 // MaxSize is the largest progress file callers should read; Parse and Check refuse a bigger one, and
 // CheckRewrite a rewrite that would be bigger.
@@ -175,9 +172,11 @@ func (d *Document) TaskM() int {
 // unchecked one in Completed is not.
 func (d *Document) done() int {
 	n := 0
-	for _, t := range slices.Concat(d.Completed, d.Remaining) {
-		if t.Done {
-			n++
+	for _, list := range [][]Task{d.Completed, d.Remaining} {
+		for _, t := range list {
+			if t.Done {
+				n++
+			}
 		}
 	}
 	if d.Current != nil && d.Current.Done {

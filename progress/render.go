@@ -1,10 +1,10 @@
 package progress
 
 import (
-	"reflect"
 	"regexp"
 	"slices"
 	"strings"
+	"unsafe"
 
 	"github.com/ccc-checkpoint/ccc/markdown"
 )
@@ -22,6 +22,16 @@ func (d *Document) Render() []byte {
 		s = &source{nl: "\n", pre: preamble{h1: -1}}
 	}
 	var b strings.Builder
+	// The rendering is about as long as the source: grown once, not doubled
+	// from nothing.
+	size := 64
+	for _, l := range s.pre.lines {
+		size += len(l)
+	}
+	for i := range s.secs {
+		size += len(s.secs[i].raw)
+	}
+	b.Grow(size + size/8)
 	if s.bom {
 		b.WriteString(markdown.BOM)
 	}
@@ -41,7 +51,7 @@ func (d *Document) Render() []byte {
 	// An edited document with a Continuation Prompt (which every checkpoint writes) gets the canonical
 	// sections it lacks, so that what ccc writes passes Validate; an unchanged one keeps its bytes.
 	hasPrompt := s.present[kindPrompt] || d.ContinuationPrompt != "" || d.PromptMark != ""
-	fill := s.template || hasPrompt && !reflect.DeepEqual(d.clone(), s.snap)
+	fill := s.template || hasPrompt && !d.same(&s.snap)
 	for k := kindGoal; k < numKinds; k++ {
 		if s.present[k] || !d.wants(k, fill) {
 			continue
@@ -66,7 +76,7 @@ func (d *Document) Render() []byte {
 	}
 	for i, p := range plan {
 		if p >= 0 {
-			w.raw(d.renderSection(&s.secs[p], s, i == len(plan)-1, following(i)))
+			d.renderSection(w, &s.secs[p], s, i == len(plan)-1, following(i))
 			continue
 		}
 		if !closed && (lastOriginal < 0 || i > 0 && plan[i-1] == lastOriginal) {
@@ -92,7 +102,24 @@ func (d *Document) Render() []byte {
 			w.blank()
 		}
 	}
-	return []byte(b.String())
+	// The builder is dropped here, so its bytes can be returned without a copy.
+	out := b.String()
+	return unsafe.Slice(unsafe.StringData(out), len(out))
+}
+
+// same reports whether the model is the one snap holds, as Render compares them: empty and nil lists
+// are the same.
+func (d *Document) same(snap *Document) bool {
+	if d.Title != snap.Title || d.Session != snap.Session || d.Mode != snap.Mode || d.NextAction != snap.NextAction ||
+		!slices.Equal(d.Fields, snap.Fields) {
+		return false
+	}
+	for k := kindGoal; k < numKinds; k++ {
+		if d.changed(k, snap) {
+			return false
+		}
+	}
+	return true
 }
 
 // mayBeOpen reports whether the output may end inside a code or HTML block: the source did, or its last
@@ -193,12 +220,13 @@ func (d *Document) changed(k kind, snap *Document) bool {
 	return false
 }
 
-// renderSection returns a section's text: the original bytes when its model is unchanged, otherwise
+// renderSection writes a section's text: the original bytes when its model is unchanged, otherwise
 // the original with the rewritten part spliced in. last tells that nothing follows the section,
 // following is the first line that does.
-func (d *Document) renderSection(sec *section, s *source, last bool, following string) string {
+func (d *Document) renderSection(w *writer, sec *section, s *source, last bool, following string) {
 	if sec.kind == kindUnknown || !d.changed(sec.kind, &s.snap) {
-		return sec.raw
+		w.raw(sec.raw)
+		return
 	}
 	nl := s.nl
 	head, rest := sec.raw[:sec.rs], sec.raw[sec.re:]
@@ -212,7 +240,7 @@ func (d *Document) renderSection(sec *section, s *source, last bool, following s
 	// Only the first list holds the items: an emptied one must stay, as "None", or the next list
 	// would take its place.
 	lines, apart := d.listLines(sec.kind, next, sec.list && len(sec.extra) > 0)
-	var b strings.Builder
+	b := w.b
 	b.WriteString(head)
 	afterHeading := sec.rs <= sec.body
 	switch {
@@ -242,7 +270,6 @@ func (d *Document) renderSection(sec *section, s *source, last bool, following s
 		b.WriteString(nl)
 	}
 	b.WriteString(rest)
-	return b.String()
 }
 
 // isListKind reports whether ccc writes a section's model as a list (the others are text).
@@ -280,6 +307,9 @@ func (d *Document) listLines(k kind, next string, placeholder bool) (lines []str
 
 // isBreak reports whether a line reads as a thematic break ("- --", "* * *").
 func isBreak(line string) bool {
+	if strings.Trim(line, " \t-*_") != "" {
+		return false // most lines: decided without a copy
+	}
 	s := strings.Map(func(r rune) rune {
 		if r == ' ' || r == '\t' {
 			return -1

@@ -320,3 +320,20 @@ func TestRenderAvoidsThematicBreaks(t *testing.T) {
 	got = string(d.Render())
 	assert.Contains(t, got, "## Remaining Tasks\n+ --\n+ **\n")
 }
+
+// Render after an edit writes the document about once: it grows its buffer
+// to the source's size up front, splices sections straight into it and
+// returns it without a copy. Bounded in bytes allocated (before: 12.8× the
+// source at 10,000 tasks).
+func TestRenderAllocatesAboutTheDocument(t *testing.T) {
+	src := benchDoc(10000)
+	d, err := Parse(src)
+	require.NoError(t, err)
+	require.NoError(t, d.Apply(Edits{Done: []string{""}, Session: "2026-11-21T14:00:00Z"}))
+	var out []byte
+	bytes := allocated(func() { out = d.Render() })
+	again, err := Parse(out)
+	require.NoError(t, err)
+	assert.Equal(t, d.TaskM(), again.TaskM())
+	assert.LessOrEqual(t, bytes, uint64(5*len(src)), "allocated %d bytes for a %d-byte document", bytes, len(src))
+}

@@ -59,13 +59,20 @@ func ReadProjectFile(root, path string, limit int64) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	if fi, err := f.Stat(); err == nil && fi.Size() > limit {
-		return nil, tooLarge(path, limit)
+	var size int64
+	if fi, err := f.Stat(); err == nil {
+		if fi.Size() > limit {
+			return nil, tooLarge(path, limit)
+		}
+		size = fi.Size()
 	}
-	data, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
+	// Read into a buffer of the file's size (and room to see it grew):
+	// io.ReadAll's doubling costs twice the file in garbage.
+	buf := bytes.NewBuffer(make([]byte, 0, size+bytes.MinRead))
+	if _, err := buf.ReadFrom(io.LimitReader(f, limit+1)); err != nil {
 		return nil, err
 	}
+	data := buf.Bytes()
 	if int64(len(data)) > limit {
 		return nil, tooLarge(path, limit)
 	}

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/ccc-checkpoint/ccc/internal/projectfs"
 )
 
 // Kind says what a stored record is, from where it sits.
@@ -137,6 +139,11 @@ func readDir(top, dir string, kind func(name string, r *Record) Kind) ([]Stored,
 	}
 	var out []Stored
 	var errs []error
+	// The directory is checked once: a plain file listed in a directory
+	// inside top is inside top, so only a symlink needs resolving. Checking
+	// every path from the root cost a dozen system calls per record, most of
+	// `ccc status` over a thousand of them.
+	dirInside := projectfs.Inside(top, dir) == nil
 	for _, e := range entries {
 		name := e.Name()
 		// Temp files of an atomic write in progress start with a dot.
@@ -144,7 +151,11 @@ func readDir(top, dir string, kind func(name string, r *Record) Kind) ([]Stored,
 			continue
 		}
 		path := filepath.Join(dir, name)
-		data, err := readFile(top, path)
+		root := top
+		if dirInside && e.Type().IsRegular() {
+			root = "" // still opened as a regular file of bounded size
+		}
+		data, err := projectfs.ReadProjectFile(root, path, projectfs.MaxRecordSize)
 		if errors.Is(err, os.ErrNotExist) {
 			continue // removed by a writer since the listing
 		}

@@ -253,6 +253,16 @@ var knownKeys = func() map[string]bool {
 // a record is never silently misread. Unknown top-level keys are kept in
 // Extra.
 func Decode(path string, data []byte) (r *Record, from int, err error) {
+	// A record of this version with only the keys it knows, the record ccc
+	// writes, is what the strict decode below would read anyway: read it
+	// once. Anything else (older, unknown keys, not valid) goes the long
+	// way, which says what is wrong with it.
+	if rec, ok := decodeCurrent(data); ok {
+		if err := validRecord(path, rec); err != nil {
+			return nil, SchemaVersion, err
+		}
+		return rec, SchemaVersion, nil
+	}
 	var top map[string]json.RawMessage
 	if err := json.Unmarshal(data, &top); err != nil {
 		return nil, 0, &CorruptError{Path: path, Msg: "not a JSON object: " + err.Error()}
@@ -315,13 +325,135 @@ func Decode(path string, data []byte) (r *Record, from int, err error) {
 			}
 		}
 	}
-	switch {
-	case strings.TrimSpace(rec.Agent) == "":
-		return nil, from, &CorruptError{Path: path, Msg: "not a checkpoint record: agent is missing"}
-	case !ValidStatus(rec.Status):
-		return nil, from, &CorruptError{Path: path, Msg: fmt.Sprintf("not a checkpoint record: status %q is not one of in_progress, blocked, complete, failed", rec.Status)}
+	if err := validRecord(path, rec); err != nil {
+		return nil, from, err
 	}
 	return rec, from, nil
+}
+
+// validRecord checks what the decode cannot: an agent and a known status.
+func validRecord(path string, rec *Record) error {
+	switch {
+	case strings.TrimSpace(rec.Agent) == "":
+		return &CorruptError{Path: path, Msg: "not a checkpoint record: agent is missing"}
+	case !ValidStatus(rec.Status):
+		return &CorruptError{Path: path, Msg: fmt.Sprintf("not a checkpoint record: status %q is not one of in_progress, blocked, complete, failed", rec.Status)}
+	}
+	return nil
+}
+
+// decodeCurrent decodes a record in one pass when that gives what Decode's
+// long way would: a JSON object whose top-level keys are all known, spelled
+// exactly (the struct decode would also take "Agent" for "agent", which the
+// long way keeps in Extra), of schemaVersion SchemaVersion, that decodes
+// strictly, with nothing after it.
+func decodeCurrent(data []byte) (*Record, bool) {
+	if !onlyKnownKeys(data) {
+		return nil, false
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	rec := &Record{}
+	if err := dec.Decode(rec); err != nil || rec.SchemaVersion != SchemaVersion {
+		return nil, false
+	}
+	if len(bytes.TrimLeft(data[dec.InputOffset():], " \t\r\n")) > 0 {
+		return nil, false
+	}
+	return rec, true
+}
+
+// onlyKnownKeys reports whether data is a JSON object whose top-level keys
+// are all knownKeys, written without escapes. It reads the keys only and
+// skips the values without checking them: the decode that follows does.
+func onlyKnownKeys(data []byte) bool {
+	i := skipSpace(data, 0)
+	if i >= len(data) || data[i] != '{' {
+		return false
+	}
+	i = skipSpace(data, i+1)
+	if i < len(data) && data[i] == '}' {
+		return true
+	}
+	for i < len(data) {
+		if data[i] != '"' {
+			return false
+		}
+		end := bytes.IndexByte(data[i+1:], '"')
+		if end < 0 {
+			return false
+		}
+		key := data[i+1 : i+1+end]
+		if bytes.IndexByte(key, '\\') >= 0 || !knownKeys[string(key)] {
+			return false
+		}
+		i = skipSpace(data, i+end+2)
+		if i >= len(data) || data[i] != ':' {
+			return false
+		}
+		if i = skipValue(data, skipSpace(data, i+1)); i < 0 {
+			return false
+		}
+		i = skipSpace(data, i)
+		switch {
+		case i >= len(data):
+			return false
+		case data[i] == '}':
+			return true
+		case data[i] != ',':
+			return false
+		}
+		i = skipSpace(data, i+1)
+	}
+	return false
+}
+
+func skipSpace(data []byte, i int) int {
+	for i < len(data) && (data[i] == ' ' || data[i] == '\t' || data[i] == '\r' || data[i] == '\n') {
+		i++
+	}
+	return i
+}
+
+// skipValue returns the offset just past the JSON value at i, -1 when it
+// does not end: strings and nesting are followed, scalars run to the next
+// delimiter.
+func skipValue(data []byte, i int) int {
+	depth := 0
+	for i < len(data) {
+		switch c := data[i]; c {
+		case '"':
+			i++
+			for i < len(data) && data[i] != '"' {
+				if data[i] == '\\' {
+					i++
+				}
+				i++
+			}
+			if i >= len(data) {
+				return -1
+			}
+		case '{', '[':
+			depth++
+		case '}', ']':
+			if depth == 0 {
+				return i
+			}
+			depth--
+		case ',', ' ', '\t', '\r', '\n':
+			if depth == 0 {
+				return i
+			}
+		}
+		i++
+		if depth == 0 && (data[i-1] == '"' || data[i-1] == '}' || data[i-1] == ']') {
+			return i
+		}
+	}
+	if depth == 0 {
+		return i
+	}
+	return -1
 }
 
 // ValidAgent checks that an agent name can name its record file.
