@@ -37,13 +37,14 @@ func project(root string) error {
 // loop, the checkpoint leaves it as the stop hook, its owner, left it.
 func PreCompact(ctx context.Context, env Env, stdin []byte) {
 	const event = "pre-compact"
-	in, err := ParseInput(stdin)
+	in, err := env.parse(stdin)
 	if err != nil {
 		env.logf(event, "%v", err)
 		return
 	}
 	root, err := env.Root(ctx, in.Cwd)
 	if err == nil {
+		captureList(ctx, env, event, in, root)
 		err = project(root)
 	}
 	if err != nil {
@@ -104,7 +105,7 @@ type ResumeLoader func(ctx context.Context, root string) (r Resume, ok bool, err
 // checkpoint is recent. It returns the hook's stdout.
 func SessionStart(ctx context.Context, env Env, stdin []byte, load ResumeLoader) []byte {
 	const event = "session-start"
-	in, err := ParseInput(stdin)
+	in, err := env.parse(stdin)
 	if err != nil {
 		env.logf(event, "%v", err)
 		return nil
@@ -119,6 +120,7 @@ func SessionStart(ctx context.Context, env Env, stdin []byte, load ResumeLoader)
 		env.logf(event, "%v", err)
 		return nil
 	}
+	captureList(ctx, env, event, in, root)
 	r, ok, err := load(ctx, root)
 	if err != nil {
 		env.logf(event, "%v", err)
@@ -228,7 +230,7 @@ const (
 // KeepSessions of them. It returns the copy's path, "" when none was made.
 func SessionEnd(ctx context.Context, env Env, stdin []byte) string {
 	const event = "session-end"
-	in, err := ParseInput(stdin)
+	in, err := env.parse(stdin)
 	if err != nil {
 		env.logf(event, "%v", err)
 		return ""
@@ -238,6 +240,7 @@ func SessionEnd(ctx context.Context, env Env, stdin []byte) string {
 		env.logf(event, "%v", err)
 		return ""
 	}
+	captureList(ctx, env, event, in, root)
 	data, err := state.ReadProjectFile(root, filepath.Join(root, ProgressFile), progress.MaxSize)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
