@@ -44,6 +44,7 @@ func DetectAgent(stdin []byte) Agent {
 		TranscriptPath *string         `json:"transcript_path"`
 		TurnID         *string         `json:"turn_id"`
 		PromptResponse json.RawMessage `json:"prompt_response"`
+		Timestamp      *string         `json:"timestamp"`
 	}
 	if json.Unmarshal(bytes.TrimSpace(stdin), &in) != nil {
 		return Claude
@@ -58,7 +59,7 @@ func DetectAgent(stdin []byte) Agent {
 		return Gemini
 	case strings.HasPrefix(base, "rollout-") && (strings.HasSuffix(base, ".jsonl") || strings.HasSuffix(base, ".jsonl.zst")):
 		return Codex
-	case dir == "chats" && strings.HasSuffix(base, ".jsonl"):
+	case dir == "chats" && strings.HasSuffix(base, ".jsonl"), in.Timestamp != nil:
 		return Gemini
 	case in.TurnID != nil && in.Event != "MessageDisplay":
 		return Codex
