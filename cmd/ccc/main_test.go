@@ -72,6 +72,7 @@ func TestScripts(t *testing.T) {
 			"linear": cmdFake("linear"),
 			"github": cmdFake("github"),
 			"exits":  cmdExits,
+			"zstd":   cmdZstd,
 		},
 	})
 }

@@ -98,15 +98,17 @@ func stop(ctx context.Context, env Env, stdin []byte) Decision {
 		return Decision{Outcome: Allow, Rule: RuleRejected}
 	}
 	captured := captureList(ctx, env, "stop", in, root)
+	if captured && !cccLoop(root) {
+		// No CCC loop to checkpoint at its gates, but the agent's own list
+		// moved: a stop is a natural boundary to tell the tracker.
+		p, perr := LoadPrefs(root)
+		runCheckpointAfter(ctx, env, "stop", CheckpointRequest{Root: root, Deadline: time.Duration(p.Hooks.CheckpointTimeout),
+			SessionID: in.SessionID}, perr)
+	}
 	path := state.Path(root)
 	orig, err := state.ReadProjectFile(root, path, state.MaxSize)
 	if errors.Is(err, os.ErrNotExist) {
 		if captured {
-			// No CCC loop, but the agent's own list moved: a stop is a
-			// natural boundary to tell the tracker.
-			p, perr := LoadPrefs(root)
-			runCheckpointAfter(ctx, env, "stop", CheckpointRequest{Root: root, Deadline: time.Duration(p.Hooks.CheckpointTimeout),
-				SessionID: in.SessionID}, perr)
 			return Decision{Outcome: Allow, Rule: RuleRejected}
 		}
 		// Issue 4 wants one line for a missing project from every hook;
