@@ -55,7 +55,7 @@ func agentList(in Input) (capture.List, bool, error) {
 // captureList folds the agent's checklist into the progress file at root,
 // under the project lock, writing only when the file changes. A project
 // without a progress file gets one. It reports problems on stderr in one
-// line and returns whether the file changed.
+// line and returns whether the agent has a list (the file is then true).
 func captureList(ctx context.Context, env Env, event string, in Input, root string) bool {
 	l, ok, err := agentList(in)
 	if err != nil {
@@ -65,7 +65,6 @@ func captureList(ctx context.Context, env Env, event string, in Input, root stri
 	if !ok {
 		return false
 	}
-	changed := false
 	err = withLock(ctx, root, func() error {
 		path := filepath.Join(root, ProgressFile)
 		orig, err := state.ReadProjectFile(root, path, progress.MaxSize)
@@ -83,16 +82,15 @@ func captureList(ctx context.Context, env Env, event string, in Input, root stri
 		foldList(doc, l)
 		out := doc.Render()
 		if bytes.Equal(out, orig) {
-			return nil
+			return nil // unchanged: not even rewritten
 		}
-		changed = true
 		return state.WriteFileAtomic(path, out, 0o644)
 	})
 	if err != nil {
 		env.logf(event, "capture: %v", err)
 		return false
 	}
-	return changed
+	return true
 }
 
 // Capture is `ccc hook capture`, for the agent's tool events (Codex's

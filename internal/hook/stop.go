@@ -99,8 +99,9 @@ func stop(ctx context.Context, env Env, stdin []byte) Decision {
 	}
 	captured := captureList(ctx, env, "stop", in, root)
 	if captured && !cccLoop(root) {
-		// No CCC loop to checkpoint at its gates, but the agent's own list
-		// moved: a stop is a natural boundary to tell the tracker.
+		// No CCC loop to checkpoint at its gates, but the agent keeps a
+		// list: a stop is a natural boundary to tell the tracker (which
+		// hears only when the status changed).
 		p, perr := LoadPrefs(root)
 		runCheckpointAfter(ctx, env, "stop", CheckpointRequest{Root: root, Deadline: time.Duration(p.Hooks.CheckpointTimeout),
 			SessionID: in.SessionID}, perr)
