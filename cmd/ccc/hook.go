@@ -47,15 +47,31 @@ var hookExitStatus = exitStatusHelp(
 func NewCmdHook(f *Factory, dir *string) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "hook <event>",
-		Short: "Claude Code hook handlers: stop, pre-compact, session-start, session-end",
-		Long: `Handlers for Claude Code's hooks. Each reads the hook's JSON object on stdin
-and answers with JSON on stdout, or with nothing. The Claude Code plugin in
-plugin/ wires them up; so can the "hooks" section of .claude/settings.json.
+		Short: "Agent hook handlers: stop, pre-compact, session-start, session-end, capture",
+		Long: `Handlers for the hooks of Claude Code, Codex CLI and Gemini CLI. Each reads the
+hook's JSON object on stdin and answers with JSON on stdout in the agent's
+shape, or with nothing. The Claude Code plugin in plugin/ wires them up; so
+can the "hooks" section of .claude/settings.json, .codex/hooks.json or
+.gemini/settings.json (ccc init codex|gemini writes the last two).
+
+--agent names the agent; without it, the input tells (Gemini's own events
+and fields, a Codex rollout log or turn_id, else Claude Code). Each handler
+first folds the agent's own checklist (Codex's update_plan plan, Gemini's
+write_todos list) into .ccc-progress.md. The agents' event names are
+accepted for ccc's: Stop and AfterAgent for stop, PreCompact and
+PreCompress for pre-compact, SessionStart, SessionEnd, and PostToolUse and
+AfterTool for capture.
 
 An unknown event is reported on stderr and does nothing, so an older ccc
 never breaks a newer plugin.` + hookRootHelp + hookExitStatus,
 		Example: `  # in .claude/settings.json
   {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "ccc hook stop", "timeout": 30}]}]}}
+
+  # in .codex/hooks.json (timeouts in seconds)
+  {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "ccc hook --agent codex stop", "timeout": 30}]}]}}
+
+  # in .gemini/settings.json (timeouts in milliseconds)
+  {"hooks": {"AfterAgent": [{"hooks": [{"type": "command", "command": "ccc hook --agent gemini stop", "timeout": 30000}]}]}}
 
   # by hand
   echo '{"session_id":"s1","last_assistant_message":"TASK_COMPLETE"}' | ccc hook stop`,
