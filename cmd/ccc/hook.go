@@ -155,7 +155,7 @@ from the tool's input, else from the agent's log at transcript_path, and
 folds it into .ccc-progress.md, writing only when it changed. No checkpoint,
 no tracker, no output.`,
 			`  # in .gemini/settings.json
-  {"hooks": {"AfterTool": [{"matcher": "write_todos", "hooks": [{"type": "command", "command": "ccc hook --agent gemini capture", "timeout": 10000}]}]}}`,
+  {"hooks": {"AfterTool": [{"matcher": "^write_todos$", "hooks": [{"type": "command", "command": "ccc hook --agent gemini capture", "timeout": 10000}]}]}}`,
 			func(ctx context.Context, env hook.Env, stdin []byte) []byte {
 				hook.Capture(ctx, env, stdin)
 				return nil

@@ -21,7 +21,7 @@ var codexHooks = []hook{
 // write_todos captures the list as it changes.
 var geminiHooks = []hook{
 	{Event: "SessionStart", Command: "ccc hook --agent gemini session-start", Timeout: 15000, Name: "ccc-session-start"},
-	{Event: "AfterTool", Matcher: "write_todos", Command: "ccc hook --agent gemini capture", Timeout: 10000, Name: "ccc-capture"},
+	{Event: "AfterTool", Matcher: "^write_todos$", Command: "ccc hook --agent gemini capture", Timeout: 10000, Name: "ccc-capture"},
 	{Event: "PreCompress", Command: "ccc hook --agent gemini pre-compact", Timeout: 30000, Name: "ccc-pre-compact"},
 	{Event: "AfterAgent", Command: "ccc hook --agent gemini stop", Timeout: 30000, Name: "ccc-stop"},
 	{Event: "SessionEnd", Command: "ccc hook --agent gemini session-end", Timeout: 10000, Name: "ccc-session-end"},
