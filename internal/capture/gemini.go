@@ -1,6 +1,7 @@
 package capture
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -60,6 +61,10 @@ func newGeminiChat() *geminiChat {
 }
 
 func (c *geminiChat) line(line []byte) {
+	if id, ok := plainMessageID(line); ok {
+		c.put(geminiMessage{ID: id}) // no list in it: only its place counts
+		return
+	}
 	var rec struct {
 		ID       *string         `json:"id"`
 		RewindTo *string         `json:"$rewindTo"`
@@ -173,4 +178,24 @@ func geminiTasks(todos []geminiTodo) []Task {
 		tasks = append(tasks, Task{ID: "todo-" + strconv.Itoa(i+1), Text: text, Status: status(t.Status)})
 	}
 	return tasks
+}
+
+// plainMessageID is the fast path for most lines: a message record as
+// Gemini CLI writes it ({"id":"…", first) that mentions no write_todos
+// and none of the special keys. Anything else is parsed in full.
+func plainMessageID(line []byte) (string, bool) {
+	rest, ok := bytes.CutPrefix(line, []byte(`{"id":"`))
+	if !ok {
+		return "", false
+	}
+	end := bytes.IndexByte(rest, '"')
+	if end <= 0 || bytes.IndexByte(rest[:end], '\\') >= 0 {
+		return "", false
+	}
+	for _, k := range [][]byte{[]byte("write_todos"), []byte(`"$rewindTo"`), []byte(`"$set"`), []byte(`"messages"`)} {
+		if bytes.Contains(rest, k) {
+			return "", false
+		}
+	}
+	return string(rest[:end]), true
 }
