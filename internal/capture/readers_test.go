@@ -161,3 +161,24 @@ func TestEachLine(t *testing.T) {
 	assert.Equal(t, []string{"a", "c"}, got)
 	assert.Equal(t, 1, skipped)
 }
+
+// A message rewritten without its write_todos call (the fast path: no list
+// in the line) no longer holds a list; the one before it counts.
+func TestReadGeminiRewrittenWithoutList(t *testing.T) {
+	data, err := os.ReadFile("testdata/gemini/rewind.jsonl")
+	require.NoError(t, err)
+	lines := bytes.SplitAfter(data, []byte("\n"))
+	// lines: meta, user, g1 (first plan), $set, g2 (two done), g3 (cancelled last), $rewindTo g3
+	body := bytes.Join(lines[:6], nil)
+	body = append(body, []byte(`{"id":"b1c2d3e4-0000-4000-8000-0000000000a3","timestamp":"2026-11-25T16:00:09.000Z","type":"gemini","content":"Done.","thoughts":[],"model":"gemini-3-pro-preview"}`+"\n")...)
+	p := filepath.Join(t.TempDir(), "s.jsonl")
+	require.NoError(t, os.WriteFile(p, body, 0o644))
+	l, err := ReadGemini(p)
+	require.NoError(t, err)
+	assert.Equal(t, twoDone, l.Tasks)
+
+	id, ok := plainMessageID([]byte(`{"id":"a\"b","type":"user"}`))
+	assert.False(t, ok, "an escaped id is parsed in full: %q", id)
+	_, ok = plainMessageID([]byte(`{"type":"user","id":"x"}`))
+	assert.False(t, ok)
+}
