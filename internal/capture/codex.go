@@ -24,7 +24,7 @@ func ReadCodex(path string) (List, error) {
 	if err != nil {
 		return List{}, err
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }() // read only
 	var r io.Reader = f
 	if strings.HasSuffix(name, ".zst") {
 		dec, err := zstd.NewReader(f, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true),

@@ -22,7 +22,7 @@ func ReadGemini(path string) (List, error) {
 	if err != nil {
 		return List{}, err
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }() // read only
 	c := newGeminiChat()
 	if _, err := eachLine(f, MaxLine, c.line); err != nil {
 		return List{}, fmt.Errorf("%s: %w", path, err)
