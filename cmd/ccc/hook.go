@@ -38,15 +38,31 @@ var hookExitStatus = exitStatusHelp(
 func NewCmdHook(f *Factory, dir *string) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "hook <event>",
-		Short: "Claude Code hook handlers: stop, pre-compact, session-start, session-end",
-		Long: `Handlers for Claude Code's hooks. Each reads the hook's JSON object on stdin
-and answers with JSON on stdout, or with nothing. The Claude Code plugin in
-plugin/ wires them up; so can the "hooks" section of .claude/settings.json.
+		Short: "Agent hook handlers: stop, pre-compact, session-start, session-end, capture",
+		Long: `Handlers for the hooks of Claude Code, Codex CLI and Gemini CLI. Each reads the
+hook's JSON object on stdin and answers with JSON on stdout in the agent's
+shape, or with nothing. The Claude Code plugin in plugin/ wires them up; so
+can the "hooks" section of .claude/settings.json, .codex/hooks.json or
+.gemini/settings.json (ccc init codex|gemini writes the last two).
+
+--agent names the agent; without it, the input tells (Gemini's own events
+and fields, a Codex rollout log or turn_id, else Claude Code). Each handler
+first folds the agent's own checklist (Codex's update_plan plan, Gemini's
+write_todos list) into .ccc-progress.md. The agents' event names are
+accepted for ccc's: Stop and AfterAgent for stop, PreCompact and
+PreCompress for pre-compact, SessionStart, SessionEnd, and PostToolUse and
+AfterTool for capture.
 
 An unknown event is reported on stderr and does nothing, so an older ccc
 never breaks a newer plugin.` + hookRootHelp + hookExitStatus,
 		Example: `  # in .claude/settings.json
   {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "ccc hook stop", "timeout": 30}]}]}}
+
+  # in .codex/hooks.json (timeouts in seconds)
+  {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "ccc hook --agent codex stop", "timeout": 30}]}]}}
+
+  # in .gemini/settings.json (timeouts in milliseconds)
+  {"hooks": {"AfterAgent": [{"hooks": [{"type": "command", "command": "ccc hook --agent gemini stop", "timeout": 30000}]}]}}
 
   # by hand
   echo '{"session_id":"s1","last_assistant_message":"TASK_COMPLETE"}' | ccc hook stop`,
@@ -123,6 +139,18 @@ blockers, age) and a warning when the branch or HEAD moved since.`,
 			func(ctx context.Context, env hook.Env, stdin []byte) []byte {
 				return hook.SessionStart(ctx, env, stdin, f.hookResume)
 			}),
+		newCmdHookEvent(f, dir, "capture", "Fold the agent's checklist into the progress file after its checklist tool ran",
+			`For the agent's tool event (Codex's PostToolUse, Gemini CLI's AfterTool) with
+a matcher on its checklist tool (update_plan, write_todos): reads the list
+from the tool's input, else from the agent's log at transcript_path, and
+folds it into .ccc-progress.md, writing only when it changed. No checkpoint,
+no tracker, no output.`,
+			`  # in .gemini/settings.json
+  {"hooks": {"AfterTool": [{"matcher": "^write_todos$", "hooks": [{"type": "command", "command": "ccc hook --agent gemini capture", "timeout": 10000}]}]}}`,
+			func(ctx context.Context, env hook.Env, stdin []byte) []byte {
+				hook.Capture(ctx, env, stdin)
+				return nil
+			}),
 		newCmdHookEvent(f, dir, "session-end", "Keep a copy of the progress file when the session ends",
 			`Claude Code's SessionEnd hook: copies .ccc-progress.md to
 .ccc/sessions/.ccc-progress-<UTC time>.md and keeps the newest 20 copies.`,
@@ -136,8 +164,21 @@ blockers, age) and a warning when the branch or HEAD moved since.`,
 				return nil
 			}),
 	)
+	cmd.PersistentFlags().String("agent", "", "the agent running the hook: claude, codex or gemini (default: detected from the input)")
+	for _, sub := range cmd.Commands() {
+		for _, native := range hookNativeEvents {
+			if hook.Event(native) == sub.Name() {
+				sub.Aliases = append(sub.Aliases, native)
+			}
+		}
+	}
 	return cmd
 }
+
+// hookNativeEvents are the agents' own event names, accepted in place of
+// ccc's (`ccc hook AfterAgent` is `ccc hook stop`).
+var hookNativeEvents = []string{"Stop", "AfterAgent", "PreCompact", "PreCompress", "SessionStart", "SessionEnd",
+	"PostToolUse", "AfterTool"}
 
 // newCmdHookEvent builds one hook subcommand. Nothing it meets changes its
 // exit status: extra arguments are ignored, unknown flags are ignored with
@@ -173,9 +214,11 @@ func newCmdHookEvent(f *Factory, dir *string, name, short, long, example string,
 			if len(unknown) > 0 {
 				fmt.Fprintf(f.IO.ErrOut, "ccc hook %s: ignoring unknown flag %s\n", name, strings.Join(unknown, ", "))
 			}
-			var stdin []byte
+			var (
+				stdin []byte
+				err   error
+			)
 			if f.IO.In != nil {
-				var err error
 				if stdin, err = io.ReadAll(io.LimitReader(f.IO.In, maxHookInput)); err != nil {
 					fmt.Fprintf(f.IO.ErrOut, "ccc hook %s: stdin: %v\n", name, err)
 					return nil
@@ -185,7 +228,12 @@ func newCmdHookEvent(f *Factory, dir *string, name, short, long, example string,
 			if ctx == nil {
 				ctx = context.Background()
 			}
-			if out := run(ctx, f.hookEnv(*dir), stdin); len(out) > 0 {
+			env := f.hookEnv(*dir)
+			agent, _ := flags.GetString("agent")
+			if env.Agent, err = hook.ParseAgent(agent); err != nil {
+				fmt.Fprintf(f.IO.ErrOut, "ccc hook %s: %v; detecting it from the input\n", name, err)
+			}
+			if out := run(ctx, env, stdin); len(out) > 0 {
 				if _, err := f.IO.Out.Write(out); err != nil {
 					fmt.Fprintf(f.IO.ErrOut, "ccc hook %s: stdout: %v\n", name, err)
 				}

@@ -79,6 +79,7 @@ func TestScripts(t *testing.T) {
 			"github": cmdFake("github"),
 			"exits":  cmdExits,
 			"oauth":  cmdOAuth,
+			"zstd":   cmdZstd,
 		},
 	})
 }

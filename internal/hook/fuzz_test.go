@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -40,7 +41,7 @@ func FuzzParseInput(f *testing.F) {
 			if object {
 				t.Fatalf("a JSON object was refused: %v", err)
 			}
-			if in != (Input{}) {
+			if !reflect.DeepEqual(in, Input{}) {
 				t.Fatalf("a refused input has fields: %+v", in)
 			}
 			return
@@ -57,6 +58,9 @@ func FuzzParseInput(f *testing.F) {
 				if err := json.Unmarshal(raw, &want); err != nil {
 					t.Fatalf("%s: %v", key, err)
 				}
+			}
+			if key == "last_assistant_message" && want == "" {
+				continue // Gemini's prompt_response stands in (TestParseInputAgents)
 			}
 			if got != want {
 				t.Fatalf("%s read as %q, want %q", key, got, want)

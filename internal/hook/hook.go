@@ -38,6 +38,14 @@ type Input struct {
 	Source string
 	// Trigger is PreCompact's manual or auto.
 	Trigger string
+	// Agent is who sent the input: --agent, else DetectAgent.
+	Agent Agent
+	// Event is hook_event_name, the agent's own name for the event.
+	Event string
+	// ToolName and ToolInput are a tool event's tool (PostToolUse,
+	// Gemini's AfterTool).
+	ToolName  string
+	ToolInput json.RawMessage
 }
 
 // ErrNotObject is stdin that is not one JSON object.
@@ -57,14 +65,34 @@ func ParseInput(data []byte) (Input, error) {
 	if err := json.Unmarshal(data, &m); err != nil {
 		return Input{}, fmt.Errorf("%w: %v", ErrNotObject, err)
 	}
-	return Input{
+	in := Input{
 		SessionID:            jsonString(m["session_id"]),
 		TranscriptPath:       jsonString(m["transcript_path"]),
 		Cwd:                  jsonString(m["cwd"]),
 		LastAssistantMessage: jsonString(m["last_assistant_message"]),
 		Source:               jsonString(m["source"]),
 		Trigger:              jsonString(m["trigger"]),
-	}, nil
+		Agent:                DetectAgent(data),
+		Event:                jsonString(m["hook_event_name"]),
+		ToolName:             jsonString(m["tool_name"]),
+	}
+	if t := m["tool_input"]; len(t) > 0 && t[0] == '{' {
+		in.ToolInput = t
+	}
+	if in.LastAssistantMessage == "" {
+		// Gemini CLI's AfterAgent sends the reply as prompt_response.
+		in.LastAssistantMessage = jsonString(m["prompt_response"])
+	}
+	return in, nil
+}
+
+// parse reads a hook's stdin; --agent, when given, overrides detection.
+func (e Env) parse(data []byte) (Input, error) {
+	in, err := ParseInput(data)
+	if err == nil && e.Agent != "" {
+		in.Agent = e.Agent
+	}
+	return in, err
 }
 
 // jsonString is raw's value when it is a JSON string, else "".
@@ -117,6 +145,9 @@ type Env struct {
 	Stderr io.Writer
 	// Debug also reports which rule decided.
 	Debug bool
+	// Agent is --agent: the agent whose hook this is; "" detects it from
+	// the input.
+	Agent Agent
 	// LockWait bounds the stop hook's wait for the project lock; 0: what
 	// the hook's budget leaves (StopBudget less the checkpoint's timeout
 	// and a reserve).

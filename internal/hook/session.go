@@ -38,13 +38,14 @@ func project(root string) error {
 // loop, the checkpoint leaves it as the stop hook, its owner, left it.
 func PreCompact(ctx context.Context, env Env, stdin []byte) {
 	const event = "pre-compact"
-	in, err := ParseInput(stdin)
+	in, err := env.parse(stdin)
 	if err != nil {
 		env.logf(event, "%v", err)
 		return
 	}
 	root, err := env.Root(ctx, in.Cwd)
 	if err == nil {
+		captureList(ctx, env, event, in, root)
 		err = project(root)
 	}
 	if err != nil {
@@ -105,7 +106,7 @@ type ResumeLoader func(ctx context.Context, root string) (r Resume, ok bool, err
 // checkpoint is recent. It returns the hook's stdout.
 func SessionStart(ctx context.Context, env Env, stdin []byte, load ResumeLoader) []byte {
 	const event = "session-start"
-	in, err := ParseInput(stdin)
+	in, err := env.parse(stdin)
 	if err != nil {
 		env.logf(event, "%v", err)
 		return nil
@@ -120,6 +121,7 @@ func SessionStart(ctx context.Context, env Env, stdin []byte, load ResumeLoader)
 		env.logf(event, "%v", err)
 		return nil
 	}
+	captureList(ctx, env, event, in, root)
 	r, ok, err := load(ctx, root)
 	if err != nil {
 		env.logf(event, "%v", err)
@@ -231,7 +233,7 @@ const (
 // KeepSessions of them. It returns the copy's path, "" when none was made.
 func SessionEnd(ctx context.Context, env Env, stdin []byte) string {
 	const event = "session-end"
-	in, err := ParseInput(stdin)
+	in, err := env.parse(stdin)
 	if err != nil {
 		env.logf(event, "%v", err)
 		return ""
@@ -241,6 +243,7 @@ func SessionEnd(ctx context.Context, env Env, stdin []byte) string {
 		env.logf(event, "%v", err)
 		return ""
 	}
+	captureList(ctx, env, event, in, root)
 	data, err := projectfs.ReadProjectFile(root, filepath.Join(root, ProgressFile), progress.MaxSize)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {

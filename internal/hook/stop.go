@@ -89,7 +89,7 @@ func Stop(ctx context.Context, env Env, stdin []byte) Decision {
 }
 
 func stop(ctx context.Context, env Env, stdin []byte) Decision {
-	in, err := ParseInput(stdin)
+	in, err := env.parse(stdin)
 	if err != nil {
 		env.logf("stop", "%v; allowing the stop", err)
 		return Decision{Outcome: Allow, Rule: RuleRejected}
@@ -99,9 +99,21 @@ func stop(ctx context.Context, env Env, stdin []byte) Decision {
 		env.logf("stop", "%v; allowing the stop", err)
 		return Decision{Outcome: Allow, Rule: RuleRejected}
 	}
+	captured := captureList(ctx, env, "stop", in, root)
+	if captured && !cccLoop(root) {
+		// No CCC loop to checkpoint at its gates, but the agent keeps a
+		// list: a stop is a natural boundary to tell the tracker (which
+		// hears only when the status changed).
+		p, perr := LoadPrefs(root)
+		runCheckpointAfter(ctx, env, "stop", CheckpointRequest{Root: root, Deadline: time.Duration(p.Hooks.CheckpointTimeout),
+			SessionID: in.SessionID}, perr)
+	}
 	path := state.Path(root)
 	orig, err := projectfs.ReadProjectFile(root, path, state.MaxSize)
 	if errors.Is(err, os.ErrNotExist) {
+		if captured {
+			return Decision{Outcome: Allow, Rule: RuleRejected}
+		}
 		// Issue 4 wants one line for a missing project from every hook;
 		// on exit 0 Claude Code shows stderr only in its debug output.
 		env.logf("stop", "no %s in %s: no CCC task loop here; allowing the stop", state.FileName, root)

@@ -31,7 +31,9 @@ func LastOutput(in Input) (string, error) {
 	if in.LastAssistantMessage != "" {
 		return in.LastAssistantMessage, nil
 	}
-	if in.TranscriptPath == "" {
+	if in.TranscriptPath == "" || (in.Agent != "" && in.Agent != Claude) {
+		// Codex and Gemini logs are not Claude Code transcripts; both send
+		// the reply itself (last_assistant_message, prompt_response).
 		return "", nil
 	}
 	out, err := lastAssistantText(in.TranscriptPath)
