@@ -253,6 +253,9 @@ func (s *server) requests() map[string]int {
 // with everywhere it is used.
 func needTools(t *testing.T) {
 	t.Helper()
+	if runtime.GOOS == "windows" {
+		t.Skip("the launcher is tested with a POSIX PATH of symlinked tools; on Windows it runs under Git Bash")
+	}
 	for _, tool := range []string{"sh", "tar", "gzip"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			t.Skipf("%s not found: the launcher is a POSIX sh script that unpacks tar.gz archives", tool)
@@ -266,14 +269,14 @@ func needTools(t *testing.T) {
 }
 
 // fakeBin makes a PATH directory holding only the tools the launcher
-// uses (no go, no ccc), and a uname that reports $FAKE_UNAME_S and
+// uses (no go, no ccc; perl for macOS's shasum), and a uname that reports $FAKE_UNAME_S and
 // $FAKE_UNAME_M when they are set.
 func fakeBin(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
 	for _, tool := range []string{"sh", "bash", "curl", "wget", "tar", "gzip", "unzip", "sha256sum", "shasum",
 		"awk", "sed", "head", "grep", "cut", "cat", "mkdir", "rm", "mv", "cp", "chmod", "dirname", "find",
-		"sleep", "od", "tr", "touch", "uname"} {
+		"sleep", "od", "tr", "touch", "uname", "openssl", "perl"} {
 		p, err := exec.LookPath(tool)
 		if err != nil {
 			continue
