@@ -309,6 +309,17 @@ func TestLauncherUsesCccOnPathWhenNewEnough(t *testing.T) {
 		})
 	}
 
+	t.Run("the hook's stdin reaches the binary, not the version check", func(t *testing.T) {
+		t.Parallel()
+		srv := serve(t, rel.files, 0)
+		home, path, other := t.TempDir(), fakeBin(t), t.TempDir()
+		// This ccc reads stdin even for --version: the launcher must not
+		// let it take the hook's input.
+		writeExec(t, filepath.Join(other, "ccc"), "#!/bin/sh\nif [ \"$1\" = --version ]; then cat >/dev/null; echo 'ccc v9.0.0'; exit 0; fi\necho \"stdin: $(cat)\"\n")
+		r := launchWithStdin(t, `{"session_id": "8f3c2a1e"}`, other+":"+path, home, srv.URL, nil, "hook", "stop")
+		assert.Equal(t, result{stdout: "stdin: {\"session_id\": \"8f3c2a1e\"}\n"}, r)
+	})
+
 	t.Run("launchers on PATH are passed over", func(t *testing.T) {
 		t.Parallel()
 		srv := serve(t, rel.files, 0)

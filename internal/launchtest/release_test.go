@@ -313,13 +313,19 @@ type result struct {
 // path, HOME is home, downloads come from url; env adds to it.
 func launch(t *testing.T, path, home, url string, env map[string]string, args ...string) result {
 	t.Helper()
+	return launchWithStdin(t, "", path, home, url, env, args...)
+}
+
+// launchWithStdin is launch with stdin (a hook's JSON).
+func launchWithStdin(t *testing.T, stdin, path, home, url string, env map[string]string, args ...string) result {
+	t.Helper()
 	cmd := exec.Command("sh", append([]string{launcherPath(t)}, args...)...)
 	cmd.Env = []string{"PATH=" + path, "HOME=" + home, "CCC_DOWNLOAD_URL=" + url, "CCC_DOWNLOAD_TIMEOUT=5"}
 	for k, v := range env {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}
 	cmd.Dir = home
-	cmd.Stdin = strings.NewReader("")
+	cmd.Stdin = strings.NewReader(stdin)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
