@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"os"
 	"os/exec"
@@ -139,6 +140,7 @@ func TestActionRunsPost(t *testing.T) {
 			"GITHUB_ACTIONS=true", "GITHUB_JOB=status", "GITHUB_REPOSITORY=acme/app", "GITHUB_EVENT_NAME=pull_request",
 			"GITHUB_EVENT_PATH=" + filepath.Join(work, "event.json"), "GITHUB_REF=refs/pull/34/merge",
 			"GITHUB_STEP_SUMMARY=" + filepath.Join(work, "summary.md"), "RUNNER_TEMP=" + runnerTemp,
+			"GITHUB_OUTPUT=" + filepath.Join(work, "output.txt"),
 			"GITHUB_API_URL=" + gh.URL, "LINEAR_API_URL=" + lin.URL,
 		}
 		for k, v := range stepEnv {
@@ -180,13 +182,20 @@ func TestActionRunsPost(t *testing.T) {
 		write("report.md", "Build 41 passed.\n")
 		_, stderr, code := run(t, inputs)
 		require.Equal(t, 0, code, stderr)
-		assert.Regexp(t, `(?m)^  GitHub: created comment on acme/app#34 `, stderr)
-		assert.Regexp(t, `(?m)^  Linear: created comment on CIA-7 `, stderr)
+		// The outputs: the report as JSON and the comments' URLs.
+		outputs := readOutputs(t, filepath.Join(work, "output.txt"))
+		assert.Equal(t, map[string]string{"github acme/app#34": "created", "linear CIA-7": "created"},
+			sinkActions(t, outputs["report"]))
+		if _, err := exec.LookPath("jq"); err == nil {
+			assert.Equal(t, []string{"https://github.com/acme/app/pull/34#issuecomment-1900000001",
+				"https://linear.app/fake/issue/CIA-7/parser#comment-8a5c08c3"},
+				strings.Split(outputs["comment-urls"], "\n"))
+		}
 
 		write("report.md", "Build 42 passed.\n")
 		_, stderr, code = run(t, inputs)
 		require.Equal(t, 0, code, stderr)
-		assert.Regexp(t, `(?m)^  GitHub: updated comment on acme/app#34 `, stderr)
+		assert.Equal(t, "updated", sinkActions(t, readOutputs(t, filepath.Join(work, "output.txt"))["report"])["github acme/app#34"])
 		cs := ours("status")
 		require.Len(t, cs, 1, "the agent input's default: the job's id")
 		assert.Contains(t, cs[0].Body, "Build 42 passed.")
@@ -233,6 +242,50 @@ func TestActionRunsPost(t *testing.T) {
 			assert.Contains(t, cs[0].Body, "Run three.")
 		}
 	})
+}
+
+// readOutputs parses a $GITHUB_OUTPUT file (name<<DELIMITER lines); a later
+// value of a name wins, as on the runner.
+func readOutputs(t *testing.T, path string) map[string]string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	out := map[string]string{}
+	lines := strings.Split(string(data), "\n")
+	for i := 0; i < len(lines); i++ {
+		name, delim, ok := strings.Cut(lines[i], "<<")
+		if !ok {
+			if name, v, ok := strings.Cut(lines[i], "="); ok {
+				out[name] = v
+			}
+			continue
+		}
+		var value []string
+		for i++; i < len(lines) && lines[i] != delim; i++ {
+			value = append(value, lines[i])
+		}
+		require.Less(t, i, len(lines), "%s: the delimiter closes %s", path, name)
+		out[name] = strings.Join(value, "\n")
+	}
+	return out
+}
+
+// sinkActions is what the report says each sink did: "sink target" → action.
+func sinkActions(t *testing.T, report string) map[string]string {
+	t.Helper()
+	var r struct {
+		Steps []struct {
+			Sinks []struct{ Sink, Target, Action string } `json:"sinks"`
+		} `json:"steps"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(report), &r), report)
+	out := map[string]string{}
+	for _, st := range r.Steps {
+		for _, s := range st.Sinks {
+			out[s.Sink+" "+s.Target] = s.Action
+		}
+	}
+	return out
 }
 
 // TestActionBotLogin checks the expression that tells ccc who the token

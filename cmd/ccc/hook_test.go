@@ -455,8 +455,13 @@ func commandTree(t *testing.T) *cobra.Command {
 	return root
 }
 
-// cccCall finds the `ccc ...` calls in a plugin file's text.
-var cccCall = regexp.MustCompile("(?:^|[`\"(])ccc ((?:[a-z][a-z-]*)(?: [a-z][a-z-]*)*)")
+// cccCall finds the `ccc ...` calls in a plugin file's text: the plugin's
+// launcher (${CLAUDE_PLUGIN_ROOT}/bin/ccc, quoted or not) or ccc on PATH.
+var cccCall = regexp.MustCompile("(?:^|[`\"(])(?:\\$\\{CLAUDE_PLUGIN_ROOT\\}/bin/ccc\"?|ccc) ((?:[a-z][a-z-]*)(?: [a-z][a-z-]*)*)")
+
+// launcher is how the plugin's hooks call ccc: its own launcher, which finds
+// or fetches the binary (plugin/bin/ccc), quoted for a path with spaces.
+const launcher = `"${CLAUDE_PLUGIN_ROOT}/bin/ccc"`
 
 // TestPluginFiles checks the plugin against Claude Code's formats and
 // checks that every ccc command it calls exists in this binary.
@@ -495,8 +500,8 @@ func TestPluginFiles(t *testing.T) {
 	dec.DisallowUnknownFields()
 	require.NoError(t, dec.Decode(&hooks))
 	want := map[string]string{
-		"Stop": "ccc hook stop", "PreCompact": "ccc hook pre-compact",
-		"SessionStart": "ccc hook session-start", "SessionEnd": "ccc hook session-end",
+		"Stop": launcher + " hook stop", "PreCompact": launcher + " hook pre-compact",
+		"SessionStart": launcher + " hook session-start", "SessionEnd": launcher + " hook session-end",
 	}
 	assert.Len(t, hooks.Hooks, len(want))
 	var calls []string
@@ -507,7 +512,7 @@ func TestPluginFiles(t *testing.T) {
 		assert.Equal(t, "command", h.Type, event)
 		assert.Equal(t, want[event], h.Command, event)
 		assert.Greater(t, h.Timeout, 0.0, "%s: explicit timeout", event)
-		calls = append(calls, h.Command)
+		calls = append(calls, "ccc "+strings.TrimPrefix(h.Command, launcher+" "))
 	}
 	// Claude Code kills a hook at its timeout: the longest checkpoint
 	// deadline the hooks accept must end well before it.
@@ -537,7 +542,18 @@ func TestPluginFiles(t *testing.T) {
 	// /ccc:checkpoint passes what the user typed after it to ccc.
 	data, err = os.ReadFile(filepath.Join(dir, "commands", "checkpoint.md"))
 	require.NoError(t, err)
-	assert.Contains(t, string(data), "`ccc checkpoint $ARGUMENTS`")
+	assert.Contains(t, string(data), "`${CLAUDE_PLUGIN_ROOT}/bin/ccc checkpoint $ARGUMENTS`")
+	// Every call in a command (a !`...` line, a "Run `...`" step) goes
+	// through the launcher; the bare ccc form is only in allowed-tools (the launcher's directory is on the
+	// Bash tool's PATH).
+	for _, path := range cmds {
+		data, err := os.ReadFile(path)
+		require.NoError(t, err)
+		body := regexp.MustCompile(`Bash\([^)]*\)`).ReplaceAllString(string(data), "")
+		for _, m := range regexp.MustCompile("(?:!`|Run `)ccc [a-z]").FindAllString(body, -1) {
+			t.Errorf("%s: %q calls ccc from PATH, not ${CLAUDE_PLUGIN_ROOT}/bin/ccc", path, m)
+		}
+	}
 	assert.Contains(t, string(data), "argument-hint: ")
 
 	tree := commandTree(t)
@@ -571,6 +587,8 @@ func TestPluginMarketplace(t *testing.T) {
 			Name        string `json:"name"`
 			Source      string `json:"source"`
 			Description string `json:"description"`
+			// Version equals the plugin's (internal/launchtest checks).
+			Version string `json:"version"`
 		} `json:"plugins"`
 	}
 	data, err := os.ReadFile(filepath.Join(repo, ".claude-plugin", "marketplace.json"))

@@ -63,3 +63,40 @@ func TestVersionFlagPrintsTheVersionLine(t *testing.T) {
 	assert.Equal(t, "ccc "+versionString(version, buildInfo())+"\n", out.String())
 	assert.NotContains(t, out.String(), "dev\n")
 }
+
+// TestStampedFillsInWhatTheBuildInfoLacks: goreleaser's -X main.commit and
+// main.date show in --version when the build info has no VCS settings, and
+// never override the ones it has.
+func TestStampedFillsInWhatTheBuildInfoLacks(t *testing.T) {
+	t.Parallel()
+	const rev = "abc1234def5678abc1234def5678abc1234def56"
+	tests := []struct {
+		name         string
+		bi           *debug.BuildInfo
+		commit, date string
+		want         string
+	}{
+		{"release build without VCS info", &debug.BuildInfo{Main: debug.Module{Version: "v1.2.3"}},
+			rev, "2026-11-25T13:45:00Z", "v1.2.3 (commit abc1234, 2026-11-25)"},
+		{"no build info at all", nil, rev, "2026-11-25T13:45:00Z", "(devel) (commit abc1234, 2026-11-25)"},
+		{"the build info's own VCS settings win",
+			&debug.BuildInfo{Main: debug.Module{Version: "v1.2.3"}, Settings: []debug.BuildSetting{
+				{Key: "vcs.revision", Value: "fedcba9876543210"}, {Key: "vcs.time", Value: "2026-11-20T10:00:00Z"}}},
+			rev, "2026-11-25T13:45:00Z", "v1.2.3 (commit fedcba9, 2026-11-20)"},
+		{"go install build: nothing stamped", &debug.BuildInfo{Main: debug.Module{Version: "v1.2.3"}},
+			"", "", "v1.2.3"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var before []debug.BuildSetting
+			if tt.bi != nil {
+				before = append(before, tt.bi.Settings...)
+			}
+			assert.Equal(t, tt.want, versionString("", stamped(tt.bi, tt.commit, tt.date)))
+			if tt.bi != nil {
+				assert.Equal(t, before, tt.bi.Settings, "the build info is not changed")
+			}
+		})
+	}
+}
