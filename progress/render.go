@@ -444,10 +444,35 @@ func textLines(text string) []string {
 // or a header field whose value changed; a field the header lacks is added next to its neighbours in
 // canonical order, or as a new block after the title.
 func (d *Document) renderPreamble(w *writer, s *source, sectionsFollow bool) {
+	p, nl := &s.pre, s.nl
+	out, anchor := d.preambleLines(s)
+	missing := d.missingFields(s)
+	var block []hline
+	if d.Title != s.snap.Title && p.h1 < 0 {
+		block = append(block, hline{text: "# " + d.Title + nl})
+	}
+	if slices.ContainsFunc(out, func(l hline) bool { return l.field }) {
+		for _, m := range missing {
+			out = insertField(out, m, nl)
+		}
+	} else if len(missing) > 0 {
+		if len(block) > 0 {
+			block = append(block, hline{text: nl})
+		}
+		block = append(block, missing...)
+	}
+	out = insertHeaderBlock(out, block, anchor, nl, sectionsFollow)
+	for _, l := range out {
+		w.raw(l.text)
+	}
+}
+
+// preambleLines are the preamble's lines as they stay: the title and the
+// header fields rewritten where they changed, dropped where emptied. anchor
+// is where a new header block goes: after the title.
+func (d *Document) preambleLines(s *source) (out []hline, anchor int) {
 	p, snap, nl := &s.pre, &s.snap, s.nl
-	var out []hline
 	titleChanged := d.Title != snap.Title
-	anchor := 0    // where a new header block goes: after the title
 	var gaps []int // where dropped field lines were
 	for i, raw := range p.lines {
 		if p.h1 >= 0 && i >= p.h1 && i < p.h1End {
@@ -464,27 +489,9 @@ func (d *Document) renderPreamble(w *writer, s *source, sectionsFollow bool) {
 			out = append(out, hline{text: raw})
 			continue
 		}
-		if f.kind == fieldUnknown {
-			if f.unknown >= len(d.Fields) {
-				gaps = append(gaps, len(out))
-			} else {
-				text := raw
-				if f.unknown >= len(snap.Fields) || d.Fields[f.unknown] != snap.Fields[f.unknown] {
-					text = fieldLine(d.Fields[f.unknown].Name, d.Fields[f.unknown].Value) + nl
-				}
-				out = append(out, hline{text: text, field: true, rank: fieldUnknown})
-			}
-			continue
-		}
-		cur, old := d.fieldValue(f.kind), snap.fieldValue(f.kind)
-		switch {
-		case cur == old:
-			out = append(out, hline{text: raw, field: true, rank: f.kind})
-		case cur != "" || d.hasDuplicateField(f.kind):
-			// An emptied field whose name a later line repeats stays as an empty line: dropped, the
-			// repeat would become the field when the file is read again.
-			out = append(out, hline{text: fieldLine(fieldLabels[f.kind], cur) + nl, field: true, rank: f.kind})
-		default:
+		if l, keep := d.fieldLineFor(f, raw, snap, nl); keep {
+			out = append(out, l)
+		} else {
 			gaps = append(gaps, len(out))
 		}
 	}
@@ -494,7 +501,38 @@ func (d *Document) renderPreamble(w *writer, s *source, sectionsFollow bool) {
 			out = slices.Delete(out, g, g+1)
 		}
 	}
+	return out, anchor
+}
 
+// fieldLineFor is the header field line raw as it is rendered now; keep is
+// false when the field was emptied and its line goes.
+func (d *Document) fieldLineFor(f fieldRef, raw string, snap *Document, nl string) (hline, bool) {
+	if f.kind == fieldUnknown {
+		if f.unknown >= len(d.Fields) {
+			return hline{}, false
+		}
+		text := raw
+		if f.unknown >= len(snap.Fields) || d.Fields[f.unknown] != snap.Fields[f.unknown] {
+			text = fieldLine(d.Fields[f.unknown].Name, d.Fields[f.unknown].Value) + nl
+		}
+		return hline{text: text, field: true, rank: fieldUnknown}, true
+	}
+	cur, old := d.fieldValue(f.kind), snap.fieldValue(f.kind)
+	switch {
+	case cur == old:
+		return hline{text: raw, field: true, rank: f.kind}, true
+	case cur != "" || d.hasDuplicateField(f.kind):
+		// An emptied field whose name a later line repeats stays as an empty line: dropped, the
+		// repeat would become the field when the file is read again.
+		return hline{text: fieldLine(fieldLabels[f.kind], cur) + nl, field: true, rank: f.kind}, true
+	}
+	return hline{}, false
+}
+
+// missingFields are the header fields the document has and the preamble
+// lacks, in canonical order.
+func (d *Document) missingFields(s *source) []hline {
+	p, nl := &s.pre, s.nl
 	var missing []hline
 	for k := fieldIssue; k < fieldUnknown; k++ {
 		if p.has[k] || k == fieldIssue && s.present[kindIssue] {
@@ -509,37 +547,26 @@ func (d *Document) renderPreamble(w *writer, s *source, sectionsFollow bool) {
 			missing = append(missing, hline{text: fieldLine(f.Name, f.Value) + nl, field: true, rank: fieldUnknown})
 		}
 	}
+	return missing
+}
 
-	var block []hline
-	if titleChanged && p.h1 < 0 {
-		block = append(block, hline{text: "# " + d.Title + nl})
+// insertHeaderBlock puts a new header block (a title, fields) at anchor,
+// with the blank lines that keep it a block of its own.
+func insertHeaderBlock(out, block []hline, anchor int, nl string, sectionsFollow bool) []hline {
+	if len(block) == 0 {
+		return out
 	}
-	if slices.ContainsFunc(out, func(l hline) bool { return l.field }) {
-		for _, m := range missing {
-			out = insertField(out, m, nl)
+	blank := func(i int) bool { return markdown.IsBlank([]byte(out[i].text)) }
+	if anchor > 0 {
+		out[anchor-1].text = withNL(out[anchor-1].text, nl)
+		if !blank(anchor - 1) {
+			block = append([]hline{{text: nl}}, block...)
 		}
-	} else if len(missing) > 0 {
-		if len(block) > 0 {
-			block = append(block, hline{text: nl})
-		}
-		block = append(block, missing...)
 	}
-	if len(block) > 0 {
-		blank := func(i int) bool { return markdown.IsBlank([]byte(out[i].text)) }
-		if anchor > 0 {
-			out[anchor-1].text = withNL(out[anchor-1].text, nl)
-			if !blank(anchor - 1) {
-				block = append([]hline{{text: nl}}, block...)
-			}
-		}
-		if anchor < len(out) && !blank(anchor) || anchor == len(out) && sectionsFollow {
-			block = append(block, hline{text: nl})
-		}
-		out = slices.Insert(out, anchor, block...)
+	if anchor < len(out) && !blank(anchor) || anchor == len(out) && sectionsFollow {
+		block = append(block, hline{text: nl})
 	}
-	for _, l := range out {
-		w.raw(l.text)
-	}
+	return slices.Insert(out, anchor, block...)
 }
 
 // hline is a preamble line being rendered.
