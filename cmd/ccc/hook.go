@@ -346,7 +346,7 @@ func (f *Factory) hookResume(ctx context.Context, root string) (hook.Resume, boo
 		return hook.Resume{}, false, err
 	}
 	path := filepath.Join(root, progress.FileName)
-	out := hook.Resume{Prompt: r.Prompt, Issue: r.Issue, TaskN: r.TaskN, TaskM: r.TaskM, Age: r.Age, Broken: r.Broken,
+	out := hook.Resume{Prompt: r.Prompt, Issue: r.Issue, TaskN: r.TaskN, TaskM: r.TaskM, Age: r.Age, Broken: r.Broken, Branch: r.NowBranch, Head: r.NowHead,
 		PrefsReported: prefsReported}
 	out.Warnings = append(append(out.Warnings, r.Warnings...), driftWarnings(r, staleAfter)...)
 	if data, err := state.ReadProjectFile(root, path, progress.MaxSize); err == nil && r.Broken == "" {

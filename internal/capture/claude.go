@@ -196,17 +196,17 @@ var (
 )
 
 // ReadClaudeTranscript reads a transcript backwards: the last assistant
-// line and the files touched within its last MaxScan bytes, and the newest
-// TodoWrite list anywhere. Lines are parsed only when a cheap byte test says
+// line and the files touched within its last MaxScan bytes, and, when
+// wantTodos, the newest TodoWrite list anywhere. Lines are parsed only when a cheap byte test says
 // they may matter.
-func ReadClaudeTranscript(path string) (Transcript, error) {
+func ReadClaudeTranscript(path string, wantTodos bool) (Transcript, error) {
 	var tr Transcript
 	seen := map[string]bool{}
 	scanned := 0
 	err := ScanBackward(path, func(line []byte) bool {
 		scanned += len(line) + 1
 		near := scanned <= MaxScan
-		if !near && tr.Todos != nil {
+		if !near && (tr.Todos != nil || !wantTodos) {
 			return true
 		}
 		if !bytes.Contains(line, assistantKey) || (!near && !bytes.Contains(line, todoWriteKey)) {
@@ -230,7 +230,7 @@ func ReadClaudeTranscript(path string) (Transcript, error) {
 			switch {
 			case it.Type == "text" && tr.LastLine == "" && near:
 				tr.LastLine = lastLine(it.Text)
-			case it.Type == "tool_use" && it.Name == "TodoWrite" && tr.Todos == nil:
+			case it.Type == "tool_use" && it.Name == "TodoWrite" && tr.Todos == nil && wantTodos:
 				if l, err := ClaudeTodoWrite(it.Input, path); err == nil {
 					tr.Todos = &l
 				}
@@ -243,9 +243,6 @@ func ReadClaudeTranscript(path string) (Transcript, error) {
 		}
 		return false
 	})
-	if errors.Is(err, os.ErrNotExist) {
-		return tr, err
-	}
 	return tr, err
 }
 
@@ -274,17 +271,4 @@ func editedPath(it toolUse) string {
 func lastLine(s string) string {
 	lines := strings.Split(strings.TrimSpace(s), "\n")
 	return strings.TrimSpace(lines[len(lines)-1])
-}
-
-// ReadClaude reads a Claude Code session's list: its task files, else the
-// newest TodoWrite of the transcript (tr, read by the caller, may be nil).
-func ReadClaude(getenv func(string) string, sessionID string, tr *Transcript) (List, error) {
-	list, err := ReadClaudeTasks(ClaudeTaskDir(getenv, sessionID))
-	if !errors.Is(err, ErrNoList) {
-		return list, err
-	}
-	if tr != nil && tr.Todos != nil {
-		return *tr.Todos, nil
-	}
-	return list, ErrNoList
 }

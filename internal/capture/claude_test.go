@@ -49,7 +49,7 @@ func TestReadClaudeTasksBounded(t *testing.T) {
 }
 
 func TestReadClaudeTranscript(t *testing.T) {
-	tr, err := ReadClaudeTranscript(filepath.Join("testdata", "claude", "transcript.jsonl"))
+	tr, err := ReadClaudeTranscript(filepath.Join("testdata", "claude", "transcript.jsonl"), true)
 	require.NoError(t, err)
 	require.NotNil(t, tr.Todos)
 	assert.Equal(t, []Task{
@@ -60,23 +60,8 @@ func TestReadClaudeTranscript(t *testing.T) {
 	assert.Equal(t, []string{"/work/p/parser.go", "/work/p/lexer.go"}, tr.Files, "Edit/Write paths, newest first, once; Read is not a change")
 	assert.Equal(t, "Next: precedence climbing for * and /.", tr.LastLine)
 
-	_, err = ReadClaudeTranscript(filepath.Join(t.TempDir(), "none.jsonl"))
+	_, err = ReadClaudeTranscript(filepath.Join(t.TempDir(), "none.jsonl"), true)
 	assert.ErrorIs(t, err, os.ErrNotExist)
-}
-
-func TestReadClaudePrefersTaskFiles(t *testing.T) {
-	cfg, err := filepath.Abs(filepath.Join("testdata", "claude"))
-	require.NoError(t, err)
-	tr, err := ReadClaudeTranscript(filepath.Join(cfg, "transcript.jsonl"))
-	require.NoError(t, err)
-	list, err := ReadClaude(env(map[string]string{"CLAUDE_CONFIG_DIR": cfg}), "sess-1", &tr)
-	require.NoError(t, err)
-	assert.Equal(t, "10", list.Tasks[3].ID, "the task files win over TodoWrite")
-	list, err = ReadClaude(env(map[string]string{"CLAUDE_CONFIG_DIR": cfg}), "other", &tr)
-	require.NoError(t, err)
-	assert.Equal(t, "todo-1", list.Tasks[0].ID, "no task files: the transcript's TodoWrite")
-	_, err = ReadClaude(env(map[string]string{"CLAUDE_CONFIG_DIR": cfg}), "other", &Transcript{})
-	assert.ErrorIs(t, err, ErrNoList)
 }
 
 func TestClaudeTodoWrite(t *testing.T) {

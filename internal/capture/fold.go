@@ -130,7 +130,9 @@ func baseText(s string) string {
 	return s
 }
 
-func sameText(a, b string) bool { return strings.Join(strings.Fields(a), " ") == strings.Join(strings.Fields(b), " ") }
+func sameText(a, b string) bool {
+	return strings.Join(strings.Fields(a), " ") == strings.Join(strings.Fields(b), " ")
+}
 
 // text is how a list task reads in the progress file.
 func (f *folder) text(t Task) string {

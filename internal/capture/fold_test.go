@@ -58,10 +58,10 @@ func TestFold(t *testing.T) {
 			""),
 		changed: true,
 	}, {
-		name: "a renamed task is updated in place, not duplicated",
-		in:   doc(none, none, "- Add tests <!-- ccc:task claude:3 -->\n- Write docs <!-- ccc:task claude:4 -->\n"),
-		list: claude(Task{ID: "3", Text: "Add parser tests", Status: Pending}, Task{ID: "4", Text: "Write docs", Status: Pending}),
-		want: doc(none, none, "- Add parser tests <!-- ccc:task claude:3 -->\n- Write docs <!-- ccc:task claude:4 -->\n"),
+		name:    "a renamed task is updated in place, not duplicated",
+		in:      doc(none, none, "- Add tests <!-- ccc:task claude:3 -->\n- Write docs <!-- ccc:task claude:4 -->\n"),
+		list:    claude(Task{ID: "3", Text: "Add parser tests", Status: Pending}, Task{ID: "4", Text: "Write docs", Status: Pending}),
+		want:    doc(none, none, "- Add parser tests <!-- ccc:task claude:3 -->\n- Write docs <!-- ccc:task claude:4 -->\n"),
 		changed: true,
 	}, {
 		name: "hand-written tasks are never touched",
@@ -101,10 +101,10 @@ func TestFold(t *testing.T) {
 			"- Parser <!-- ccc:task claude:2 -->\n- Tests (blocked by: Parser, #9) <!-- ccc:task claude:3 -->\n"),
 		changed: true,
 	}, {
-		name: "a re-created list takes over the old marks by text",
-		in:   doc("- Lexer ✓ <!-- ccc:task claude:1 -->\n", none, "- Parser <!-- ccc:task claude:2 -->\n"),
-		list: claude(Task{ID: "7", Text: "Parser", Status: InProgress, ActiveForm: "Parsing"}),
-		want: doc("- Lexer ✓ <!-- ccc:task claude:1 -->\n", "- Parser — Parsing <!-- ccc:task claude:7 -->\n", ""),
+		name:    "a re-created list takes over the old marks by text",
+		in:      doc("- Lexer ✓ <!-- ccc:task claude:1 -->\n", none, "- Parser <!-- ccc:task claude:2 -->\n"),
+		list:    claude(Task{ID: "7", Text: "Parser", Status: InProgress, ActiveForm: "Parsing"}),
+		want:    doc("- Lexer ✓ <!-- ccc:task claude:1 -->\n", "- Parser — Parsing <!-- ccc:task claude:7 -->\n", ""),
 		changed: true,
 	}, {
 		name:    "another agent's tasks are not this list's",

@@ -37,6 +37,21 @@ type Input struct {
 	Source string
 	// Trigger is PreCompact's manual or auto.
 	Trigger string
+	// ToolName and ToolInput are PostToolUse's tool_name and tool_input
+	// (its JSON text).
+	ToolName  string
+	ToolInput string
+	// TaskID and TaskSubject are TaskCreated's and TaskCompleted's.
+	TaskID      string
+	TaskSubject string
+	// AgentID, AgentType, AgentTranscriptPath are a subagent's
+	// (SubagentStart, SubagentStop).
+	AgentID             string
+	AgentType           string
+	AgentTranscriptPath string
+	// Error and ErrorDetails are StopFailure's API error.
+	Error        string
+	ErrorDetails string
 }
 
 // ErrNotObject is stdin that is not one JSON object.
@@ -63,6 +78,15 @@ func ParseInput(data []byte) (Input, error) {
 		LastAssistantMessage: jsonString(m["last_assistant_message"]),
 		Source:               jsonString(m["source"]),
 		Trigger:              jsonString(m["trigger"]),
+		ToolName:             jsonString(m["tool_name"]),
+		ToolInput:            string(m["tool_input"]),
+		TaskID:               jsonString(m["task_id"]),
+		TaskSubject:          jsonString(m["task_subject"]),
+		AgentID:              jsonString(m["agent_id"]),
+		AgentType:            jsonString(m["agent_type"]),
+		AgentTranscriptPath:  jsonString(m["agent_transcript_path"]),
+		Error:                jsonString(m["error"]),
+		ErrorDetails:         jsonString(m["error_details"]),
 	}, nil
 }
 
@@ -122,6 +146,10 @@ type Env struct {
 	Stderr io.Writer
 	// Debug also reports which rule decided.
 	Debug bool
+	// Getenv reads the environment Claude Code gave the hook (where its
+	// task files are); nil reads none, and the task list comes from the
+	// transcript alone.
+	Getenv func(string) string
 	// LockWait bounds the stop hook's wait for the project lock; 0: what
 	// the hook's budget leaves (StopBudget less the checkpoint's timeout
 	// and a reserve).

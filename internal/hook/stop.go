@@ -78,10 +78,24 @@ func (d Decision) Stdout() []byte {
 
 // Stop decides a Stop hook: CCC's execution loop, rule by rule. It never
 // fails: whatever goes wrong is reported on env.Stderr and allows the stop.
+//
+// First it captures the agent's own task list into the progress file
+// (a successful stop also resolves an "API error: …" blocker); when it
+// found a list and the decision ran no checkpoint of its own, the stop is a
+// boundary and it runs one.
 func Stop(ctx context.Context, env Env, stdin []byte) Decision {
+	env = env.onceRoot()
+	var c captured
+	in, err := ParseInput(stdin)
+	if err == nil {
+		c = captureList(ctx, env, "stop", in, captureOpts{transcript: true, stopped: true})
+	}
 	d := stop(ctx, env, stdin)
 	if env.Debug {
 		env.logf("stop", "%s: %s", d.Outcome, d.Rule)
+	}
+	if !d.Gate && (c.list != nil || c.changed) {
+		boundary(ctx, env, "stop", c, in)
 	}
 	return d
 }
