@@ -47,7 +47,7 @@ var hookExitStatus = exitStatusHelp(
 func NewCmdHook(f *Factory, dir *string) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "hook <event>",
-		Short: "Claude Code hook handlers: stop, pre-compact, session-start, session-end",
+		Short: "Claude Code hook handlers: stop, pre-compact, session-start, session-end, and task-list capture",
 		Long: `Handlers for Claude Code's hooks. Each reads the hook's JSON object on stdin
 and answers with JSON on stdout, or with nothing. The Claude Code plugin in
 plugin/ wires them up; so can the "hooks" section of .claude/settings.json.
@@ -145,6 +145,7 @@ blockers, age) and a warning when the branch or HEAD moved since.`,
 				return nil
 			}),
 	)
+	cmd.AddCommand(newCmdHookCapture(f, dir)...)
 	return cmd
 }
 
@@ -261,6 +262,7 @@ func (f *Factory) hookEnv(dir string) hook.Env {
 		Checkpoint: f.hookCheckpoint,
 		Stderr:     f.IO.ErrOut,
 		Debug:      f.Getenv("CCC_DEBUG") != "",
+		Getenv:     f.Getenv,
 	}
 }
 

@@ -135,6 +135,7 @@ func SessionStart(ctx context.Context, env Env, stdin []byte, load ResumeLoader)
 		return nil
 	}
 	c := captureList(ctx, env, event, in, captureOpts{transcript: true})
+	c.root = root
 	r, ok, err := load(ctx, root)
 	if err != nil {
 		env.logf(event, "%v", err)
@@ -169,7 +170,9 @@ func SessionStart(ctx context.Context, env Env, stdin []byte, load ResumeLoader)
 		}
 	}
 	if c.doc != nil && r.Broken == "" && c.doc.TaskM() > 0 {
-		text += "\n\n" + capture.Context(c.doc, c.tr, c.list != nil, capture.Where{Branch: r.Branch, Head: r.Head})
+		tr := c.tr
+		tr.Files = c.relFiles() // a file outside the project is not named
+		text += "\n\n" + capture.Context(c.doc, tr, c.list != nil, capture.Where{Branch: r.Branch, Head: r.Head})
 	}
 	return writeJSON(struct {
 		HookSpecificOutput specific `json:"hookSpecificOutput"`
