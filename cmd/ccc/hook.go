@@ -92,7 +92,11 @@ When another ccc process holds .ccc/lock, the hook waits for it as long as
 its 30s budget allows after the checkpoint; if it is still held, the hook
 answers as decided and keeps the state change in .ccc/pending/, which the
 next stop hook applies first (or discards, naming why, when the state has
-moved since).`,
+moved since).
+
+First it captures the agent's own task list into .ccc-progress.md (see
+ccc hook post-tool-use) and resolves an "API error: …" blocker; with a
+list, a stop that ran no checkpoint of its own runs one.`,
 			`  # in .claude/settings.json
   {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "ccc hook stop", "timeout": 30}]}]}}
 
@@ -107,8 +111,8 @@ moved since).`,
 		newCmdHookEvent(f, dir, "pre-compact", "Save progress before Claude Code compacts the context",
 			`Claude Code's PreCompact hook: runs the automated checkpoint (persist
 progress, update the tracker) within hooks.checkpoint_timeout (10s), in a
-project that has .ccc-progress.md or .ccc-state.json. It prints nothing, so
-the compaction always goes ahead.`,
+project that has .ccc-progress.md or .ccc-state.json, after capturing the
+agent's task list. It prints nothing, so the compaction always goes ahead.`,
 			`  # in .claude/settings.json
   {"hooks": {"PreCompact": [{"matcher": "manual|auto", "hooks": [{"type": "command", "command": "ccc hook pre-compact", "timeout": 30}]}]}}
 
@@ -123,9 +127,14 @@ the compaction always goes ahead.`,
 resume, and on startup when the last checkpoint is younger than
 hooks.session_start_max_age (24h), it adds the continuation prompt of
 .ccc-progress.md to the session, with one status line (task N of M,
-blockers, age) and a warning when the branch or HEAD moved since.`,
+blockers, age) and a warning when the branch or HEAD moved since, then the
+task state captured from the agent's own list (current, done, remaining,
+files touched, blockers, its last line, branch and HEAD); a session with no
+list is told to re-create it from .ccc-progress.md. On /clear (source
+clear) it adds nothing and carries the old session's task files over to
+the new session.`,
 			`  # in .claude/settings.json
-  {"hooks": {"SessionStart": [{"matcher": "startup|resume|compact", "hooks": [{"type": "command", "command": "ccc hook session-start", "timeout": 15}]}]}}
+  {"hooks": {"SessionStart": [{"matcher": "startup|resume|compact|clear", "hooks": [{"type": "command", "command": "ccc hook session-start", "timeout": 15}]}]}}
 
   # by hand: what a compacted session would be told
   echo '{"session_id":"s1","source":"compact"}' | ccc hook session-start`,
@@ -133,8 +142,9 @@ blockers, age) and a warning when the branch or HEAD moved since.`,
 				return hook.SessionStart(ctx, env, stdin, f.hookResume)
 			}),
 		newCmdHookEvent(f, dir, "session-end", "Keep a copy of the progress file when the session ends",
-			`Claude Code's SessionEnd hook: copies .ccc-progress.md to
-.ccc/sessions/.ccc-progress-<UTC time>.md and keeps the newest 20 copies.`,
+			`Claude Code's SessionEnd hook: captures the agent's task list and, when
+there is one, runs the automated checkpoint; then copies .ccc-progress.md
+to .ccc/sessions/.ccc-progress-<UTC time>.md and keeps the newest 20 copies.`,
 			`  # in .claude/settings.json
   {"hooks": {"SessionEnd": [{"hooks": [{"type": "command", "command": "ccc hook session-end", "timeout": 10}]}]}}
 
