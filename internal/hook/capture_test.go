@@ -1,0 +1,156 @@
+package hook
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+const handProgress = "# Session Progress\n\n## Completed Tasks\n- None\n\n## Current Task\n- None\n\n## Remaining Tasks\n- Hand task\n\n## Blockers\n- None\n"
+
+// captureProj is a project with a progress file and Claude Code's config
+// folder beside it.
+func captureProj(t *testing.T) (*proj, Env, string) {
+	p := newProj(t)
+	p.write(ProgressFile, []byte(handProgress))
+	cfg := t.TempDir()
+	env := p.env()
+	env.Getenv = func(k string) string {
+		if k == "CLAUDE_CONFIG_DIR" {
+			return cfg
+		}
+		return ""
+	}
+	return p, env, cfg
+}
+
+func taskFile(t *testing.T, cfg, session, id, subject, status string) {
+	t.Helper()
+	dir := filepath.Join(cfg, "tasks", session)
+	require.NoError(t, os.MkdirAll(dir, 0o700))
+	data, err := json.Marshal(map[string]any{"id": id, "subject": subject, "description": "", "status": status,
+		"blocks": []string{}, "blockedBy": []string{}})
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, id+".json"), data, 0o600))
+}
+
+func hookInput(t *testing.T, m map[string]any) []byte {
+	t.Helper()
+	m["session_id"], m["cwd"], m["transcript_path"] = "s-1", "/w", "/nonexistent.jsonl"
+	data, err := json.Marshal(m)
+	require.NoError(t, err)
+	return data
+}
+
+func TestPostToolUseWritesOnlyOnChangeAndDebouncesTheTracker(t *testing.T) {
+	p, env, cfg := captureProj(t)
+	taskFile(t, cfg, "s-1", "1", "Write the lexer", "in_progress")
+	in := hookInput(t, map[string]any{"hook_event_name": "PostToolUse", "tool_name": "TaskCreate", "tool_input": map[string]any{"subject": "Write the lexer"}})
+
+	PostToolUse(context.Background(), env, in)
+	assert.Contains(t, string(p.read(ProgressFile)), "- Write the lexer — in progress <!-- ccc:task claude:1 -->\n")
+	assert.Contains(t, string(p.read(ProgressFile)), "- Hand task\n")
+	assert.Equal(t, 1, p.cp.count(), "the first capture updates the tracker")
+
+	fi, err := os.Stat(p.path(ProgressFile))
+	require.NoError(t, err)
+	old := time.Unix(1, 0)
+	require.NoError(t, os.Chtimes(p.path(ProgressFile), old, old))
+	PostToolUse(context.Background(), env, in)
+	fi2, err := os.Stat(p.path(ProgressFile))
+	require.NoError(t, err)
+	assert.Equal(t, old, fi2.ModTime(), "an unchanged list writes nothing (was %s)", fi.ModTime())
+
+	taskFile(t, cfg, "s-1", "1", "Write the lexer", "completed")
+	PostToolUse(context.Background(), env, in)
+	assert.Contains(t, string(p.read(ProgressFile)), "- Write the lexer ✓ <!-- ccc:task claude:1 -->\n")
+	assert.Equal(t, 1, p.cp.count(), "within hooks.capture_interval the tracker is not called")
+
+	env.Now = func() time.Time { return testNow.Add(6 * time.Minute) }
+	taskFile(t, cfg, "s-1", "2", "Write the parser", "pending")
+	PostToolUse(context.Background(), env, in)
+	assert.Equal(t, 2, p.cp.count(), "once the interval passed, a change updates the tracker")
+	assert.Empty(t, p.errs.String())
+}
+
+func TestPostToolUseTodoWriteFromItsInput(t *testing.T) {
+	p, env, _ := captureProj(t)
+	in := hookInput(t, map[string]any{"hook_event_name": "PostToolUse", "tool_name": "TodoWrite", "tool_input": map[string]any{
+		"todos": []map[string]string{{"content": "Lexer", "status": "completed", "activeForm": "Lexing"},
+			{"content": "Parser", "status": "in_progress", "activeForm": "Parsing"}}}})
+	PostToolUse(context.Background(), env, in)
+	got := string(p.read(ProgressFile))
+	assert.Contains(t, got, "- Lexer ✓ <!-- ccc:task claude:todo-1 -->\n")
+	assert.Contains(t, got, "- Parser — Parsing <!-- ccc:task claude:todo-2 -->\n")
+}
+
+func TestPostToolUseOutsideAProjectOrOtherTools(t *testing.T) {
+	p, env, cfg := captureProj(t)
+	require.NoError(t, os.Remove(p.path(ProgressFile)))
+	taskFile(t, cfg, "s-1", "1", "Write the lexer", "pending")
+	PostToolUse(context.Background(), env, hookInput(t, map[string]any{"tool_name": "TaskUpdate"}))
+	assert.Nil(t, p.read(ProgressFile), "not a ccc project: nothing created")
+	p.write(ProgressFile, []byte(handProgress))
+	PostToolUse(context.Background(), env, hookInput(t, map[string]any{"tool_name": "Bash"}))
+	assert.Equal(t, handProgress, string(p.read(ProgressFile)))
+	assert.Zero(t, p.cp.count())
+	assert.Empty(t, p.errs.String())
+}
+
+func TestTaskCompletedIsABoundary(t *testing.T) {
+	p, env, cfg := captureProj(t)
+	taskFile(t, cfg, "s-1", "1", "Write the lexer", "in_progress")
+	TaskCompleted(context.Background(), env, hookInput(t, map[string]any{"hook_event_name": "TaskCompleted", "task_id": "1", "task_subject": "Write the lexer"}))
+	assert.Contains(t, string(p.read(ProgressFile)), "- Write the lexer ✓ <!-- ccc:task claude:1 -->\n", "completed from the event")
+	assert.Equal(t, 1, p.cp.count())
+}
+
+func TestStopFailureBlocksUntilTheNextStop(t *testing.T) {
+	p, env, _ := captureProj(t)
+	StopFailure(context.Background(), env, hookInput(t, map[string]any{"hook_event_name": "StopFailure", "error": "rate_limit", "error_details": "429\nToo Many Requests"}))
+	assert.Contains(t, string(p.read(ProgressFile)), "## Blockers\n- API error: rate_limit — 429 Too Many Requests\n")
+	assert.Equal(t, 1, p.cp.count())
+	Stop(context.Background(), env, hookInput(t, map[string]any{"hook_event_name": "Stop", "last_assistant_message": "done"}))
+	assert.Contains(t, string(p.read(ProgressFile)), "## Blockers\n- None\n")
+	assert.NotContains(t, string(p.read(ProgressFile)), "API error")
+}
+
+func TestSessionStartClearCarriesTheTaskListOver(t *testing.T) {
+	_, env, cfg := captureProj(t)
+	taskFile(t, cfg, "s-1", "1", "Write the lexer", "in_progress")
+	require.NoError(t, os.WriteFile(filepath.Join(cfg, "tasks", "s-1", ".highwatermark"), []byte("1"), 0o600))
+	require.NoError(t, os.WriteFile(filepath.Join(cfg, "tasks", "s-1", ".lock"), nil, 0o600))
+	PostToolUse(context.Background(), env, hookInput(t, map[string]any{"tool_name": "TaskCreate"}))
+
+	in := map[string]any{"hook_event_name": "SessionStart", "source": "clear"}
+	data, _ := json.Marshal(in)
+	data = []byte(strings.Replace(string(data), "{", `{"session_id":"s-2",`, 1))
+	out := SessionStart(context.Background(), env, data, func(context.Context, string) (Resume, bool, error) { return Resume{}, false, nil })
+	assert.Empty(t, out, "clear adds no context")
+	got, err := os.ReadFile(filepath.Join(cfg, "tasks", "s-2", "1.json"))
+	require.NoError(t, err)
+	assert.Contains(t, string(got), "Write the lexer")
+	_, err = os.Stat(filepath.Join(cfg, "tasks", "s-2", ".highwatermark"))
+	assert.NoError(t, err, "new ids go on from the old ones")
+	_, err = os.Stat(filepath.Join(cfg, "tasks", "s-2", ".lock"))
+	assert.ErrorIs(t, err, os.ErrNotExist, "the lock stays behind")
+}
+
+func TestSessionStartWithoutAListAsksToRecreateIt(t *testing.T) {
+	p, env, _ := captureProj(t)
+	p.write(ProgressFile, []byte(strings.Replace(handProgress, "- Hand task\n", "- Lexer <!-- ccc:task claude:1 -->\n", 1)))
+	in := hookInput(t, map[string]any{"hook_event_name": "SessionStart", "source": "resume"})
+	out := SessionStart(context.Background(), env, in, func(context.Context, string) (Resume, bool, error) {
+		return Resume{Prompt: "Resume the session.", TaskM: 1}, true, nil
+	})
+	assert.Contains(t, string(out), "Remaining (1): Lexer")
+	assert.Contains(t, string(out), "Your task list is empty in this session. Re-create it")
+	assert.NotContains(t, string(out), "ccc:task")
+}
