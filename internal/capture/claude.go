@@ -179,7 +179,7 @@ const (
 	MaxFiles = 10
 	// MaxScan bounds how much of a transcript is read looking for files and
 	// the last message; the newest TodoWrite is looked for in the whole file.
-	MaxScan = 8 << 20
+	MaxScan = 2 << 20
 )
 
 // toolUse is one content item of an assistant record.
@@ -193,7 +193,34 @@ type toolUse struct {
 var (
 	todoWriteKey = []byte(`"TodoWrite"`)
 	assistantKey = []byte(`"assistant"`)
+	textKey      = []byte(`"text"`)
+	editKeys     = [][]byte{[]byte(`"Edit"`), []byte(`"Write"`), []byte(`"MultiEdit"`), []byte(`"NotebookEdit"`)}
 )
+
+// worth reports whether a line may hold what the scan still looks for; only
+// such lines are parsed.
+func (tr *Transcript) worth(line []byte, near, wantTodos bool) bool {
+	if !bytes.Contains(line, assistantKey) {
+		return false
+	}
+	if wantTodos && tr.Todos == nil && bytes.Contains(line, todoWriteKey) {
+		return true
+	}
+	if !near {
+		return false
+	}
+	if tr.LastLine == "" && bytes.Contains(line, textKey) {
+		return true
+	}
+	if len(tr.Files) < MaxFiles {
+		for _, k := range editKeys {
+			if bytes.Contains(line, k) {
+				return true
+			}
+		}
+	}
+	return false
+}
 
 // ReadClaudeTranscript reads a transcript backwards: the last assistant
 // line and the files touched within its last MaxScan bytes, and, when
@@ -209,7 +236,7 @@ func ReadClaudeTranscript(path string, wantTodos bool) (Transcript, error) {
 		if !near && (tr.Todos != nil || !wantTodos) {
 			return true
 		}
-		if !bytes.Contains(line, assistantKey) || (!near && !bytes.Contains(line, todoWriteKey)) {
+		if !tr.worth(line, near, wantTodos) {
 			return false
 		}
 		var rec struct {
