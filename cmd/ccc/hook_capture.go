@@ -74,5 +74,24 @@ it. It prints nothing.`+captureHelp,
 				hook.StopFailure(ctx, env, stdin)
 				return nil
 			}),
+		newCmdHookEvent(f, dir, "subagent-start", "Show a starting subagent under its session's agent in ccc status",
+			`Claude Code's SubagentStart hook: records agent_id and agent_type in
+.ccc/subagents/ (the newest 50 are kept), which ccc status shows as a child
+row of the agent whose record names the session. It prints nothing.`,
+			`  # in .claude/settings.json
+  {"hooks": {"SubagentStart": [{"hooks": [{"type": "command", "command": "ccc hook subagent-start", "timeout": 5}]}]}}`,
+			func(ctx context.Context, env hook.Env, stdin []byte) []byte {
+				hook.Subagent(ctx, env, stdin, false)
+				return nil
+			}),
+		newCmdHookEvent(f, dir, "subagent-stop", "Mark a subagent stopped, with its last message, in ccc status",
+			`Claude Code's SubagentStop hook: marks the subagent stopped in
+.ccc/subagents/ with the last line of its last message. It prints nothing.`,
+			`  # in .claude/settings.json
+  {"hooks": {"SubagentStop": [{"hooks": [{"type": "command", "command": "ccc hook subagent-stop", "timeout": 5}]}]}}`,
+			func(ctx context.Context, env hook.Env, stdin []byte) []byte {
+				hook.Subagent(ctx, env, stdin, true)
+				return nil
+			}),
 	}
 }

@@ -488,6 +488,7 @@ func TestPluginFiles(t *testing.T) {
 		"SessionStart": "ccc hook session-start", "SessionEnd": "ccc hook session-end",
 		"PostToolUse": "ccc hook post-tool-use", "TaskCompleted": "ccc hook task-completed",
 		"PostCompact": "ccc hook post-compact", "StopFailure": "ccc hook stop-failure",
+		"SubagentStart": "ccc hook subagent-start", "SubagentStop": "ccc hook subagent-stop",
 	}
 	assert.Len(t, hooks.Hooks, len(want))
 	var calls []string

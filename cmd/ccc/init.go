@@ -38,7 +38,8 @@ func newCmdInitClaude(f *Factory, dir *string) *cobra.Command {
 		Short: "Write ccc's Claude Code hooks into .claude/settings.json",
 		Long: `Add ccc's hooks to the project's .claude/settings.json: Stop, PreCompact,
 SessionStart, SessionEnd, PostToolUse (TaskCreate|TaskUpdate|TodoWrite),
-TaskCompleted, PostCompact and StopFailure, each as a group of its own,
+TaskCompleted, PostCompact, StopFailure, SubagentStart and SubagentStop,
+each as a group of its own,
 unless the settings already run that command for that event. Every other
 key and every hook of the user's stays; keys come out sorted. A file that
 is not a JSON object is reported and left alone. The plugin in plugin/

@@ -12,6 +12,7 @@ import (
 	"github.com/ccc-checkpoint/ccc/internal/capture"
 	"github.com/ccc-checkpoint/ccc/progress"
 	"github.com/ccc-checkpoint/ccc/state"
+	"github.com/ccc-checkpoint/ccc/state/records"
 )
 
 // APIErrorPrefix starts the blocker a StopFailure sets; the next
@@ -397,4 +398,37 @@ func carryOver(env Env, root, session string) error {
 	}
 	rememberSession(root, session)
 	return nil
+}
+
+// Subagent records a subagent's start or stop in .ccc/subagents, for
+// `ccc status` to show under the session's agent. It prints nothing.
+func Subagent(ctx context.Context, env Env, stdin []byte, stopped bool) {
+	event := "subagent-start"
+	if stopped {
+		event = "subagent-stop"
+	}
+	in, err := ParseInput(stdin)
+	if err != nil {
+		env.logf(event, "%v", err)
+		return
+	}
+	if in.AgentID == "" {
+		return
+	}
+	root, err := env.Root(ctx, in.Cwd)
+	if err != nil || project(root) != nil {
+		return
+	}
+	s := records.Subagent{ID: in.AgentID, Type: in.AgentType, Session: in.SessionID, Status: "running", UpdatedAt: env.now().UTC()}
+	if stopped {
+		s.Status, s.LastMessage = "stopped", lastLine(in.LastAssistantMessage)
+	}
+	if err := records.WriteSubagent(root, s); err != nil {
+		env.logf(event, "%v", err)
+	}
+}
+
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return strings.TrimSpace(lines[len(lines)-1])
 }

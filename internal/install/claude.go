@@ -35,6 +35,8 @@ var claudeHooks = []claudeHook{
 	{"TaskCompleted", "", "ccc hook task-completed", 30},
 	{"PostCompact", "manual|auto", "ccc hook post-compact", 10},
 	{"StopFailure", "", "ccc hook stop-failure", 30},
+	{"SubagentStart", "", "ccc hook subagent-start", 5},
+	{"SubagentStop", "", "ccc hook subagent-stop", 5},
 }
 
 // ClaudeOptions are what `ccc init claude` may add beyond the hooks.
