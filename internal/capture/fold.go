@@ -65,6 +65,41 @@ type folder struct {
 	byID   map[string]Task
 	order  []Task
 	placed map[string]bool
+	// current is the id of the list task that takes the Current slot.
+	current string
+}
+
+// where is the section a list task belongs in.
+func (f *folder) where(t Task) section {
+	switch t.Status {
+	case Completed:
+		return inCompleted
+	case InProgress:
+		if t.ID == f.current {
+			return inCurrent
+		}
+		return inRemaining
+	case Cancelled:
+		return inDropped
+	}
+	return inRemaining
+}
+
+// update rewrites a marked task for its list entry, keeping its form.
+func (f *folder) update(old progress.Task, lt Task, s section) progress.Task {
+	nt := progress.Task{Text: f.text(lt), Checkbox: old.Checkbox, Mark: f.mark(lt.ID)}
+	switch s {
+	case inCompleted:
+		nt.Done = true
+	case inCurrent:
+		nt.Status = lt.ActiveForm
+		if nt.Status == "" {
+			nt.Status = "in progress"
+		}
+	case inDropped:
+		nt = dropTask(old, nt.Text, nt.Mark)
+	}
+	return nt
 }
 
 // id is the list id of a task this agent marked, and whether it was dropped.
@@ -178,40 +213,13 @@ func (f *folder) fold(doc *progress.Document) {
 			}
 		}
 	}
-	where := func(t Task) section {
-		switch t.Status {
-		case Completed:
-			return inCompleted
-		case InProgress:
-			if t.ID == current {
-				return inCurrent
-			}
-			return inRemaining
-		case Cancelled:
-			return inDropped
-		}
-		return inRemaining
-	}
+	f.current = current
+	where := f.where
 	f.placed = map[string]bool{}
 	var completed, remaining, dropped []progress.Task
 	var cur *progress.Task
 
-	// update rewrites a marked task for its list entry, keeping its form.
-	update := func(old progress.Task, lt Task, s section) progress.Task {
-		nt := progress.Task{Text: f.text(lt), Checkbox: old.Checkbox, Mark: f.mark(lt.ID)}
-		switch s {
-		case inCompleted:
-			nt.Done = true
-		case inCurrent:
-			nt.Status = lt.ActiveForm
-			if nt.Status == "" {
-				nt.Status = "in progress"
-			}
-		case inDropped:
-			nt = dropTask(old, nt.Text, nt.Mark)
-		}
-		return nt
-	}
+	update := f.update
 	// keep places an existing task: a person's stays, a marked one follows its list entry.
 	keep := func(t progress.Task, here section, out *[]progress.Task) {
 		id, wasDropped, ours := f.id(t)

@@ -26,7 +26,7 @@ func ScanBackward(path string, fn func(line []byte) (stop bool)) error {
 	if err != nil {
 		return err
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }()
 	fi, err := f.Stat()
 	if err != nil {
 		return err
