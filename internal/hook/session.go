@@ -1,6 +1,7 @@
 package hook
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -165,8 +166,12 @@ func SessionStart(ctx context.Context, env Env, stdin []byte, load ResumeLoader)
 	}
 	text := r.Context()
 	if c.doc == nil && r.Broken == "" {
-		if _, doc, err := readProgress(root, filepath.Join(root, ProgressFile), env.now()); err == nil {
-			c.doc = doc
+		// Parsed again only when it holds captured tasks: a big file costs.
+		path := filepath.Join(root, ProgressFile)
+		if data, err := state.ReadProjectFile(root, path, progress.MaxSize); err == nil && bytes.Contains(data, []byte("<!-- ccc:task ")) {
+			if doc, err := progress.Parse(data); err == nil {
+				c.doc = doc
+			}
 		}
 	}
 	if c.doc != nil && r.Broken == "" && c.doc.TaskM() > 0 {
