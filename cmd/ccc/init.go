@@ -24,7 +24,11 @@ func NewCmdInit(f *Factory, dir *string) *cobra.Command {
 		Long: `Write the hook configuration that lets an agent run ccc by itself (capture
 its task list, checkpoint at its boundaries, re-inject the continuation
 prompt) into the project. It is idempotent, prints what it changes as a
-diff, and never changes or removes the user's own hooks.`,
+diff, and never changes or removes the user's own hooks.` + exitStatusHelp(
+			"0  help printed (name an agent: ccc init claude)",
+			"2  usage error"),
+		Example: `  ccc init claude --dry-run
+  ccc init claude`,
 		Args: noArgs,
 	}
 	cmd.AddCommand(newCmdInitClaude(f, dir))
