@@ -13,6 +13,9 @@ import (
 const (
 	DefaultHookTimeout        = 10 * time.Second
 	DefaultSessionStartMaxAge = 24 * time.Hour
+	// DefaultCaptureInterval is how often, at most, a change captured from
+	// the agent's list between boundaries updates the tracker.
+	DefaultCaptureInterval = 5 * time.Minute
 )
 
 // HookPrefs are the keys the hooks read: CCC's keys with CCC's defaults,
@@ -62,6 +65,11 @@ type HookPrefs struct {
 		// SessionStartMaxAge is the age under which a new session (source
 		// startup) is given the last checkpoint.
 		SessionStartMaxAge Duration `yaml:"session_start_max_age"`
+		// CaptureInterval is the least time between two tracker updates
+		// for list changes captured between boundaries (PostToolUse); 0
+		// leaves them to the boundaries (stop, pre-compact, task
+		// completed, session end).
+		CaptureInterval Duration `yaml:"capture_interval"`
 		// EffortEnv is retired: it is read only so that a file turning it
 		// on hears so.
 		EffortEnv bool `yaml:"effort_env"`
@@ -84,6 +92,7 @@ func defaultHookPrefs() HookPrefs {
 	p.Style.Explanatory = "balanced"
 	p.Hooks.CheckpointTimeout = Duration(DefaultHookTimeout)
 	p.Hooks.SessionStartMaxAge = Duration(DefaultSessionStartMaxAge)
+	p.Hooks.CaptureInterval = Duration(DefaultCaptureInterval)
 	return p
 }
 
@@ -124,6 +133,7 @@ func readHookPrefs(doc *yaml.Node, path string) (HookPrefs, error) {
 
 	setDuration(&p.Hooks.CheckpointTimeout, get("hooks", "checkpoint_timeout"))
 	setDuration(&p.Hooks.SessionStartMaxAge, get("hooks", "session_start_max_age"))
+	setDuration(&p.Hooks.CaptureInterval, get("hooks", "capture_interval"))
 	setBool(&p.Hooks.EffortEnv, get("hooks", "effort_env"))
 	return p, nil
 }

@@ -532,7 +532,8 @@ func cutDoneMark(s string) (string, bool) {
 // edit adds renders and parses back to the same task.
 func parseTask(text string, k kind) Task {
 	rest, box, checked := splitBox(text)
-	t := Task{Text: rest, Checkbox: box, Done: checked}
+	rest, mark := splitTaskMark(rest)
+	t := Task{Text: rest, Checkbox: box, Done: checked, Mark: mark}
 	switch k {
 	case kindCompleted:
 		// The ✓ belongs at the end of the first line; an agent may also put it after the last one.

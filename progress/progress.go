@@ -78,6 +78,10 @@ type Task struct {
 	Checkbox bool
 	// Done is the checkbox state for a checkbox item; otherwise true in Completed and false elsewhere.
 	Done bool
+	// Mark is the identity of a task captured from an agent's own list ("claude:3", "claude:3 dropped"),
+	// kept in a hidden comment at the end of the item's first line, `<!-- ccc:task claude:3 -->`; "" for
+	// a task a person or `ccc checkpoint` wrote. It never appears in Text.
+	Mark string
 }
 
 // Decision is an item of "Decisions Made": "what: why".

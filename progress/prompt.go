@@ -303,3 +303,16 @@ func PromptBox(prompt string) string {
 	b.WriteString("Copy this prompt into your next session's first message.\n")
 	return b.String()
 }
+
+// keyFilesRe finds the key files of a prompt of GeneratePrompt's shape.
+var keyFilesRe = regexp.MustCompile(`Key files: (.*?)\.[ \t]*\n?[ \t]*Next action: `)
+
+// PromptFiles returns the key files the continuation prompt names, when ccc generated it; nil
+// otherwise. A capture that knows no better keeps them when it regenerates the prompt.
+func (d *Document) PromptFiles() []string {
+	m := keyFilesRe.FindStringSubmatch(d.ContinuationPrompt)
+	if m == nil || m[1] == "none" || !d.PromptByCCC() {
+		return nil
+	}
+	return strings.Split(m[1], ", ")
+}

@@ -362,7 +362,7 @@ func (d *Document) renderKind(k kind, marker string) []string {
 					text += "\n" + more
 				}
 			}
-			item(text, t.Checkbox, t.Done)
+			item(withTaskMark(text, t.Mark), t.Checkbox, t.Done)
 		}
 	case kindCurrent:
 		if d.Current == nil {
@@ -372,10 +372,10 @@ func (d *Document) renderKind(k kind, marker string) []string {
 		if d.Current.Status != "" {
 			text += " — " + d.Current.Status
 		}
-		item(text, d.Current.Checkbox, d.Current.Done)
+		item(withTaskMark(text, d.Current.Mark), d.Current.Checkbox, d.Current.Done)
 	case kindRemaining:
 		for _, t := range d.Remaining {
-			item(t.Text, t.Checkbox, t.Done)
+			item(withTaskMark(t.Text, t.Mark), t.Checkbox, t.Done)
 		}
 	case kindDecisions:
 		for _, x := range d.Decisions {

@@ -48,7 +48,8 @@ can the "hooks" section of .claude/settings.json, .codex/hooks.json or
 --agent names the agent; without it, the input tells (Gemini's own events
 and fields, a Codex rollout log or turn_id, else Claude Code). Each handler
 first folds the agent's own checklist (Codex's update_plan plan, Gemini's
-write_todos list) into .ccc-progress.md. The agents' event names are
+write_todos list; Claude Code's task files or TodoWrite list) into
+.ccc-progress.md. The agents' event names are
 accepted for ccc's: Stop and AfterAgent for stop, PreCompact and
 PreCompress for pre-compact, SessionStart, SessionEnd, and PostToolUse and
 AfterTool for capture.
@@ -99,7 +100,11 @@ When another ccc process holds .ccc/lock, the hook waits for it as long as
 its 30s budget allows after the checkpoint; if it is still held, the hook
 answers as decided and keeps the state change in .ccc/pending/, which the
 next stop hook applies first (or discards, naming why, when the state has
-moved since).`,
+moved since).
+
+First it captures the agent's own task list into .ccc-progress.md (see
+ccc hook post-tool-use) and resolves an "API error: …" blocker; with a
+list, a stop that ran no checkpoint of its own runs one.`,
 			`  # in .claude/settings.json
   {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "ccc hook stop", "timeout": 30}]}]}}
 
@@ -114,8 +119,8 @@ moved since).`,
 		newCmdHookEvent(f, dir, "pre-compact", "Save progress before Claude Code compacts the context",
 			`Claude Code's PreCompact hook: runs the automated checkpoint (persist
 progress, update the tracker) within hooks.checkpoint_timeout (10s), in a
-project that has .ccc-progress.md or .ccc-state.json. It prints nothing, so
-the compaction always goes ahead.`,
+project that has .ccc-progress.md or .ccc-state.json, after capturing the
+agent's task list. It prints nothing, so the compaction always goes ahead.`,
 			`  # in .claude/settings.json
   {"hooks": {"PreCompact": [{"matcher": "manual|auto", "hooks": [{"type": "command", "command": "ccc hook pre-compact", "timeout": 30}]}]}}
 
@@ -130,9 +135,14 @@ the compaction always goes ahead.`,
 resume, and on startup when the last checkpoint is younger than
 hooks.session_start_max_age (24h), it adds the continuation prompt of
 .ccc-progress.md to the session, with one status line (task N of M,
-blockers, age) and a warning when the branch or HEAD moved since.`,
+blockers, age) and a warning when the branch or HEAD moved since, then the
+task state captured from the agent's own list (current, done, remaining,
+files touched, blockers, its last line, branch and HEAD); a session with no
+list is told to re-create it from .ccc-progress.md. On /clear (source
+clear) it adds nothing and carries the old session's task files over to
+the new session.`,
 			`  # in .claude/settings.json
-  {"hooks": {"SessionStart": [{"matcher": "startup|resume|compact", "hooks": [{"type": "command", "command": "ccc hook session-start", "timeout": 15}]}]}}
+  {"hooks": {"SessionStart": [{"matcher": "startup|resume|compact|clear", "hooks": [{"type": "command", "command": "ccc hook session-start", "timeout": 15}]}]}}
 
   # by hand: what a compacted session would be told
   echo '{"session_id":"s1","source":"compact"}' | ccc hook session-start`,
@@ -152,8 +162,9 @@ no tracker, no output.`,
 				return nil
 			}),
 		newCmdHookEvent(f, dir, "session-end", "Keep a copy of the progress file when the session ends",
-			`Claude Code's SessionEnd hook: copies .ccc-progress.md to
-.ccc/sessions/.ccc-progress-<UTC time>.md and keeps the newest 20 copies.`,
+			`Claude Code's SessionEnd hook: captures the agent's task list and, when
+there is one, runs the automated checkpoint; then copies .ccc-progress.md
+to .ccc/sessions/.ccc-progress-<UTC time>.md and keeps the newest 20 copies.`,
 			`  # in .claude/settings.json
   {"hooks": {"SessionEnd": [{"hooks": [{"type": "command", "command": "ccc hook session-end", "timeout": 10}]}]}}
 
@@ -164,6 +175,7 @@ no tracker, no output.`,
 				return nil
 			}),
 	)
+	cmd.AddCommand(newCmdHookCapture(f, dir)...)
 	cmd.PersistentFlags().String("agent", "", "the agent running the hook: claude, codex or gemini (default: detected from the input)")
 	for _, sub := range cmd.Commands() {
 		for _, native := range hookNativeEvents {
@@ -300,6 +312,7 @@ func (f *Factory) hookEnv(dir string) hook.Env {
 		Checkpoint: f.hookCheckpoint,
 		Stderr:     f.IO.ErrOut,
 		Debug:      f.Getenv("CCC_DEBUG") != "",
+		Getenv:     f.Getenv,
 	}
 }
 

@@ -502,6 +502,9 @@ func TestPluginFiles(t *testing.T) {
 	want := map[string]string{
 		"Stop": launcher + " hook stop", "PreCompact": launcher + " hook pre-compact",
 		"SessionStart": launcher + " hook session-start", "SessionEnd": launcher + " hook session-end",
+		"PostToolUse": launcher + " hook post-tool-use", "TaskCompleted": launcher + " hook task-completed",
+		"PostCompact": launcher + " hook post-compact", "StopFailure": launcher + " hook stop-failure",
+		"SubagentStart": launcher + " hook subagent-start", "SubagentStop": launcher + " hook subagent-stop",
 	}
 	assert.Len(t, hooks.Hooks, len(want))
 	var calls []string
@@ -520,7 +523,10 @@ func TestPluginFiles(t *testing.T) {
 	assert.GreaterOrEqual(t, hooks.Hooks["Stop"][0].Hooks[0].Timeout, longest, "Stop outlasts the checkpoint deadline")
 	assert.GreaterOrEqual(t, hooks.Hooks["PreCompact"][0].Hooks[0].Timeout, longest)
 	assert.Equal(t, "manual|auto", hooks.Hooks["PreCompact"][0].Matcher)
-	assert.Equal(t, "startup|resume|compact", hooks.Hooks["SessionStart"][0].Matcher)
+	assert.Equal(t, "startup|resume|compact|clear", hooks.Hooks["SessionStart"][0].Matcher, "clear carries the task list over")
+	assert.Equal(t, "TaskCreate|TaskUpdate|TodoWrite", hooks.Hooks["PostToolUse"][0].Matcher, "only the task tools, never every tool")
+	assert.GreaterOrEqual(t, hooks.Hooks["TaskCompleted"][0].Hooks[0].Timeout, longest, "TaskCompleted updates the tracker")
+	assert.GreaterOrEqual(t, hooks.Hooks["StopFailure"][0].Hooks[0].Timeout, longest)
 
 	cmds, err := filepath.Glob(filepath.Join(dir, "commands", "*.md"))
 	require.NoError(t, err)

@@ -68,6 +68,7 @@ tracker in a body.` + exitStatusHelp(
 		NewCmdSync(f, &dir, nil),
 		NewCmdDoctor(f, &dir, nil),
 		NewCmdHook(f, &dir),
+		NewCmdInit(f, &dir),
 		NewCmdStatus(f, &dir, nil),
 		NewCmdHeartbeat(f, &dir, nil),
 		NewCmdList(f, &dir, nil),

@@ -253,6 +253,7 @@ func statusTable(rep StatusReport, colour bool) string {
 			a.Agent, dash(a.Issue), dash(clip(a.Task, 40)), progressCell(a),
 			updatedCell(a, now), dash(a.Status), health, queuedCell(a.Queued, now),
 		})
+		rows = append(rows, subagentRows(a, now)...)
 	}
 	var b strings.Builder
 	b.WriteString(ui.Table(rows))
@@ -436,4 +437,19 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 	case <-t.C:
 		return nil
 	}
+}
+
+// subagentRows are an agent's subagents as child rows: type and id, the
+// last message, the age, running or stopped.
+func subagentRows(a records.AgentStatus, now time.Time) [][]string {
+	var rows [][]string
+	for _, s := range a.Subagents {
+		id := s.ID
+		if len(id) > 8 {
+			id = id[:8]
+		}
+		rows = append(rows, []string{"└ " + dash(s.Type) + " " + id, "", dash(clip(strings.Join(strings.Fields(s.LastMessage), " "), 40)), "",
+			age(now.Sub(s.UpdatedAt)), s.Status, "", ""})
+	}
+	return rows
 }

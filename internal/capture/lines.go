@@ -12,7 +12,7 @@ const MaxLine = 4 << 20
 
 // ErrNoList is a log that holds no checklist call: the agent never wrote a
 // plan or todo list in this session.
-var ErrNoList = errors.New("no checklist in the log")
+var ErrNoList = errors.New("no checklist")
 
 // eachLine calls fn with every line of r, without its newline, up to max
 // bytes; longer lines are skipped and counted. The slice is only valid

@@ -1,170 +1,434 @@
 package hook
 
 import (
-	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/ccc-checkpoint/ccc/internal/capture"
 	"github.com/ccc-checkpoint/ccc/internal/projectfs"
 	"github.com/ccc-checkpoint/ccc/progress"
+	"github.com/ccc-checkpoint/ccc/state/records"
 )
 
-// agentList reads the checklist the agent keeps for this session: from a
-// tool event's own input when the tool was the checklist tool, else from
-// the agent's log. ok is false when there is none (the agent never wrote
-// one, or it is Claude Code's, which this file does not read).
-func agentList(in Input) (capture.List, bool, error) {
+// APIErrorPrefix starts the blocker a StopFailure sets; the next
+// successful stop resolves it.
+const APIErrorPrefix = "API error: "
+
+// captureStamp (in .ccc/) is touched whenever a capture updated the
+// tracker: PostToolUse updates it again only hooks.capture_interval later.
+const captureStamp = "capture-posted"
+
+// lastSessionFile (in .ccc/) names the session whose list the last capture
+// read: SessionStart source clear carries that list to the new session.
+const lastSessionFile = "capture-session"
+
+// captureOpts says what one hook's capture reads and sets.
+type captureOpts struct {
+	// transcript reads the transcript: the newest TodoWrite, the files
+	// touched, the last assistant line. PostToolUse never does.
+	transcript bool
+	// completed is TaskCompleted's task id: completed, whatever the file
+	// says yet (the hook runs before Claude Code writes it).
+	completed string
+	// apiError is a StopFailure's blocker text.
+	apiError string
+	// stopped is a successful stop: API error blockers are resolved.
+	stopped bool
+}
+
+// captured is what a capture found and did.
+type captured struct {
+	root    string
+	list    *capture.List
+	changed bool
+	doc     *progress.Document
+	tr      capture.Transcript
+}
+
+// onceRoot makes env find the root once per hook, however many steps ask.
+func (e Env) onceRoot() Env {
+	find := e.Root
+	if find == nil {
+		return e
+	}
 	var (
-		l   capture.List
-		err error
+		done bool
+		root string
+		err  error
 	)
-	switch in.Agent {
-	case Codex:
-		if in.ToolName == "update_plan" {
-			if tasks, ok := capture.CodexPlanInput(in.ToolInput); ok {
-				return capture.List{Agent: "codex", Source: "tool_input", Tasks: tasks}, true, nil
-			}
+	e.Root = func(ctx context.Context, cwd string) (string, error) {
+		if !done {
+			root, err = find(ctx, cwd)
+			done = true
 		}
-		if in.TranscriptPath == "" {
-			return l, false, nil
-		}
-		l, err = capture.ReadCodex(in.TranscriptPath)
-	case Gemini:
-		if in.ToolName == "write_todos" {
-			if tasks, ok := capture.GeminiTodosInput(in.ToolInput); ok {
-				return capture.List{Agent: "gemini", Source: "tool_input", Tasks: tasks}, true, nil
-			}
-		}
-		if in.TranscriptPath == "" {
-			return l, false, nil
-		}
-		l, err = capture.ReadGemini(in.TranscriptPath)
+		return root, err
+	}
+	return e
+}
+
+// captureList reads the agent's list and folds it into the progress file,
+// which it writes only when something changed. Outside a ccc project, and
+// with no list and nothing else to set, it does nothing and says nothing.
+func captureList(ctx context.Context, env Env, event string, in Input, o captureOpts) captured {
+	root, err := env.Root(ctx, in.Cwd)
+	if err != nil || project(root) != nil {
+		return captured{}
+	}
+	c := captured{root: root}
+	list, err := readList(env, in, o, &c.tr)
+	switch {
+	case errors.Is(err, capture.ErrNoList):
+	case err != nil:
+		env.logf(event, "capture: %v", err)
 	default:
-		return l, false, nil
+		c.list = &list
+		rememberSession(root, in.SessionID)
 	}
-	if errors.Is(err, capture.ErrNoList) {
-		return l, false, nil
+	if c.list == nil && o.apiError == "" && !o.stopped {
+		return c
 	}
-	return l, err == nil, err
+	path := filepath.Join(root, ProgressFile)
+	for range 2 { // once more when someone wrote the file in between
+		orig, doc, err := readProgress(root, path, env.now())
+		if err != nil {
+			if c.list != nil || o.apiError != "" { // a stop that only looks for an API error says nothing
+				env.logf(event, "capture: %v", err)
+			}
+			return c
+		}
+		c.doc = doc
+		c.changed = c.fold(doc, o)
+		if !c.changed {
+			return c
+		}
+		err = projectfs.ReplaceFile(path, orig, doc.Render(), 0o644)
+		if !errors.Is(err, projectfs.ErrChanged) {
+			if err != nil {
+				env.logf(event, "capture: %v", err)
+				c.changed = false
+			}
+			return c
+		}
+	}
+	env.logf(event, "capture: %s keeps changing; not written", ProgressFile)
+	c.changed = false
+	return c
 }
 
-// captureList folds the agent's checklist into the progress file at root,
-// under the project lock, writing only when the file changes. A project
-// without a progress file gets one. It reports problems on stderr in one
-// line and returns whether the agent has a list (the file is then true).
-func captureList(ctx context.Context, env Env, event string, in Input, root string) bool {
-	l, ok, err := agentList(in)
-	if err != nil {
-		env.logf(event, "capture: %v", err)
-		return false
+// readList is the session's list: a TodoWrite call's own input, else the
+// task files, else (when asked) the transcript's newest TodoWrite.
+func readList(env Env, in Input, o captureOpts, tr *capture.Transcript) (capture.List, error) {
+	if in.ToolName == "TodoWrite" && len(in.ToolInput) > 0 {
+		return capture.ClaudeTodoWrite([]byte(in.ToolInput), "TodoWrite")
 	}
-	if !ok {
-		return false
+	getenv := env.Getenv
+	if getenv == nil {
+		getenv = func(string) string { return "" }
 	}
-	err = withLock(ctx, root, func() error {
-		path := filepath.Join(root, ProgressFile)
-		orig, err := projectfs.ReadProjectFile(root, path, progress.MaxSize)
-		var doc *progress.Document
-		switch {
-		case errors.Is(err, os.ErrNotExist):
-			doc, orig = progress.New("", env.now()), nil
-		case err != nil:
-			return err
-		default:
-			if doc, err = progress.Parse(orig); err != nil {
-				return err
+	list, err := capture.ReadClaudeTasks(capture.ClaudeTaskDir(getenv, in.SessionID))
+	noFiles := errors.Is(err, capture.ErrNoList)
+	if o.transcript && in.TranscriptPath != "" {
+		// The newest TodoWrite is looked for only without task files.
+		if got, terr := capture.ReadClaudeTranscript(in.TranscriptPath, noFiles); terr == nil {
+			*tr = got
+		}
+	}
+	if noFiles && tr.Todos != nil {
+		list, err = *tr.Todos, nil
+	}
+	if err == nil && o.completed != "" {
+		for i := range list.Tasks {
+			if list.Tasks[i].ID == o.completed {
+				list.Tasks[i].Status = capture.Completed
 			}
 		}
-		foldList(doc, l)
-		out := doc.Render()
-		if bytes.Equal(out, orig) {
-			return nil // unchanged: not even rewritten
-		}
-		return projectfs.WriteFileAtomic(path, out, 0o644)
-	})
-	if err != nil {
-		env.logf(event, "capture: %v", err)
-		return false
 	}
-	return true
+	return list, err
 }
 
-// Capture is `ccc hook capture`, for the agent's tool events (Codex's
-// PostToolUse, Gemini's AfterTool): it folds the checklist into the progress
-// file and does nothing else: no checkpoint, no tracker, no output.
-func Capture(ctx context.Context, env Env, stdin []byte) {
-	const event = "capture"
-	in, err := env.parse(stdin)
+// readProgress reads and parses the progress file; a project with only a
+// state file starts a new one.
+func readProgress(root, path string, now time.Time) ([]byte, *progress.Document, error) {
+	orig, err := projectfs.ReadProjectFile(root, path, progress.MaxSize)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, progress.New("", now), nil
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	doc, err := progress.Parse(orig)
+	if err != nil {
+		return nil, nil, err
+	}
+	return orig, doc, nil
+}
+
+// fold applies the list and the API error blocker to doc, and regenerates
+// ccc's own prompt when the tasks changed.
+func (c *captured) fold(doc *progress.Document, o captureOpts) bool {
+	ours := doc.PromptByCCC()
+	files := doc.PromptFiles()
+	changed := false
+	if c.list != nil {
+		changed = capture.Fold(doc, *c.list)
+	}
+	if o.stopped || o.apiError != "" {
+		kept := doc.Blockers[:0:0]
+		for _, b := range doc.Blockers {
+			if strings.HasPrefix(b.Description, APIErrorPrefix) && !(b.Checkbox && b.Checked) {
+				changed = changed || b.Description != o.apiError
+				continue
+			}
+			kept = append(kept, b)
+		}
+		if o.apiError != "" {
+			kept = append(kept, progress.Blocker{Description: o.apiError})
+			changed = changed || len(kept) != len(doc.Blockers)
+		}
+		doc.Blockers = kept
+	}
+	if changed && ours {
+		if rel := c.relFiles(); len(rel) > 0 {
+			files = rel
+		}
+		doc.RefreshPrompt(files, true)
+	}
+	return changed
+}
+
+// relFiles are the transcript's touched files inside the project, relative
+// to it; a file elsewhere is not named.
+func (c *captured) relFiles() []string {
+	var out []string
+	for _, f := range c.tr.Files {
+		rel, err := filepath.Rel(c.root, f)
+		if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+			continue
+		}
+		out = append(out, filepath.ToSlash(rel))
+	}
+	return out
+}
+
+// rememberSession notes the session whose list was captured, for a later
+// /clear; written only when it changes.
+func rememberSession(root, session string) {
+	if session == "" {
+		return
+	}
+	dir, err := projectfs.ProjectDir(root)
+	if err != nil {
+		return
+	}
+	path := filepath.Join(dir, lastSessionFile)
+	if old, err := projectfs.ReadProjectFile(root, path, 4096); err == nil && string(old) == session {
+		return
+	}
+	if os.MkdirAll(dir, 0o755) == nil {
+		_ = projectfs.WriteFileAtomic(path, []byte(session), 0o644)
+	}
+}
+
+// boundary runs the automated checkpoint after a capture at one of the
+// natural boundaries, and notes when it ran.
+func boundary(ctx context.Context, env Env, event string, c captured, in Input) {
+	p, perr := LoadPrefs(c.root)
+	touchStamp(c.root, env.now())
+	runCheckpointAfter(ctx, env, event, CheckpointRequest{Root: c.root, Deadline: time.Duration(p.Hooks.CheckpointTimeout),
+		SessionID: in.SessionID, KeepState: cccLoop(c.root)}, perr)
+}
+
+func touchStamp(root string, now time.Time) {
+	dir, err := projectfs.ProjectDir(root)
+	if err != nil || os.MkdirAll(dir, 0o755) != nil {
+		return
+	}
+	path := filepath.Join(dir, captureStamp)
+	if err := os.Chtimes(path, now, now); errors.Is(err, os.ErrNotExist) {
+		if projectfs.WriteFileAtomic(path, nil, 0o644) == nil {
+			_ = os.Chtimes(path, now, now)
+		}
+	}
+}
+
+// due reports whether the last capture that updated the tracker is at least
+// interval old.
+func due(root string, now time.Time, interval time.Duration) bool {
+	dir, err := projectfs.ProjectDir(root)
+	if err != nil {
+		return false
+	}
+	fi, err := os.Stat(filepath.Join(dir, captureStamp))
+	return err != nil || now.Sub(fi.ModTime()) >= interval
+}
+
+// PostToolUse captures the list after a TaskCreate, TaskUpdate or TodoWrite
+// call. It reads the call's own input or the task files, never the
+// transcript, writes the progress file only when the list changed, and
+// updates the tracker only when hooks.capture_interval has passed since
+// the last capture that did. It prints nothing.
+func PostToolUse(ctx context.Context, env Env, stdin []byte) {
+	const event = "post-tool-use"
+	in, err := ParseInput(stdin)
 	if err != nil {
 		env.logf(event, "%v", err)
+		return
+	}
+	switch in.ToolName {
+	case "TodoWrite", "TaskCreate", "TaskUpdate":
+	default:
+		return // a matcher wider than the plugin's
+	}
+	c := captureList(ctx, env, event, in, captureOpts{})
+	if !c.changed {
+		return
+	}
+	p, _ := LoadPrefs(c.root)
+	if due(c.root, env.now(), time.Duration(p.Hooks.CaptureInterval)) {
+		boundary(ctx, env, event, c, in)
+	}
+}
+
+// TaskCompleted captures the list with the finished task completed and
+// updates the tracker: a boundary.
+func TaskCompleted(ctx context.Context, env Env, stdin []byte) {
+	const event = "task-completed"
+	in, err := ParseInput(stdin)
+	if err != nil {
+		env.logf(event, "%v", err)
+		return
+	}
+	if c := captureList(ctx, env, event, in, captureOpts{completed: in.TaskID}); c.list != nil {
+		boundary(ctx, env, event, c, in)
+	}
+}
+
+// PostCompact captures the list after a compaction, so that the
+// SessionStart (source compact) that follows injects the captured truth.
+// Claude Code reads no output from it (sdk.d.ts has no PostCompact
+// hookSpecificOutput).
+func PostCompact(ctx context.Context, env Env, stdin []byte) {
+	const event = "post-compact"
+	in, err := ParseInput(stdin)
+	if err != nil {
+		env.logf(event, "%v", err)
+		return
+	}
+	captureList(ctx, env, event, in, captureOpts{transcript: true})
+}
+
+// StopFailure records the API error that ended the turn as the blocker
+// "API error: …" until the next successful stop, and updates the tracker.
+func StopFailure(ctx context.Context, env Env, stdin []byte) {
+	const event = "stop-failure"
+	in, err := ParseInput(stdin)
+	if err != nil {
+		env.logf(event, "%v", err)
+		return
+	}
+	msg := in.Error
+	if msg == "" {
+		msg = "unknown"
+	}
+	if d := strings.Join(strings.Fields(in.ErrorDetails), " "); d != "" {
+		msg += " — " + clipText(d, 200)
+	}
+	if c := captureList(ctx, env, event, in, captureOpts{transcript: true, apiError: APIErrorPrefix + msg}); c.changed {
+		boundary(ctx, env, event, c, in)
+	}
+}
+
+func clipText(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}
+
+// carryOver copies the task folder of the session before a /clear to the
+// new session's, which Claude Code would otherwise start empty. A folder
+// the new session already has is left alone.
+func carryOver(env Env, root, session string) error {
+	if env.Getenv == nil || session == "" || env.Getenv("CLAUDE_CODE_TASK_LIST_ID") != "" {
+		return nil // a named list survives /clear by itself
+	}
+	dir, err := projectfs.ProjectDir(root)
+	if err != nil {
+		return err
+	}
+	old, err := projectfs.ReadProjectFile(root, filepath.Join(dir, lastSessionFile), 4096)
+	if err != nil || string(old) == session || len(old) == 0 {
+		return nil
+	}
+	from, to := capture.ClaudeTaskDir(env.Getenv, string(old)), capture.ClaudeTaskDir(env.Getenv, session)
+	ents, err := os.ReadDir(from)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if _, err := os.Stat(to); err == nil {
+		return nil
+	}
+	if err := os.MkdirAll(to, 0o700); err != nil {
+		return err
+	}
+	n := 0
+	for _, e := range ents {
+		name := e.Name()
+		if !e.Type().IsRegular() || !(strings.HasSuffix(name, ".json") || name == ".highwatermark") {
+			continue // the lock stays behind
+		}
+		if n++; n > capture.MaxTasks {
+			break
+		}
+		data, err := projectfs.ReadProjectFile("", filepath.Join(from, name), 1<<20)
+		if err != nil {
+			continue
+		}
+		if err := projectfs.WriteFileAtomic(filepath.Join(to, name), data, 0o600); err != nil {
+			return fmt.Errorf("carrying the task list over: %w", err)
+		}
+	}
+	rememberSession(root, session)
+	return nil
+}
+
+// Subagent records a subagent's start or stop in .ccc/subagents, for
+// `ccc status` to show under the session's agent. It prints nothing.
+func Subagent(ctx context.Context, env Env, stdin []byte, stopped bool) {
+	event := "subagent-start"
+	if stopped {
+		event = "subagent-stop"
+	}
+	in, err := ParseInput(stdin)
+	if err != nil {
+		env.logf(event, "%v", err)
+		return
+	}
+	if in.AgentID == "" {
 		return
 	}
 	root, err := env.Root(ctx, in.Cwd)
-	if err != nil {
-		env.logf(event, "%v", err)
+	if err != nil || project(root) != nil {
 		return
 	}
-	captureList(ctx, env, event, in, root)
+	s := records.Subagent{ID: in.AgentID, Type: in.AgentType, Session: in.SessionID, Status: "running", UpdatedAt: env.now().UTC()}
+	if stopped {
+		s.Status, s.LastMessage = "stopped", lastLine(in.LastAssistantMessage)
+	}
+	if err := records.WriteSubagent(root, s); err != nil {
+		env.logf(event, "%v", err)
+	}
 }
 
-// foldList folds the agent's list into doc. It is the one place that
-// decides how; capture.Fold (issue 15's merge rules) replaces its body.
-// Until then: a task is the agent's when its text is one of the list's;
-// completed (and cancelled, marked so) go to Completed, the in-progress one
-// is the current task, pending and blocked ones remain; every other task is
-// left where it is.
-func foldList(doc *progress.Document, l capture.List) {
-	mine := map[string]bool{}
-	for _, t := range l.Tasks {
-		mine[key(t.Text)] = true
-		mine[key(t.Text+" (cancelled)")] = true
-	}
-	keep := func(ts []progress.Task) []progress.Task {
-		var out []progress.Task
-		for _, t := range ts {
-			if !mine[key(t.Text)] {
-				out = append(out, t)
-			}
-		}
-		return out
-	}
-	doc.Completed, doc.Remaining = keep(doc.Completed), keep(doc.Remaining)
-	var pending []progress.Task
-	var current *progress.Task
-	for _, t := range l.Tasks {
-		switch t.Status {
-		case "completed":
-			doc.Completed = append(doc.Completed, progress.Task{Text: t.Text, Done: true})
-		case "cancelled":
-			doc.Completed = append(doc.Completed, progress.Task{Text: t.Text + " (cancelled)", Done: true})
-		case "in_progress":
-			if current == nil {
-				status := "in progress"
-				if t.ActiveForm != "" {
-					status = t.ActiveForm
-				}
-				current = &progress.Task{Text: t.Text, Status: status}
-				continue
-			}
-			pending = append(pending, progress.Task{Text: t.Text})
-		default:
-			pending = append(pending, progress.Task{Text: t.Text})
-		}
-	}
-	if doc.Current != nil && mine[key(doc.Current.Text)] {
-		doc.Current = nil
-	}
-	if current != nil {
-		if doc.Current != nil && !doc.Current.Done { // a person's current task waits its turn
-			pending = append([]progress.Task{*doc.Current}, pending...)
-		}
-		doc.Current = current
-	}
-	doc.Remaining = append(pending, doc.Remaining...)
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return strings.TrimSpace(lines[len(lines)-1])
 }
-
-func key(s string) string { return strings.ToLower(strings.Join(strings.Fields(s), " ")) }

@@ -2,168 +2,155 @@ package hook
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
-	"github.com/klauspost/compress/zstd"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
-func captureFixture(t *testing.T, agent, name string) string {
+const handProgress = "# Session Progress\n\n## Completed Tasks\n- None\n\n## Current Task\n- None\n\n## Remaining Tasks\n- Hand task\n\n## Blockers\n- None\n"
+
+// captureProj is a project with a progress file and Claude Code's config
+// folder beside it.
+func captureProj(t *testing.T) (*proj, Env, string) {
+	p := newProj(t)
+	p.write(ProgressFile, []byte(handProgress))
+	cfg := t.TempDir()
+	env := p.env()
+	env.Getenv = func(k string) string {
+		if k == "CLAUDE_CONFIG_DIR" {
+			return cfg
+		}
+		return ""
+	}
+	return p, env, cfg
+}
+
+func taskFile(t *testing.T, cfg, session, id, subject, status string) {
 	t.Helper()
-	p, err := filepath.Abs(filepath.Join("..", "capture", "testdata", agent, name))
+	dir := filepath.Join(cfg, "tasks", session)
+	require.NoError(t, os.MkdirAll(dir, 0o700))
+	data, err := json.Marshal(map[string]any{"id": id, "subject": subject, "description": "", "status": status,
+		"blocks": []string{}, "blockedBy": []string{}})
 	require.NoError(t, err)
-	return p
+	require.NoError(t, os.WriteFile(filepath.Join(dir, id+".json"), data, 0o600))
 }
 
-const handWritten = `# Session Progress
-
-## Completed Tasks
-
-## Current Task
-
-## Remaining Tasks
-- Write the README
-`
-
-// The truth after the agent's second plan: two steps done, the third in
-// progress, the fourth and the person's own task remaining.
-const capturedTwoDone = `## Completed Tasks
-- Add the lexer ✓
-- Parse expressions ✓
-
-## Current Task
-- Evaluate the AST — in progress
-
-## Remaining Tasks
-- Write the REPL
-- Write the README
-`
-
-func TestCaptureAtStop(t *testing.T) {
-	tests := []struct {
-		name  string
-		stdin func(t *testing.T) []byte
-	}{
-		{"codex Stop", func(t *testing.T) []byte {
-			return input(t, "codex-stop.json", map[string]any{"transcript_path": captureFixture(t, "codex",
-				"rollout-2026-11-25T16-00-01-0199a1f2-7c3e-7d40-9b1e-5e0f2a6c8d11.jsonl")})
-		}},
-		{"codex Stop, rollout compressed since", func(t *testing.T) []byte {
-			return input(t, "codex-stop.json", map[string]any{"transcript_path": zstCopy(t, captureFixture(t, "codex",
-				"rollout-2026-11-25T16-00-01-0199a1f2-7c3e-7d40-9b1e-5e0f2a6c8d11.jsonl"))})
-		}},
-		{"gemini AfterAgent", func(t *testing.T) []byte {
-			return input(t, "gemini-after-agent.json", map[string]any{"transcript_path": captureFixture(t, "gemini",
-				"session-2026-11-25T16-00-7f3e9c2a.jsonl")})
-		}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			p := newProj(t)
-			p.write(ProgressFile, []byte(handWritten))
-			stdin := tt.stdin(t)
-			d := p.stop(stdin)
-			assert.Equal(t, Allow, d.Outcome)
-			assert.Empty(t, d.Stdout())
-			assert.Contains(t, string(p.read(ProgressFile)), capturedTwoDone)
-			assert.Equal(t, 1, p.cp.count(), "a stop with a list is a checkpoint")
-			assert.Empty(t, p.errs.String())
-
-			// The same list again: the file is not rewritten; the stop is
-			// still a boundary (the list may have moved at a tool event).
-			before, err := os.Stat(p.path(ProgressFile))
-			require.NoError(t, err)
-			p.stop(stdin)
-			after, err := os.Stat(p.path(ProgressFile))
-			require.NoError(t, err)
-			assert.Equal(t, before.ModTime(), after.ModTime())
-			assert.True(t, os.SameFile(before, after), "not replaced")
-			assert.Equal(t, 2, p.cp.count())
-		})
-	}
-}
-
-func TestCaptureAtOtherEvents(t *testing.T) {
-	codexLog := captureFixture(t, "codex", "rollout-2026-11-25T16-00-01-0199a1f2-7c3e-7d40-9b1e-5e0f2a6c8d11.jsonl")
-	geminiLog := captureFixture(t, "gemini", "session-2026-11-25T16-00-7f3e9c2a.jsonl")
-	ctx := context.Background()
-	tests := []struct {
-		name    string
-		run     func(env Env, stdin []byte)
-		fixture string
-		log     string
-		cps     int
-	}{
-		{"codex PreCompact", func(env Env, in []byte) { PreCompact(ctx, env, in) }, "codex-pre-compact.json", codexLog, 1},
-		{"gemini PreCompress", func(env Env, in []byte) { PreCompact(ctx, env, in) }, "gemini-pre-compress.json", geminiLog, 1},
-		{"codex SessionEnd", func(env Env, in []byte) { SessionEnd(ctx, env, in) }, "codex-session-end.json", codexLog, 0},
-		{"gemini SessionEnd", func(env Env, in []byte) { SessionEnd(ctx, env, in) }, "gemini-session-end.json", geminiLog, 0},
-		{"codex SessionStart", func(env Env, in []byte) {
-			SessionStart(ctx, env, in, loader(Resume{}, false, nil))
-		}, "codex-session-start.json", codexLog, 0},
-		{"gemini SessionStart", func(env Env, in []byte) {
-			SessionStart(ctx, env, in, loader(Resume{}, false, nil))
-		}, "gemini-session-start.json", geminiLog, 0},
-		// The tool events carry the list in tool_input: the log is not read.
-		{"codex PostToolUse update_plan", func(env Env, in []byte) { Capture(ctx, env, in) }, "codex-post-tool-use.json", "/nonexistent/rollout-x.jsonl", 0},
-		{"gemini AfterTool write_todos", func(env Env, in []byte) { Capture(ctx, env, in) }, "gemini-after-tool.json", "/nonexistent/chats/x.jsonl", 0},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			p := newProj(t)
-			p.write(ProgressFile, []byte(handWritten))
-			tt.run(p.env(), input(t, tt.fixture, map[string]any{"transcript_path": tt.log}))
-			got := string(p.read(ProgressFile))
-			assert.Contains(t, got, "- Add the lexer ✓\n")
-			assert.Contains(t, got, "- Write the README\n", "the person's task stays")
-			assert.Equal(t, tt.cps, p.cp.count())
-		})
-	}
-}
-
-// Claude Code's lists are not read here: its input changes nothing.
-func TestCaptureLeavesClaudeAlone(t *testing.T) {
-	p := newProj(t)
-	p.write(ProgressFile, []byte(handWritten))
-	Capture(context.Background(), p.env(), input(t, "stop.json", nil))
-	PreCompact(context.Background(), p.env(), input(t, "precompact-auto.json", nil))
-	assert.Equal(t, handWritten, string(p.read(ProgressFile)))
-}
-
-// A project with no progress file gets one from the agent's list.
-func TestCaptureCreatesProgressFile(t *testing.T) {
-	p := newProj(t)
-	Capture(context.Background(), p.env(), input(t, "gemini-after-tool.json", nil))
-	got := string(p.read(ProgressFile))
-	assert.Contains(t, got, "## Current Task\n- Parse expressions — in progress\n")
-	assert.Contains(t, got, "- Write the REPL\n")
-}
-
-func TestFoldList(t *testing.T) {
-	// Covered end to end above; here: a renamed step is the agent's new
-	// text, a cancelled one is marked, a person's current task waits.
-	p := newProj(t)
-	p.write(ProgressFile, []byte("# Session Progress\n\n## Completed Tasks\n\n## Current Task\n- Review the API — reviewing\n\n## Remaining Tasks\n"))
-	Capture(context.Background(), p.env(), []byte(`{"hook_event_name":"AfterTool","tool_name":"write_todos","tool_input":{"todos":[`+
-		`{"description":"Lex","status":"completed"},{"description":"Parse","status":"in_progress"},{"description":"REPL","status":"cancelled"}]}}`))
-	got := string(p.read(ProgressFile))
-	assert.Contains(t, got, "- Lex ✓\n- REPL (cancelled) ✓\n")
-	assert.Contains(t, got, "## Current Task\n- Parse — in progress\n")
-	assert.Contains(t, got, "## Remaining Tasks\n- Review the API\n")
-}
-
-// zstCopy compresses a rollout as Codex does with an old session and
-// returns the plain name, which no longer exists.
-func zstCopy(t *testing.T, path string) string {
+func hookInput(t *testing.T, m map[string]any) []byte {
 	t.Helper()
-	data, err := os.ReadFile(path)
+	m["session_id"], m["cwd"], m["transcript_path"] = "s-1", "/w", "/nonexistent.jsonl"
+	data, err := json.Marshal(m)
 	require.NoError(t, err)
-	enc, err := zstd.NewWriter(nil)
+	return data
+}
+
+func TestPostToolUseWritesOnlyOnChangeAndDebouncesTheTracker(t *testing.T) {
+	p, env, cfg := captureProj(t)
+	taskFile(t, cfg, "s-1", "1", "Write the lexer", "in_progress")
+	in := hookInput(t, map[string]any{"hook_event_name": "PostToolUse", "tool_name": "TaskCreate", "tool_input": map[string]any{"subject": "Write the lexer"}})
+
+	PostToolUse(context.Background(), env, in)
+	assert.Contains(t, string(p.read(ProgressFile)), "- Write the lexer — in progress <!-- ccc:task claude:1 -->\n")
+	assert.Contains(t, string(p.read(ProgressFile)), "- Hand task\n")
+	assert.Equal(t, 1, p.cp.count(), "the first capture updates the tracker")
+
+	fi, err := os.Stat(p.path(ProgressFile))
 	require.NoError(t, err)
-	plain := filepath.Join(t.TempDir(), filepath.Base(path))
-	require.NoError(t, os.WriteFile(plain+".zst", enc.EncodeAll(data, nil), 0o644))
-	return plain
+	old := time.Unix(1, 0)
+	require.NoError(t, os.Chtimes(p.path(ProgressFile), old, old))
+	PostToolUse(context.Background(), env, in)
+	fi2, err := os.Stat(p.path(ProgressFile))
+	require.NoError(t, err)
+	assert.Equal(t, old, fi2.ModTime(), "an unchanged list writes nothing (was %s)", fi.ModTime())
+
+	taskFile(t, cfg, "s-1", "1", "Write the lexer", "completed")
+	PostToolUse(context.Background(), env, in)
+	assert.Contains(t, string(p.read(ProgressFile)), "- Write the lexer ✓ <!-- ccc:task claude:1 -->\n")
+	assert.Equal(t, 1, p.cp.count(), "within hooks.capture_interval the tracker is not called")
+
+	env.Now = func() time.Time { return testNow.Add(6 * time.Minute) }
+	taskFile(t, cfg, "s-1", "2", "Write the parser", "pending")
+	PostToolUse(context.Background(), env, in)
+	assert.Equal(t, 2, p.cp.count(), "once the interval passed, a change updates the tracker")
+	assert.Empty(t, p.errs.String())
+}
+
+func TestPostToolUseTodoWriteFromItsInput(t *testing.T) {
+	p, env, _ := captureProj(t)
+	in := hookInput(t, map[string]any{"hook_event_name": "PostToolUse", "tool_name": "TodoWrite", "tool_input": map[string]any{
+		"todos": []map[string]string{{"content": "Lexer", "status": "completed", "activeForm": "Lexing"},
+			{"content": "Parser", "status": "in_progress", "activeForm": "Parsing"}}}})
+	PostToolUse(context.Background(), env, in)
+	got := string(p.read(ProgressFile))
+	assert.Contains(t, got, "- Lexer ✓ <!-- ccc:task claude:todo-1 -->\n")
+	assert.Contains(t, got, "- Parser — Parsing <!-- ccc:task claude:todo-2 -->\n")
+}
+
+func TestPostToolUseOutsideAProjectOrOtherTools(t *testing.T) {
+	p, env, cfg := captureProj(t)
+	require.NoError(t, os.Remove(p.path(ProgressFile)))
+	taskFile(t, cfg, "s-1", "1", "Write the lexer", "pending")
+	PostToolUse(context.Background(), env, hookInput(t, map[string]any{"tool_name": "TaskUpdate"}))
+	assert.Nil(t, p.read(ProgressFile), "not a ccc project: nothing created")
+	p.write(ProgressFile, []byte(handProgress))
+	PostToolUse(context.Background(), env, hookInput(t, map[string]any{"tool_name": "Bash"}))
+	assert.Equal(t, handProgress, string(p.read(ProgressFile)))
+	assert.Zero(t, p.cp.count())
+	assert.Empty(t, p.errs.String())
+}
+
+func TestTaskCompletedIsABoundary(t *testing.T) {
+	p, env, cfg := captureProj(t)
+	taskFile(t, cfg, "s-1", "1", "Write the lexer", "in_progress")
+	TaskCompleted(context.Background(), env, hookInput(t, map[string]any{"hook_event_name": "TaskCompleted", "task_id": "1", "task_subject": "Write the lexer"}))
+	assert.Contains(t, string(p.read(ProgressFile)), "- Write the lexer ✓ <!-- ccc:task claude:1 -->\n", "completed from the event")
+	assert.Equal(t, 1, p.cp.count())
+}
+
+func TestStopFailureBlocksUntilTheNextStop(t *testing.T) {
+	p, env, _ := captureProj(t)
+	StopFailure(context.Background(), env, hookInput(t, map[string]any{"hook_event_name": "StopFailure", "error": "rate_limit", "error_details": "429\nToo Many Requests"}))
+	assert.Contains(t, string(p.read(ProgressFile)), "## Blockers\n- API error: rate_limit — 429 Too Many Requests\n")
+	assert.Equal(t, 1, p.cp.count())
+	Stop(context.Background(), env, hookInput(t, map[string]any{"hook_event_name": "Stop", "last_assistant_message": "done"}))
+	assert.Contains(t, string(p.read(ProgressFile)), "## Blockers\n- None\n")
+	assert.NotContains(t, string(p.read(ProgressFile)), "API error")
+}
+
+func TestSessionStartClearCarriesTheTaskListOver(t *testing.T) {
+	_, env, cfg := captureProj(t)
+	taskFile(t, cfg, "s-1", "1", "Write the lexer", "in_progress")
+	require.NoError(t, os.WriteFile(filepath.Join(cfg, "tasks", "s-1", ".highwatermark"), []byte("1"), 0o600))
+	require.NoError(t, os.WriteFile(filepath.Join(cfg, "tasks", "s-1", ".lock"), nil, 0o600))
+	PostToolUse(context.Background(), env, hookInput(t, map[string]any{"tool_name": "TaskCreate"}))
+
+	in := map[string]any{"hook_event_name": "SessionStart", "source": "clear"}
+	data, _ := json.Marshal(in)
+	data = []byte(strings.Replace(string(data), "{", `{"session_id":"s-2",`, 1))
+	out := SessionStart(context.Background(), env, data, func(context.Context, string) (Resume, bool, error) { return Resume{}, false, nil })
+	assert.Empty(t, out, "clear adds no context")
+	got, err := os.ReadFile(filepath.Join(cfg, "tasks", "s-2", "1.json"))
+	require.NoError(t, err)
+	assert.Contains(t, string(got), "Write the lexer")
+	_, err = os.Stat(filepath.Join(cfg, "tasks", "s-2", ".highwatermark"))
+	assert.NoError(t, err, "new ids go on from the old ones")
+	_, err = os.Stat(filepath.Join(cfg, "tasks", "s-2", ".lock"))
+	assert.ErrorIs(t, err, os.ErrNotExist, "the lock stays behind")
+}
+
+func TestSessionStartWithoutAListAsksToRecreateIt(t *testing.T) {
+	p, env, _ := captureProj(t)
+	p.write(ProgressFile, []byte(strings.Replace(handProgress, "- Hand task\n", "- Lexer <!-- ccc:task claude:1 -->\n", 1)))
+	in := hookInput(t, map[string]any{"hook_event_name": "SessionStart", "source": "resume"})
+	out := SessionStart(context.Background(), env, in, func(context.Context, string) (Resume, bool, error) {
+		return Resume{Prompt: "Resume the session.", TaskM: 1}, true, nil
+	})
+	assert.Contains(t, string(out), "Remaining (1): Lexer")
+	assert.Contains(t, string(out), "Your task list is empty in this session. Re-create it")
+	assert.NotContains(t, string(out), "ccc:task")
 }

@@ -46,6 +46,17 @@ type Input struct {
 	// Gemini's AfterTool).
 	ToolName  string
 	ToolInput json.RawMessage
+	// TaskID and TaskSubject are TaskCreated's and TaskCompleted's.
+	TaskID      string
+	TaskSubject string
+	// AgentID, AgentType, AgentTranscriptPath are a subagent's
+	// (SubagentStart, SubagentStop).
+	AgentID             string
+	AgentType           string
+	AgentTranscriptPath string
+	// Error and ErrorDetails are StopFailure's API error.
+	Error        string
+	ErrorDetails string
 }
 
 // ErrNotObject is stdin that is not one JSON object.
@@ -75,6 +86,13 @@ func ParseInput(data []byte) (Input, error) {
 		Agent:                DetectAgent(data),
 		Event:                jsonString(m["hook_event_name"]),
 		ToolName:             jsonString(m["tool_name"]),
+		TaskID:               jsonString(m["task_id"]),
+		TaskSubject:          jsonString(m["task_subject"]),
+		AgentID:              jsonString(m["agent_id"]),
+		AgentType:            jsonString(m["agent_type"]),
+		AgentTranscriptPath:  jsonString(m["agent_transcript_path"]),
+		Error:                jsonString(m["error"]),
+		ErrorDetails:         jsonString(m["error_details"]),
 	}
 	if t := m["tool_input"]; len(t) > 0 && t[0] == '{' {
 		in.ToolInput = t
@@ -148,6 +166,10 @@ type Env struct {
 	// Agent is --agent: the agent whose hook this is; "" detects it from
 	// the input.
 	Agent Agent
+	// Getenv reads the environment Claude Code gave the hook (where its
+	// task files are); nil reads none, and the task list comes from the
+	// transcript alone.
+	Getenv func(string) string
 	// LockWait bounds the stop hook's wait for the project lock; 0: what
 	// the hook's budget leaves (StopBudget less the checkpoint's timeout
 	// and a reserve).

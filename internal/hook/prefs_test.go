@@ -113,6 +113,7 @@ func TestLoadPrefsDefaults(t *testing.T) {
 	want.Planning.PrioritizationFramework, want.Eval.AnalyzeBeforeExecute, want.Eval.CostProfile, want.Eval.MaxBudgetUSD = "none", true, "budget", "10"
 	want.Style.Explanatory, want.Style.ExplanatoryByRole.Scan = "balanced", ""
 	want.Hooks.CheckpointTimeout, want.Hooks.SessionStartMaxAge = config.Duration(10*time.Second), config.Duration(24*time.Hour)
+	want.Hooks.CaptureInterval = config.Duration(5 * time.Minute)
 	assert.Equal(t, want, p)
 }
 

@@ -1,6 +1,7 @@
 package hook
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ccc-checkpoint/ccc/internal/capture"
 	"github.com/ccc-checkpoint/ccc/internal/projectfs"
 	"github.com/ccc-checkpoint/ccc/progress"
 	"github.com/ccc-checkpoint/ccc/state"
@@ -37,6 +39,7 @@ func project(root string) error {
 // it never stands in the way of the compaction. While the state holds a CCC
 // loop, the checkpoint leaves it as the stop hook, its owner, left it.
 func PreCompact(ctx context.Context, env Env, stdin []byte) {
+	env = env.onceRoot()
 	const event = "pre-compact"
 	in, err := env.parse(stdin)
 	if err != nil {
@@ -45,14 +48,16 @@ func PreCompact(ctx context.Context, env Env, stdin []byte) {
 	}
 	root, err := env.Root(ctx, in.Cwd)
 	if err == nil {
-		captureList(ctx, env, event, in, root)
+		captureAgentList(ctx, env, event, in, root)
 		err = project(root)
 	}
 	if err != nil {
 		env.logf(event, "%v", err)
 		return
 	}
+	captureList(ctx, env, event, in, captureOpts{transcript: true})
 	p, perr := LoadPrefs(root)
+	touchStamp(root, env.now())
 	runCheckpointAfter(ctx, env, event, CheckpointRequest{Root: root, Deadline: time.Duration(p.Hooks.CheckpointTimeout), SessionID: in.SessionID,
 		KeepState: cccLoop(root)}, perr)
 }
@@ -95,6 +100,8 @@ type Resume struct {
 	// preferences are broken: the startup check does not say it again
 	// (a hook says its problems in one line).
 	PrefsReported bool
+	// Branch and Head are where the repository is now.
+	Branch, Head string
 }
 
 // ResumeLoader reads a project's last checkpoint; ok is false when there is
@@ -105,6 +112,7 @@ type ResumeLoader func(ctx context.Context, root string) (r Resume, ok bool, err
 // follows a compaction or resumes one, and into a new one when the last
 // checkpoint is recent. It returns the hook's stdout.
 func SessionStart(ctx context.Context, env Env, stdin []byte, load ResumeLoader) []byte {
+	env = env.onceRoot()
 	const event = "session-start"
 	in, err := env.parse(stdin)
 	if err != nil {
@@ -113,15 +121,25 @@ func SessionStart(ctx context.Context, env Env, stdin []byte, load ResumeLoader)
 	}
 	switch in.Source {
 	case "compact", "resume", "startup":
+	case "clear":
+		// The user asked for a fresh context, not a fresh task list.
+		if root, err := env.Root(ctx, in.Cwd); err == nil && project(root) == nil {
+			if err := carryOver(env, root, in.SessionID); err != nil {
+				env.logf(event, "%v", err)
+			}
+		}
+		return nil
 	default:
-		return nil // clear: the user asked for a fresh context
+		return nil
 	}
 	root, err := env.Root(ctx, in.Cwd)
 	if err != nil {
 		env.logf(event, "%v", err)
 		return nil
 	}
-	captureList(ctx, env, event, in, root)
+	captureAgentList(ctx, env, event, in, root)
+	c := captureList(ctx, env, event, in, captureOpts{transcript: true})
+	c.root = root
 	r, ok, err := load(ctx, root)
 	if err != nil {
 		env.logf(event, "%v", err)
@@ -149,9 +167,24 @@ func SessionStart(ctx context.Context, env Env, stdin []byte, load ResumeLoader)
 		HookEventName     string `json:"hookEventName"`
 		AdditionalContext string `json:"additionalContext"`
 	}
+	text := r.Context()
+	if c.doc == nil && r.Broken == "" {
+		// Parsed again only when it holds captured tasks: a big file costs.
+		path := filepath.Join(root, ProgressFile)
+		if data, err := projectfs.ReadProjectFile(root, path, progress.MaxSize); err == nil && bytes.Contains(data, []byte("<!-- ccc:task ")) {
+			if doc, err := progress.Parse(data); err == nil {
+				c.doc = doc
+			}
+		}
+	}
+	if c.doc != nil && r.Broken == "" && c.doc.TaskM() > 0 {
+		tr := c.tr
+		tr.Files = c.relFiles() // a file outside the project is not named
+		text += "\n\n" + capture.Context(c.doc, tr, c.list != nil, capture.Where{Branch: r.Branch, Head: r.Head})
+	}
 	return writeJSON(struct {
 		HookSpecificOutput specific `json:"hookSpecificOutput"`
-	}{specific{"SessionStart", r.Context()}})
+	}{specific{"SessionStart", text}})
 }
 
 // Context is the text added to the new session: the prompt, one status
@@ -232,6 +265,7 @@ const (
 // .ccc/sessions (CCC put its copies at the project root), the newest
 // KeepSessions of them. It returns the copy's path, "" when none was made.
 func SessionEnd(ctx context.Context, env Env, stdin []byte) string {
+	env = env.onceRoot()
 	const event = "session-end"
 	in, err := env.parse(stdin)
 	if err != nil {
@@ -243,7 +277,11 @@ func SessionEnd(ctx context.Context, env Env, stdin []byte) string {
 		env.logf(event, "%v", err)
 		return ""
 	}
-	captureList(ctx, env, event, in, root)
+	captureAgentList(ctx, env, event, in, root)
+	// The session's last word on its list reaches the tracker: a boundary.
+	if c := captureList(ctx, env, event, in, captureOpts{transcript: true}); c.list != nil {
+		boundary(ctx, env, event, c, in)
+	}
 	data, err := projectfs.ReadProjectFile(root, filepath.Join(root, ProgressFile), progress.MaxSize)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {

@@ -80,10 +80,24 @@ func (d Decision) Stdout() []byte {
 
 // Stop decides a Stop hook: CCC's execution loop, rule by rule. It never
 // fails: whatever goes wrong is reported on env.Stderr and allows the stop.
+//
+// First it captures the agent's own task list into the progress file
+// (a successful stop also resolves an "API error: …" blocker); when it
+// found a list and the decision ran no checkpoint of its own, the stop is a
+// boundary and it runs one.
 func Stop(ctx context.Context, env Env, stdin []byte) Decision {
+	env = env.onceRoot()
+	var c captured
+	in, err := ParseInput(stdin)
+	if err == nil {
+		c = captureList(ctx, env, "stop", in, captureOpts{transcript: true, stopped: true})
+	}
 	d := stop(ctx, env, stdin)
 	if env.Debug {
 		env.logf("stop", "%s: %s", d.Outcome, d.Rule)
+	}
+	if !d.Gate && (c.list != nil || c.changed) {
+		boundary(ctx, env, "stop", c, in)
 	}
 	return d
 }
@@ -99,7 +113,7 @@ func stop(ctx context.Context, env Env, stdin []byte) Decision {
 		env.logf("stop", "%v; allowing the stop", err)
 		return Decision{Outcome: Allow, Rule: RuleRejected}
 	}
-	captured := captureList(ctx, env, "stop", in, root)
+	captured := captureAgentList(ctx, env, "stop", in, root)
 	if captured && !cccLoop(root) {
 		// No CCC loop to checkpoint at its gates, but the agent keeps a
 		// list: a stop is a natural boundary to tell the tracker (which

@@ -5,19 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"strings"
 
-	"github.com/ccc-checkpoint/ccc/internal/projectfs"
+	"github.com/ccc-checkpoint/ccc/internal/capture"
 )
-
-// scanChunk is how much of the transcript is read at a time, from the end.
-const scanChunk = 64 << 10
-
-// maxTranscriptLine bounds one transcript record: a longer line (or a file
-// with no newline) is refused rather than held in memory whole.
-const maxTranscriptLine = 32 << 20
 
 // ErrNoTranscript is a transcript_path with no file behind it.
 var ErrNoTranscript = errors.New("does not exist")
@@ -50,44 +42,15 @@ func LastOutput(in Input) (string, error) {
 // returns the text of the last record that is an assistant's. Only the tail
 // up to that record is read: transcripts grow to many megabytes.
 func lastAssistantText(path string) (string, error) {
-	// Claude Code's file, outside the project: no confinement, but never
-	// a FIFO (it would block the open) or a device.
-	f, err := projectfs.OpenProjectFile("", path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return "", err
-	}
-	// win holds the file from winStart to the end of the line being looked
-	// at; it grows backwards, doubling, until it holds that line's start.
-	winStart := fi.Size()
-	var win []byte
-	for {
-		i := bytes.LastIndexByte(win, '\n')
-		if i < 0 && winStart > 0 {
-			if len(win) >= maxTranscriptLine {
-				return "", fmt.Errorf("%s: a line over %d MB", path, maxTranscriptLine>>20)
-			}
-			n := min(max(int64(scanChunk), int64(len(win))), winStart)
-			grown := make([]byte, int(n)+len(win))
-			if _, err := f.ReadAt(grown[:n], winStart-n); err != nil && !errors.Is(err, io.EOF) {
-				return "", err
-			}
-			copy(grown[n:], win)
-			win, winStart = grown, winStart-n
-			continue
+	var text string
+	err := capture.ScanBackward(path, func(line []byte) bool {
+		t, ok := assistantText(line)
+		if ok {
+			text = t
 		}
-		if text, ok := assistantText(win[i+1:]); ok {
-			return text, nil
-		}
-		if i < 0 {
-			return "", nil
-		}
-		win = win[:i]
-	}
+		return ok
+	})
+	return text, err
 }
 
 // assistantText reports whether a transcript line is an assistant record

@@ -57,7 +57,7 @@ func TestLastOutputInputTypes(t *testing.T) {
 // TestLastOutputLargeTranscript: records longer than the read chunk, and
 // many records after the assistant's, are read correctly from the end.
 func TestLastOutputLargeTranscript(t *testing.T) {
-	long := strings.Repeat("x", 3*scanChunk+17)
+	long := strings.Repeat("x", 3*(64<<10)+17)
 	tests := []struct {
 		name  string
 		lines []string

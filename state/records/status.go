@@ -38,6 +38,8 @@ type AgentStatus struct {
 	Queued  QueuedStatus `json:"queued"`
 	// Error says why an UNKNOWN agent's record cannot be read.
 	Error string `json:"error,omitempty"`
+	// Subagents are the subagents of the agent's session, newest first.
+	Subagents []Subagent `json:"subagents,omitempty"`
 }
 
 // QueuedStatus sums up an agent's undelivered tracker updates.
@@ -100,7 +102,18 @@ func Collect(ctx context.Context, root string, now time.Time) (Status, error) {
 		c.warn(e)
 	}
 	c.addQueued(root)
+	c.addSubagents(root)
 	return c.finish(), nil
+}
+
+// addSubagents puts each subagent under the agent whose record names its
+// session; one of a session no record names is not shown.
+func (c *collector) addSubagents(root string) {
+	for _, s := range ReadSubagents(root) {
+		if a, ok := c.sessions[s.Session]; ok && s.Session != "" && c.byAgent[a] != nil {
+			c.byAgent[a].Subagents = append(c.byAgent[a].Subagents, s)
+		}
+	}
 }
 
 // collector merges what Collect reads into one row per agent.
@@ -111,6 +124,8 @@ type collector struct {
 	wts     []Worktree
 	byAgent map[string]*AgentStatus
 	order   []string
+	// sessions maps a record's Claude Code session to its agent.
+	sessions map[string]string
 }
 
 func (c *collector) warn(err error) {
@@ -136,6 +151,12 @@ func (c *collector) addTop(top []Stored) {
 		}
 		row := agentRow(s.Record, c.now, c.th, c.wts)
 		c.set(s.Agent, &row)
+		if c.sessions == nil {
+			c.sessions = map[string]string{}
+		}
+		if id := s.Record.SessionID; id != "" {
+			c.sessions[id] = s.Agent
+		}
 	}
 }
 
@@ -170,6 +191,12 @@ func (c *collector) addFailed(failed []Stored) {
 		}
 		row := agentRow(s.Record, c.now, c.th, c.wts)
 		c.set(s.Agent, &row)
+		if c.sessions == nil {
+			c.sessions = map[string]string{}
+		}
+		if id := s.Record.SessionID; id != "" {
+			c.sessions[id] = s.Agent
+		}
 	}
 }
 

@@ -1,0 +1,73 @@
+package capture
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+
+func TestClaudeTaskDir(t *testing.T) {
+	assert.Equal(t, filepath.Join("/cfg", "tasks", "s-1-x"), ClaudeTaskDir(env(map[string]string{"CLAUDE_CONFIG_DIR": "/cfg"}), "s.1/x"),
+		"the list id is sanitized as Claude Code does")
+	assert.Equal(t, filepath.Join("/home/u", ".claude", "tasks", "team"),
+		ClaudeTaskDir(env(map[string]string{"HOME": "/home/u", "CLAUDE_CODE_TASK_LIST_ID": "team"}), "s1"))
+	assert.Empty(t, ClaudeTaskDir(env(map[string]string{"HOME": "/h"}), ""))
+}
+
+func TestReadClaudeTasks(t *testing.T) {
+	list, err := ReadClaudeTasks(filepath.Join("testdata", "claude", "tasks", "sess-1"))
+	require.NoError(t, err)
+	assert.Equal(t, "claude", list.Agent)
+	assert.Equal(t, []Task{
+		{ID: "1", Text: "Write the lexer", Status: Completed, ActiveForm: "Writing the lexer", BlockedBy: []string{}},
+		{ID: "2", Text: "Write the parser", Status: InProgress, ActiveForm: "Writing the parser", BlockedBy: []string{}},
+		{ID: "3", Text: "Add tests", Status: Pending, ActiveForm: "Adding tests", BlockedBy: []string{"1", "2"}},
+		{ID: "10", Text: "Write the docs", Status: Pending, BlockedBy: []string{}},
+	}, list.Tasks, "ordered by number; .highwatermark, the lock and a torn file skipped")
+
+	_, err = ReadClaudeTasks(filepath.Join(t.TempDir(), "nope"))
+	assert.ErrorIs(t, err, ErrNoList)
+	empty := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(empty, ".highwatermark"), []byte("3"), 0o600))
+	_, err = ReadClaudeTasks(empty)
+	assert.ErrorIs(t, err, ErrNoList, "every task deleted")
+}
+
+func TestReadClaudeTasksBounded(t *testing.T) {
+	dir := t.TempDir()
+	for i := 0; i <= MaxTasks; i++ {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "t"+strconv.Itoa(i)+".json"), []byte(`{}`), 0o600))
+	}
+	_, err := ReadClaudeTasks(dir)
+	assert.ErrorContains(t, err, "more than 1000 tasks")
+}
+
+func TestReadClaudeTranscript(t *testing.T) {
+	tr, err := ReadClaudeTranscript(filepath.Join("testdata", "claude", "transcript.jsonl"), true)
+	require.NoError(t, err)
+	require.NotNil(t, tr.Todos)
+	assert.Equal(t, []Task{
+		{ID: "todo-1", Text: "Write the lexer", Status: Completed, ActiveForm: "Writing the lexer"},
+		{ID: "todo-2", Text: "Write the parser", Status: InProgress, ActiveForm: "Writing the parser"},
+		{ID: "todo-3", Text: "Add tests", Status: Pending, ActiveForm: "Adding tests"},
+	}, tr.Todos.Tasks, "the newest TodoWrite, after the compact boundary")
+	assert.Equal(t, []string{"/work/p/parser.go", "/work/p/lexer.go"}, tr.Files, "Edit/Write paths, newest first, once; Read is not a change")
+	assert.Equal(t, "Next: precedence climbing for * and /.", tr.LastLine)
+
+	_, err = ReadClaudeTranscript(filepath.Join(t.TempDir(), "none.jsonl"), true)
+	assert.ErrorIs(t, err, os.ErrNotExist)
+}
+
+func TestClaudeTodoWrite(t *testing.T) {
+	list, err := ClaudeTodoWrite([]byte(`{"todos":[{"content":"A","status":"pending","activeForm":"Doing A"}]}`), "hook")
+	require.NoError(t, err)
+	assert.Equal(t, List{Agent: "claude", Source: "hook", Tasks: []Task{{ID: "todo-1", Text: "A", Status: Pending, ActiveForm: "Doing A"}}}, list)
+	_, err = ClaudeTodoWrite([]byte(`{"todos":"x"}`), "hook")
+	assert.Error(t, err)
+}

@@ -1,0 +1,154 @@
+package capture
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/ccc-checkpoint/ccc/progress"
+)
+
+func doc(completed, current, remaining string) string {
+	return "# Session Progress\n\n## Completed Tasks\n" + completed + "\n## Current Task\n" + current +
+		"\n## Remaining Tasks\n" + remaining
+}
+
+func claude(tasks ...Task) List { return List{Agent: "claude", Source: "test", Tasks: tasks} }
+
+func TestFold(t *testing.T) {
+	none := "- None\n"
+	tests := []struct {
+		name    string
+		in      string
+		list    List
+		want    string
+		changed bool
+	}{{
+		name: "new tasks go where their status says",
+		in:   doc(none, none, none),
+		list: claude(Task{ID: "1", Text: "Write the lexer", Status: Completed},
+			Task{ID: "2", Text: "Write the parser", Status: InProgress, ActiveForm: "Writing the parser"},
+			Task{ID: "3", Text: "Add tests", Status: Pending}),
+		want: doc("- Write the lexer ✓ <!-- ccc:task claude:1 -->\n",
+			"- Write the parser — Writing the parser <!-- ccc:task claude:2 -->\n",
+			"- Add tests <!-- ccc:task claude:3 -->\n"),
+		changed: true,
+	}, {
+		name: "the same list again changes nothing",
+		in: doc("- Write the lexer ✓ <!-- ccc:task claude:1 -->\n",
+			"- Write the parser — Writing the parser <!-- ccc:task claude:2 -->\n",
+			"- Add tests <!-- ccc:task claude:3 -->\n"),
+		list: claude(Task{ID: "1", Text: "Write the lexer", Status: Completed},
+			Task{ID: "2", Text: "Write the parser", Status: InProgress, ActiveForm: "Writing the parser"},
+			Task{ID: "3", Text: "Add tests", Status: Pending}),
+		want: doc("- Write the lexer ✓ <!-- ccc:task claude:1 -->\n",
+			"- Write the parser — Writing the parser <!-- ccc:task claude:2 -->\n",
+			"- Add tests <!-- ccc:task claude:3 -->\n"),
+	}, {
+		name: "completion moves the task; the next in_progress becomes current",
+		in: doc("- Write the lexer ✓ <!-- ccc:task claude:1 -->\n",
+			"- Write the parser — Writing the parser <!-- ccc:task claude:2 -->\n",
+			"- Add tests <!-- ccc:task claude:3 -->\n"),
+		list: claude(Task{ID: "1", Text: "Write the lexer", Status: Completed},
+			Task{ID: "2", Text: "Write the parser", Status: Completed},
+			Task{ID: "3", Text: "Add tests", Status: InProgress}),
+		want: doc("- Write the lexer ✓ <!-- ccc:task claude:1 -->\n- Write the parser ✓ <!-- ccc:task claude:2 -->\n",
+			"- Add tests — in progress <!-- ccc:task claude:3 -->\n",
+			""),
+		changed: true,
+	}, {
+		name:    "a renamed task is updated in place, not duplicated",
+		in:      doc(none, none, "- Add tests <!-- ccc:task claude:3 -->\n- Write docs <!-- ccc:task claude:4 -->\n"),
+		list:    claude(Task{ID: "3", Text: "Add parser tests", Status: Pending}, Task{ID: "4", Text: "Write docs", Status: Pending}),
+		want:    doc(none, none, "- Add parser tests <!-- ccc:task claude:3 -->\n- Write docs <!-- ccc:task claude:4 -->\n"),
+		changed: true,
+	}, {
+		name: "hand-written tasks are never touched",
+		in: doc("- Set up CI ✓\n", "- Review the API by hand — halfway\n",
+			"- [ ] Ask Ana about the schema\n- Add tests <!-- ccc:task claude:3 -->\n"),
+		list: claude(Task{ID: "3", Text: "Add tests", Status: Completed},
+			Task{ID: "4", Text: "Fix the build", Status: InProgress, ActiveForm: "Fixing the build"}),
+		want: doc("- Set up CI ✓\n- Add tests ✓ <!-- ccc:task claude:3 -->\n", "- Review the API by hand — halfway\n",
+			"- Fix the build <!-- ccc:task claude:4 -->\n- [ ] Ask Ana about the schema\n"),
+		changed: true,
+	}, {
+		name: "a task that leaves the list is marked dropped, not deleted",
+		in: doc("- Write the lexer ✓ <!-- ccc:task claude:1 -->\n", "- Write the parser — Writing <!-- ccc:task claude:2 -->\n",
+			"- Add tests <!-- ccc:task claude:3 -->\n- Keep me\n"),
+		list: claude(Task{ID: "3", Text: "Add tests", Status: InProgress}),
+		want: doc("- Write the lexer ✓ <!-- ccc:task claude:1 -->\n", "- Add tests — in progress <!-- ccc:task claude:3 -->\n",
+			"- Keep me\n- [x] Write the parser (dropped) <!-- ccc:task claude:2 dropped -->\n"),
+		changed: true,
+	}, {
+		name:    "a dropped task comes back with its id",
+		in:      doc(none, none, "- [x] Add tests (dropped) <!-- ccc:task claude:3 dropped -->\n"),
+		list:    claude(Task{ID: "3", Text: "Add tests", Status: Pending}),
+		want:    doc(none, none, "- [ ] Add tests <!-- ccc:task claude:3 -->\n"),
+		changed: true,
+	}, {
+		name:    "cancelled is dropped",
+		in:      doc(none, none, "- Add tests <!-- ccc:task claude:3 -->\n"),
+		list:    claude(Task{ID: "3", Text: "Add tests", Status: Cancelled}),
+		want:    doc(none, none, "- [x] Add tests (dropped) <!-- ccc:task claude:3 dropped -->\n"),
+		changed: true,
+	}, {
+		name: "open blockers become a note; finished ones do not",
+		in:   doc(none, none, none),
+		list: claude(Task{ID: "1", Text: "Lexer", Status: Completed}, Task{ID: "2", Text: "Parser", Status: Pending},
+			Task{ID: "3", Text: "Tests", Status: Pending, BlockedBy: []string{"1", "2", "9"}}),
+		want: doc("- Lexer ✓ <!-- ccc:task claude:1 -->\n", none,
+			"- Parser <!-- ccc:task claude:2 -->\n- Tests (blocked by: Parser, #9) <!-- ccc:task claude:3 -->\n"),
+		changed: true,
+	}, {
+		name:    "a re-created list takes over the old marks by text",
+		in:      doc("- Lexer ✓ <!-- ccc:task claude:1 -->\n", none, "- Parser <!-- ccc:task claude:2 -->\n"),
+		list:    claude(Task{ID: "7", Text: "Parser", Status: InProgress, ActiveForm: "Parsing"}),
+		want:    doc("- Lexer ✓ <!-- ccc:task claude:1 -->\n", "- Parser — Parsing <!-- ccc:task claude:7 -->\n", ""),
+		changed: true,
+	}, {
+		name:    "another agent's tasks are not this list's",
+		in:      doc(none, none, "- Plan step <!-- ccc:task codex:todo-1 -->\n"),
+		list:    claude(Task{ID: "todo-1", Text: "Something else", Status: Pending}),
+		want:    doc(none, none, "- Plan step <!-- ccc:task codex:todo-1 -->\n- Something else <!-- ccc:task claude:todo-1 -->\n"),
+		changed: true,
+	}, {
+		name: "a second in_progress task leads Remaining",
+		in:   doc(none, none, none),
+		list: claude(Task{ID: "1", Text: "A", Status: InProgress}, Task{ID: "2", Text: "B", Status: Pending},
+			Task{ID: "3", Text: "C", Status: InProgress}),
+		want: doc(none, "- A — in progress <!-- ccc:task claude:1 -->\n",
+			"- C <!-- ccc:task claude:3 -->\n- B <!-- ccc:task claude:2 -->\n"),
+		changed: true,
+	}, {
+		name: "an empty list drops what was open and keeps what was done",
+		in: doc("- Lexer ✓ <!-- ccc:task claude:1 -->\n", none,
+			"- Parser <!-- ccc:task claude:2 -->\n"),
+		list: claude(),
+		want: doc("- Lexer ✓ <!-- ccc:task claude:1 -->\n", none,
+			"- [x] Parser (dropped) <!-- ccc:task claude:2 dropped -->\n"),
+		changed: true,
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d, err := progress.Parse([]byte(tt.in))
+			require.NoError(t, err)
+			assert.Equal(t, tt.changed, Fold(d, tt.list))
+			out := d.Render()
+			assert.Equal(t, tt.want, string(out))
+			again, err := progress.Parse(out)
+			require.NoError(t, err)
+			assert.False(t, Fold(again, tt.list), "folding the same list twice changes nothing")
+		})
+	}
+}
+
+func TestFoldCounts(t *testing.T) {
+	d, err := progress.Parse([]byte(doc("- None\n", "- None\n", "- Hand task\n")))
+	require.NoError(t, err)
+	Fold(d, claude(Task{ID: "1", Text: "A", Status: Completed}, Task{ID: "2", Text: "B", Status: InProgress},
+		Task{ID: "3", Text: "C", Status: Cancelled}))
+	assert.Equal(t, 3, d.TaskM(), "A, B and the hand task; C was never listed open")
+	assert.Equal(t, 2, d.TaskN())
+	assert.Equal(t, progress.InProgress, d.Status())
+}

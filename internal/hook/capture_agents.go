@@ -1,0 +1,170 @@
+package hook
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/ccc-checkpoint/ccc/internal/capture"
+	"github.com/ccc-checkpoint/ccc/internal/projectfs"
+	"github.com/ccc-checkpoint/ccc/progress"
+)
+
+// agentList reads the checklist the agent keeps for this session: from a
+// tool event's own input when the tool was the checklist tool, else from
+// the agent's log. ok is false when there is none (the agent never wrote
+// one, or it is Claude Code's, which this file does not read).
+func agentList(in Input) (capture.List, bool, error) {
+	var (
+		l   capture.List
+		err error
+	)
+	switch in.Agent {
+	case Codex:
+		if in.ToolName == "update_plan" {
+			if tasks, ok := capture.CodexPlanInput(in.ToolInput); ok {
+				return capture.List{Agent: "codex", Source: "tool_input", Tasks: tasks}, true, nil
+			}
+		}
+		if in.TranscriptPath == "" {
+			return l, false, nil
+		}
+		l, err = capture.ReadCodex(in.TranscriptPath)
+	case Gemini:
+		if in.ToolName == "write_todos" {
+			if tasks, ok := capture.GeminiTodosInput(in.ToolInput); ok {
+				return capture.List{Agent: "gemini", Source: "tool_input", Tasks: tasks}, true, nil
+			}
+		}
+		if in.TranscriptPath == "" {
+			return l, false, nil
+		}
+		l, err = capture.ReadGemini(in.TranscriptPath)
+	default:
+		return l, false, nil
+	}
+	if errors.Is(err, capture.ErrNoList) {
+		return l, false, nil
+	}
+	return l, err == nil, err
+}
+
+// captureAgentList folds the agent's checklist into the progress file at root,
+// under the project lock, writing only when the file changes. A project
+// without a progress file gets one. It reports problems on stderr in one
+// line and returns whether the agent has a list (the file is then true).
+func captureAgentList(ctx context.Context, env Env, event string, in Input, root string) bool {
+	l, ok, err := agentList(in)
+	if err != nil {
+		env.logf(event, "capture: %v", err)
+		return false
+	}
+	if !ok {
+		return false
+	}
+	err = withLock(ctx, root, func() error {
+		path := filepath.Join(root, ProgressFile)
+		orig, err := projectfs.ReadProjectFile(root, path, progress.MaxSize)
+		var doc *progress.Document
+		switch {
+		case errors.Is(err, os.ErrNotExist):
+			doc, orig = progress.New("", env.now()), nil
+		case err != nil:
+			return err
+		default:
+			if doc, err = progress.Parse(orig); err != nil {
+				return err
+			}
+		}
+		foldList(doc, l)
+		out := doc.Render()
+		if bytes.Equal(out, orig) {
+			return nil // unchanged: not even rewritten
+		}
+		return projectfs.WriteFileAtomic(path, out, 0o644)
+	})
+	if err != nil {
+		env.logf(event, "capture: %v", err)
+		return false
+	}
+	return true
+}
+
+// Capture is `ccc hook capture`, for the agent's tool events (Codex's
+// PostToolUse, Gemini's AfterTool): it folds the checklist into the progress
+// file and does nothing else: no checkpoint, no tracker, no output.
+func Capture(ctx context.Context, env Env, stdin []byte) {
+	const event = "capture"
+	in, err := env.parse(stdin)
+	if err != nil {
+		env.logf(event, "%v", err)
+		return
+	}
+	root, err := env.Root(ctx, in.Cwd)
+	if err != nil {
+		env.logf(event, "%v", err)
+		return
+	}
+	captureAgentList(ctx, env, event, in, root)
+}
+
+// foldList folds the agent's list into doc. It is the one place that
+// decides how; capture.Fold (issue 15's merge rules) replaces its body.
+// Until then: a task is the agent's when its text is one of the list's;
+// completed (and cancelled, marked so) go to Completed, the in-progress one
+// is the current task, pending and blocked ones remain; every other task is
+// left where it is.
+func foldList(doc *progress.Document, l capture.List) {
+	mine := map[string]bool{}
+	for _, t := range l.Tasks {
+		mine[key(t.Text)] = true
+		mine[key(t.Text+" (cancelled)")] = true
+	}
+	keep := func(ts []progress.Task) []progress.Task {
+		var out []progress.Task
+		for _, t := range ts {
+			if !mine[key(t.Text)] {
+				out = append(out, t)
+			}
+		}
+		return out
+	}
+	doc.Completed, doc.Remaining = keep(doc.Completed), keep(doc.Remaining)
+	var pending []progress.Task
+	var current *progress.Task
+	for _, t := range l.Tasks {
+		switch t.Status {
+		case "completed":
+			doc.Completed = append(doc.Completed, progress.Task{Text: t.Text, Done: true})
+		case "cancelled":
+			doc.Completed = append(doc.Completed, progress.Task{Text: t.Text + " (cancelled)", Done: true})
+		case "in_progress":
+			if current == nil {
+				status := "in progress"
+				if t.ActiveForm != "" {
+					status = t.ActiveForm
+				}
+				current = &progress.Task{Text: t.Text, Status: status}
+				continue
+			}
+			pending = append(pending, progress.Task{Text: t.Text})
+		default:
+			pending = append(pending, progress.Task{Text: t.Text})
+		}
+	}
+	if doc.Current != nil && mine[key(doc.Current.Text)] {
+		doc.Current = nil
+	}
+	if current != nil {
+		if doc.Current != nil && !doc.Current.Done { // a person's current task waits its turn
+			pending = append([]progress.Task{*doc.Current}, pending...)
+		}
+		doc.Current = current
+	}
+	doc.Remaining = append(pending, doc.Remaining...)
+}
+
+func key(s string) string { return strings.ToLower(strings.Join(strings.Fields(s), " ")) }

@@ -1,0 +1,123 @@
+package hook
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+)
+
+// BenchmarkCapturePostToolUse times `ccc hook post-tool-use`'s capture in
+// process, as issue 15 sets it: a 200-task list in Claude Code's task
+// files and a 50 MB transcript beside it (which PostToolUse never reads).
+// "unchanged" is the common case (a TaskUpdate that changed nothing ccc
+// shows); "changed" flips one task's status each run and writes the file.
+// The tracker is not called (hooks.capture_interval has not passed).
+func BenchmarkCapturePostToolUse(b *testing.B) {
+	p := newProj(b)
+	p.write(ProgressFile, []byte(handProgress))
+	cfg := b.TempDir()
+	dir := filepath.Join(cfg, "tasks", "s-1")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		b.Fatal(err)
+	}
+	write := func(i int, status string) {
+		data, _ := json.Marshal(map[string]any{"id": strconv.Itoa(i), "subject": fmt.Sprintf("Task number %d of the big refactor", i),
+			"description": "Part of the refactor", "activeForm": fmt.Sprintf("Doing task %d", i), "status": status,
+			"blocks": []string{}, "blockedBy": []string{strconv.Itoa(max(i-1, 1))}})
+		if err := os.WriteFile(filepath.Join(dir, strconv.Itoa(i)+".json"), data, 0o600); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for i := 1; i <= 200; i++ {
+		status := "pending"
+		if i <= 100 {
+			status = "completed"
+		}
+		write(i, status)
+	}
+	tr := filepath.Join(b.TempDir(), "s-1.jsonl")
+	bigClaudeTranscript(b, tr, 50<<20)
+	env := p.env()
+	env.Getenv = func(k string) string {
+		if k == "CLAUDE_CONFIG_DIR" {
+			return cfg
+		}
+		return ""
+	}
+	in, _ := json.Marshal(map[string]any{"session_id": "s-1", "cwd": p.root, "transcript_path": tr, "hook_event_name": "PostToolUse",
+		"tool_name": "TaskUpdate", "tool_input": map[string]any{"taskId": "150", "status": "in_progress"}})
+	PostToolUse(context.Background(), env, in) // the first capture writes the list and updates the tracker
+	b.Run("unchanged", func(b *testing.B) {
+		for b.Loop() {
+			PostToolUse(context.Background(), env, in)
+		}
+	})
+	b.Run("changed", func(b *testing.B) {
+		n := 0
+		for b.Loop() {
+			n++
+			write(150, []string{"in_progress", "pending"}[n%2])
+			PostToolUse(context.Background(), env, in)
+		}
+	})
+	if p.cp.count() != 1 {
+		b.Fatalf("the tracker was called %d times; want once", p.cp.count())
+	}
+}
+
+// BenchmarkCaptureStopTranscript times the transcript read of a boundary
+// (stop, pre-compact) on a 50 MB transcript whose newest TodoWrite is near
+// its end.
+func BenchmarkCaptureStopTranscript(b *testing.B) {
+	p := newProj(b)
+	p.write(ProgressFile, []byte(handProgress))
+	tr := filepath.Join(b.TempDir(), "s-1.jsonl")
+	bigClaudeTranscript(b, tr, 50<<20)
+	in, _ := json.Marshal(map[string]any{"session_id": "s-1", "cwd": p.root, "transcript_path": tr})
+	env := p.env()
+	env.Checkpoint = nil
+	for b.Loop() {
+		PreCompact(context.Background(), env, in)
+	}
+}
+
+// bigClaudeTranscript writes a transcript of about size bytes of assistant
+// and tool records, with a TodoWrite of 200 items a few records from the end.
+func bigClaudeTranscript(b *testing.B, path string, size int) {
+	f, err := os.Create(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	w := bufio.NewWriter(f)
+	text := make([]byte, 2000)
+	for i := range text {
+		text[i] = 'a' + byte(i%26)
+	}
+	rec := func(content any) {
+		line, _ := json.Marshal(map[string]any{"type": "assistant", "sessionId": "s-1",
+			"message": map[string]any{"role": "assistant", "content": content}})
+		w.Write(line)
+		w.WriteByte('\n')
+	}
+	var todos []map[string]string
+	for i := 0; i < 200; i++ {
+		todos = append(todos, map[string]string{"content": fmt.Sprintf("Task %d", i), "status": "pending", "activeForm": "Doing it"})
+	}
+	written := 0
+	for written < size {
+		rec([]map[string]any{{"type": "text", "text": string(text)}})
+		rec([]map[string]any{{"type": "tool_use", "name": "Edit", "input": map[string]any{"file_path": "/w/a.go", "old_string": "x", "new_string": "y"}}})
+		written += 2300
+	}
+	rec([]map[string]any{{"type": "tool_use", "name": "TodoWrite", "input": map[string]any{"todos": todos}}})
+	rec([]map[string]any{{"type": "text", "text": "Done with this step.\nNext: the parser."}})
+	if err := w.Flush(); err != nil {
+		b.Fatal(err)
+	}
+	f.Close()
+}

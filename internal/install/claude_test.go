@@ -1,0 +1,134 @@
+package install
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+const userSettings = `{
+  "permissions": {"allow": ["Bash(go test:*)"]},
+  "hooks": {
+    "Stop": [{"hooks": [{"type": "command", "command": "./scripts/notify.sh"}]}],
+    "PostToolUse": [{"matcher": "Edit|Write", "hooks": [{"type": "command", "command": "gofmt -w ."}]}]
+  }
+}
+`
+
+func read(t *testing.T, path string) map[string]any {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	var m map[string]any
+	require.NoError(t, json.Unmarshal(data, &m))
+	return m
+}
+
+func commands(settings map[string]any, event string) []string {
+	var out []string
+	groups, _ := settings["hooks"].(map[string]any)[event].([]any)
+	for _, g := range groups {
+		for _, h := range g.(map[string]any)["hooks"].([]any) {
+			out = append(out, h.(map[string]any)["command"].(string))
+		}
+	}
+	return out
+}
+
+func TestClaudeKeepsTheUsersHooks(t *testing.T) {
+	root := t.TempDir()
+	path := filepath.Join(root, ClaudeSettings)
+	require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+	require.NoError(t, os.WriteFile(path, []byte(userSettings), 0o644))
+
+	dry, err := Claude(root, true)
+	require.NoError(t, err)
+	assert.True(t, dry.Changed)
+	assert.Contains(t, dry.Diff, `+            "command": "ccc hook post-tool-use",`)
+	data, _ := os.ReadFile(path)
+	assert.Equal(t, userSettings, string(data), "a dry run writes nothing")
+
+	res, err := Claude(root, false)
+	require.NoError(t, err)
+	assert.True(t, res.Changed)
+	assert.Equal(t, dry.Diff, res.Diff)
+	s := read(t, path)
+	assert.Equal(t, []string{"./scripts/notify.sh", "ccc hook stop"}, commands(s, "Stop"), "the user's hook stays first")
+	assert.Equal(t, []string{"gofmt -w .", "ccc hook post-tool-use"}, commands(s, "PostToolUse"))
+	assert.Equal(t, []any{"Bash(go test:*)"}, s["permissions"].(map[string]any)["allow"])
+	assert.Nil(t, s["env"], "the todo tools are offered, never set")
+	assert.Contains(t, res.Notes[0], "--enable-todo-tools")
+
+	again, err := Claude(root, false)
+	require.NoError(t, err)
+	assert.False(t, again.Changed, "idempotent")
+	assert.Empty(t, again.Diff)
+}
+
+func TestClaudeNewFileAndTodoTools(t *testing.T) {
+	root := t.TempDir()
+	res, err := ClaudeWith(root, false, ClaudeOptions{TodoTools: true})
+	require.NoError(t, err)
+	assert.True(t, res.Changed)
+	s := read(t, filepath.Join(root, ClaudeSettings))
+	assert.Equal(t, map[string]any{TodoToolsEnv: "1"}, s["env"])
+	for _, h := range claudeHooks {
+		assert.Equal(t, []string{h.command}, commands(s, h.event), h.event)
+	}
+	for _, n := range res.Notes {
+		assert.NotContains(t, n, "--enable-todo-tools")
+	}
+}
+
+func TestClaudeRefusesWhatItCannotRead(t *testing.T) {
+	for name, text := range map[string]string{
+		"not JSON": "{", "an array": "[]", "hooks a list": `{"hooks": []}`, "an event a string": `{"hooks": {"Stop": "x"}}`,
+	} {
+		root := t.TempDir()
+		path := filepath.Join(root, ClaudeSettings)
+		require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+		require.NoError(t, os.WriteFile(path, []byte(text), 0o644))
+		_, err := Claude(root, false)
+		assert.Error(t, err, name)
+		data, _ := os.ReadFile(path)
+		assert.Equal(t, text, string(data), "%s: left alone", name)
+	}
+}
+
+// The installer wires what the plugin wires; the plugin runs ccc through its
+// launcher, a project's settings run the ccc on the PATH.
+func TestClaudeHooksMatchThePlugin(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "..", "plugin", "hooks", "hooks.json"))
+	require.NoError(t, err)
+	var plugin struct {
+		Hooks map[string][]struct {
+			Matcher string `json:"matcher"`
+			Hooks   []struct {
+				Command string `json:"command"`
+				Timeout int    `json:"timeout"`
+			} `json:"hooks"`
+		} `json:"hooks"`
+	}
+	require.NoError(t, json.Unmarshal(data, &plugin))
+	var got []claudeHook
+	for event, groups := range plugin.Hooks {
+		for _, g := range groups {
+			for _, h := range g.Hooks {
+				command := strings.Replace(h.Command, `"${CLAUDE_PLUGIN_ROOT}/bin/ccc" `, "ccc ", 1)
+				got = append(got, claudeHook{event, g.Matcher, command, h.Timeout})
+			}
+		}
+	}
+	assert.ElementsMatch(t, claudeHooks, got)
+}
+
+func TestLineDiff(t *testing.T) {
+	assert.Empty(t, lineDiff("a\n", "a\n"))
+	assert.Equal(t, " a\n-b\n+c\n d\n", lineDiff("a\nb\nd\n", "a\nc\nd\n"))
+	assert.Equal(t, "+x\n", lineDiff("", "x\n"))
+}

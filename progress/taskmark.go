@@ -1,0 +1,42 @@
+package progress
+
+import (
+	"regexp"
+	"strings"
+)
+
+// taskMarkRe is the hidden identity comment of a captured task at the end of an item's first line.
+var taskMarkRe = regexp.MustCompile(`[ \t]*<!-- ccc:task ([A-Za-z0-9_.:-]+(?: dropped)?) -->[ \t]*$`)
+
+// splitTaskMark removes a task's identity comment from the end of its first line.
+func splitTaskMark(text string) (rest, mark string) {
+	first, more, multi := strings.Cut(text, "\n")
+	m := taskMarkRe.FindStringSubmatchIndex(first)
+	if m == nil {
+		return text, ""
+	}
+	mark, first = first[m[2]:m[3]], first[:m[0]]
+	if multi {
+		first += "\n" + more
+	}
+	return first, mark
+}
+
+// withTaskMark puts a task's identity comment at the end of its first line.
+func withTaskMark(text, mark string) string {
+	if mark == "" {
+		return text
+	}
+	first, more, multi := strings.Cut(text, "\n")
+	first = strings.TrimLeft(first+" <!-- ccc:task "+mark+" -->", " ")
+	if multi {
+		first += "\n" + more
+	}
+	return first
+}
+
+// ValidTaskMark reports whether mark can be written as a task's identity comment and read back.
+func ValidTaskMark(mark string) bool {
+	_, got := splitTaskMark(withTaskMark("x", mark))
+	return mark != "" && got == mark
+}
