@@ -79,7 +79,7 @@ func captureAgentList(ctx context.Context, env Env, event string, in Input, root
 				return err
 			}
 		}
-		foldList(doc, l)
+		capture.Fold(doc, l)
 		out := doc.Render()
 		if bytes.Equal(out, orig) {
 			return nil // unchanged: not even rewritten
@@ -109,62 +109,6 @@ func Capture(ctx context.Context, env Env, stdin []byte) {
 		return
 	}
 	captureAgentList(ctx, env, event, in, root)
-}
-
-// foldList folds the agent's list into doc. It is the one place that
-// decides how; capture.Fold (issue 15's merge rules) replaces its body.
-// Until then: a task is the agent's when its text is one of the list's;
-// completed (and cancelled, marked so) go to Completed, the in-progress one
-// is the current task, pending and blocked ones remain; every other task is
-// left where it is.
-func foldList(doc *progress.Document, l capture.List) {
-	mine := map[string]bool{}
-	for _, t := range l.Tasks {
-		mine[key(t.Text)] = true
-		mine[key(t.Text+" (cancelled)")] = true
-	}
-	keep := func(ts []progress.Task) []progress.Task {
-		var out []progress.Task
-		for _, t := range ts {
-			if !mine[key(t.Text)] {
-				out = append(out, t)
-			}
-		}
-		return out
-	}
-	doc.Completed, doc.Remaining = keep(doc.Completed), keep(doc.Remaining)
-	var pending []progress.Task
-	var current *progress.Task
-	for _, t := range l.Tasks {
-		switch t.Status {
-		case "completed":
-			doc.Completed = append(doc.Completed, progress.Task{Text: t.Text, Done: true})
-		case "cancelled":
-			doc.Completed = append(doc.Completed, progress.Task{Text: t.Text + " (cancelled)", Done: true})
-		case "in_progress":
-			if current == nil {
-				status := "in progress"
-				if t.ActiveForm != "" {
-					status = t.ActiveForm
-				}
-				current = &progress.Task{Text: t.Text, Status: status}
-				continue
-			}
-			pending = append(pending, progress.Task{Text: t.Text})
-		default:
-			pending = append(pending, progress.Task{Text: t.Text})
-		}
-	}
-	if doc.Current != nil && mine[key(doc.Current.Text)] {
-		doc.Current = nil
-	}
-	if current != nil {
-		if doc.Current != nil && !doc.Current.Done { // a person's current task waits its turn
-			pending = append([]progress.Task{*doc.Current}, pending...)
-		}
-		doc.Current = current
-	}
-	doc.Remaining = append(pending, doc.Remaining...)
 }
 
 func key(s string) string { return strings.ToLower(strings.Join(strings.Fields(s), " ")) }

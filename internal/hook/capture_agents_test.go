@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"regexp"
 	"testing"
 
 	"github.com/klauspost/compress/zstd"
@@ -38,8 +39,8 @@ const capturedTwoDone = `## Completed Tasks
 - Evaluate the AST — in progress
 
 ## Remaining Tasks
-- Write the REPL
 - Write the README
+- Write the REPL
 `
 
 func TestCaptureAtStop(t *testing.T) {
@@ -68,7 +69,7 @@ func TestCaptureAtStop(t *testing.T) {
 			d := p.stop(stdin)
 			assert.Equal(t, Allow, d.Outcome)
 			assert.Empty(t, d.Stdout())
-			assert.Contains(t, string(p.read(ProgressFile)), capturedTwoDone)
+			assert.Contains(t, unmarked(p.read(ProgressFile)), capturedTwoDone)
 			assert.Equal(t, 1, p.cp.count(), "a stop with a list is a checkpoint")
 			assert.Empty(t, p.errs.String())
 
@@ -116,7 +117,7 @@ func TestCaptureAtOtherEvents(t *testing.T) {
 			p := newProj(t)
 			p.write(ProgressFile, []byte(handWritten))
 			tt.run(p.env(), input(t, tt.fixture, map[string]any{"transcript_path": tt.log}))
-			got := string(p.read(ProgressFile))
+			got := unmarked(p.read(ProgressFile))
 			assert.Contains(t, got, "- Add the lexer ✓\n")
 			assert.Contains(t, got, "- Write the README\n", "the person's task stays")
 			assert.Equal(t, tt.cps, p.cp.count())
@@ -137,22 +138,9 @@ func TestCaptureLeavesClaudeAlone(t *testing.T) {
 func TestCaptureCreatesProgressFile(t *testing.T) {
 	p := newProj(t)
 	Capture(context.Background(), p.env(), input(t, "gemini-after-tool.json", nil))
-	got := string(p.read(ProgressFile))
+	got := unmarked(p.read(ProgressFile))
 	assert.Contains(t, got, "## Current Task\n- Parse expressions — in progress\n")
 	assert.Contains(t, got, "- Write the REPL\n")
-}
-
-func TestFoldList(t *testing.T) {
-	// Covered end to end above; here: a renamed step is the agent's new
-	// text, a cancelled one is marked, a person's current task waits.
-	p := newProj(t)
-	p.write(ProgressFile, []byte("# Session Progress\n\n## Completed Tasks\n\n## Current Task\n- Review the API — reviewing\n\n## Remaining Tasks\n"))
-	Capture(context.Background(), p.env(), []byte(`{"hook_event_name":"AfterTool","tool_name":"write_todos","tool_input":{"todos":[`+
-		`{"description":"Lex","status":"completed"},{"description":"Parse","status":"in_progress"},{"description":"REPL","status":"cancelled"}]}}`))
-	got := string(p.read(ProgressFile))
-	assert.Contains(t, got, "- Lex ✓\n- REPL (cancelled) ✓\n")
-	assert.Contains(t, got, "## Current Task\n- Parse — in progress\n")
-	assert.Contains(t, got, "## Remaining Tasks\n- Review the API\n")
 }
 
 // zstCopy compresses a rollout as Codex does with an old session and
@@ -166,4 +154,10 @@ func zstCopy(t *testing.T, path string) string {
 	plain := filepath.Join(t.TempDir(), filepath.Base(path))
 	require.NoError(t, os.WriteFile(plain+".zst", enc.EncodeAll(data, nil), 0o644))
 	return plain
+}
+
+// unmarked is a progress file without capture's task marks (the identity
+// capture.Fold gives each task it wrote), for assertions on the text.
+func unmarked(b []byte) string {
+	return regexp.MustCompile(` <!-- ccc:task [^>]* -->`).ReplaceAllString(string(b), "")
 }
