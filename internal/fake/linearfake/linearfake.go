@@ -23,6 +23,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"net/http"
 	"net/http/httptest"
@@ -193,6 +194,8 @@ func Repeat(n int, f Fault) []Fault { return slices.Repeat([]Fault{f}, n) }
 
 type user struct {
 	ID, Name, Email string
+	// App: the request's token is an app actor's (see isApp).
+	App bool
 }
 
 type issue struct {
@@ -214,6 +217,9 @@ type Server struct {
 	// fake lists them oldest first, as Relay connections do, unless this
 	// is set.
 	NewestFirst bool
+	// Clock is the agent sessions' clock (staleness, activity times);
+	// nil: time.Now.
+	Clock func() time.Time
 
 	srv *httptest.Server
 	script
@@ -222,6 +228,7 @@ type Server struct {
 	users     map[string]*user // by Authorization header value
 	issues    []*issue
 	comments  []*Comment
+	sessions  []*Session
 	remaining int
 	last      time.Time
 	syncID    int
@@ -370,6 +377,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	u := s.users[r.Header.Get("Authorization")] // users does not change after New
 	if u != nil {
 		rec.User = u.ID
+		c := *u
+		c.App = isApp(r.Header.Get("Authorization"))
+		u = &c
 	}
 	call := fakeapi.Begin(&s.script, func(f Fault) bool { return f.Field == "" || slices.Contains(rec.Fields, f.Field) },
 		func(f Fault) Request { rec.Fault = f.Name; return rec })
@@ -540,11 +550,13 @@ func (s *Server) execute(op *ast.OperationDefinition, vars map[string]any, u *us
 				return s.commentObject(c, u), nil
 			}),
 		}
+		s.agentQuery(root, u)
 	case ast.Mutation:
 		root = object{
 			"commentCreate": resolver(func(args map[string]any) (any, *gqlError) { return s.commentCreate(args, u) }),
 			"commentUpdate": resolver(func(args map[string]any) (any, *gqlError) { return s.commentUpdate(args, u) }),
 		}
+		s.agentMutations(root, u)
 	default:
 		return nil, &gqlError{Message: "Subscriptions are not supported", Code: "GRAPHQL_VALIDATION_FAILED", HTTPStatus: http.StatusBadRequest}
 	}
@@ -554,6 +566,19 @@ func (s *Server) execute(op *ast.OperationDefinition, vars map[string]any, u *us
 func project(set ast.SelectionSet, obj object, vars map[string]any) (map[string]any, *gqlError) {
 	out := map[string]any{}
 	for _, sel := range set {
+		if frag, ok := sel.(*ast.InlineFragment); ok {
+			// A union's member (agent activity content): its fields when
+			// the object is of that type.
+			if obj["__typename"] != frag.TypeCondition {
+				continue
+			}
+			sub, gerr := project(frag.SelectionSet, obj, vars)
+			if gerr != nil {
+				return nil, gerr
+			}
+			maps.Copy(out, sub)
+			continue
+		}
 		f, ok := sel.(*ast.Field)
 		if !ok {
 			return nil, &gqlError{Message: "fragments are not supported by linearfake", Code: "GRAPHQL_VALIDATION_FAILED", HTTPStatus: http.StatusBadRequest}

@@ -1,0 +1,57 @@
+package linearagent
+
+import (
+	"context"
+
+	"strings"
+
+	"github.com/ccc-checkpoint/ccc/sinks"
+	"github.com/ccc-checkpoint/ccc/sinks/linear"
+)
+
+// appToken is the Linear app actor's OAuth token, and whether there is
+// one. The one place the sink finds its token: until ccc linear login's
+// store exists it is LINEAR_OAUTH_TOKEN.
+func appToken(getenv func(string) string) (token string, app bool) {
+	token = strings.TrimSpace(getenv("LINEAR_OAUTH_TOKEN"))
+	return token, token != ""
+}
+
+// Available says whether an app token is at hand: the linear-agent sink
+// is then chosen instead of the linear one when nothing lists the sinks.
+func Available(env sinks.Env) bool {
+	_, app := appToken(env.Getenv)
+	return app
+}
+
+// FromEnv builds the sink from a sink environment.
+func FromEnv(env sinks.Env) *Sink {
+	cfg := linear.ConfigFromEnv(env.Getenv)
+	// The app's token; without one a personal key is tried, which Linear
+	// refuses agent sessions to: the delivery then falls back to the
+	// status comment.
+	if token, app := appToken(env.Getenv); app {
+		cfg.APIKey, cfg.OAuthToken = "", token
+	}
+	if env.HTTPClient != nil {
+		cfg.HTTPClient = env.HTTPClient
+	}
+	cfg.MaxBody = env.MaxBody
+	return New(Config{Linear: cfg, Root: env.Root})
+}
+
+// Spec registers the linear-agent sink: on its own when an app token is
+// available. Its target is each delivery's issue, as for the linear sink.
+func Spec() sinks.Factory {
+	return sinks.Factory{
+		Name: Name,
+		New:  func(env sinks.Env) sinks.Sink { return FromEnv(env) },
+		Auto: func(env sinks.ResolveEnv) bool { return Available(env.Env) },
+	}
+}
+
+// Health implements sinks.HealthChecker: the token's account and the
+// issue, as the linear sink checks them.
+func (s *Sink) Health(ctx context.Context, target string) (sinks.Health, error) {
+	return s.gql.Health(ctx, target)
+}
