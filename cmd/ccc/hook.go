@@ -15,6 +15,8 @@ import (
 	"github.com/ccc-checkpoint/ccc/checkpoint"
 	"github.com/ccc-checkpoint/ccc/config"
 	"github.com/ccc-checkpoint/ccc/internal/hook"
+	"github.com/ccc-checkpoint/ccc/sinks"
+	"github.com/ccc-checkpoint/ccc/sinks/linearagent"
 )
 
 // maxHookInput bounds what a hook reads from stdin: Claude Code sends a few
@@ -252,7 +254,18 @@ func (f *Factory) hookEnv(dir string) hook.Env {
 		Checkpoint: f.hookCheckpoint,
 		Stderr:     f.IO.ErrOut,
 		Debug:      f.Getenv("CCC_DEBUG") != "",
+		Replies:    f.hookReplies,
 	}
+}
+
+// hookReplies reads the project's Linear agent session for the hooks.
+func (f *Factory) hookReplies(ctx context.Context, root string) (replies, stoppedBy string) {
+	issue, _ := checkpoint.FindIssue(ctx, root, "", time.Now())
+	replies, stoppedBy, err := linearagent.Replies(ctx, sinks.Env{Getenv: f.Getenv, HTTPClient: f.HTTPClient, Root: root}, issue, "main")
+	if err != nil {
+		fmt.Fprintf(f.IO.ErrOut, "ccc hook: Linear replies not read: %v\n", err)
+	}
+	return replies, stoppedBy
 }
 
 // hookRoot finds a hook's project root. A root named on purpose wins

@@ -117,6 +117,11 @@ type Env struct {
 	Stderr io.Writer
 	// Debug also reports which rule decided.
 	Debug bool
+	// Replies reads what people wrote in the project's Linear agent
+	// session since the hooks last looked (one query, never waiting):
+	// replies for the agent, and who pressed stop ("" for no one). nil:
+	// no tracker speaks back.
+	Replies func(ctx context.Context, root string) (replies, stoppedBy string)
 	// LockWait bounds the stop hook's wait for the project lock; 0: what
 	// the hook's budget leaves (StopBudget less the checkpoint's timeout
 	// and a reserve).

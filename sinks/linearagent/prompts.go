@@ -2,8 +2,10 @@ package linearagent
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/ccc-checkpoint/ccc/sinks"
 )
@@ -105,4 +107,38 @@ func (s *Sink) Thought(ctx context.Context, issue, agent, body string) (sent boo
 	}
 	m.Thought = now
 	return true, s.save(issue, agent, path, m.memo)
+}
+
+// HookBudget bounds the hooks' one query for prompts.
+const HookBudget = 2 * time.Second
+
+// Replies is what the hooks hand on from Linear for issue and agent: the
+// new replies as one block of text for the agent, and who pressed stop
+// ("" when no one did). Without an app token or a session it asks
+// nothing. It never waits for a reply: one query within HookBudget.
+func Replies(ctx context.Context, env sinks.Env, issue, agent string) (replies, stoppedBy string, err error) {
+	if issue == "" || !Available(env) {
+		return "", "", nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, HookBudget)
+	defer cancel()
+	ps, err := FromEnv(env).Prompts(ctx, issue, agent)
+	var b strings.Builder
+	for _, p := range ps {
+		if p.Stop {
+			stoppedBy = p.Author
+			if stoppedBy == "" {
+				stoppedBy = "someone in Linear"
+			}
+			continue
+		}
+		if p.Body == "" {
+			continue
+		}
+		if b.Len() == 0 {
+			fmt.Fprintf(&b, "Replies from Linear (%s):\n", issue)
+		}
+		fmt.Fprintf(&b, "- %s: %s\n", p.Author, p.Body)
+	}
+	return strings.TrimSpace(b.String()), stoppedBy, err
 }

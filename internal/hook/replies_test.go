@@ -1,0 +1,43 @@
+package hook
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/ccc-checkpoint/ccc/state"
+)
+
+// A stop pressed in Linear's agent session halts the loop, naming who.
+func TestStopHaltsOnALinearStop(t *testing.T) {
+	p := newProj(t)
+	p.write(state.FileName, stateJSON(t, nil))
+	env := p.env()
+	env.Replies = func(context.Context, string) (string, string) { return "", "Ada" }
+	d := Stop(context.Background(), env, input(t, "stop.json", nil))
+	assert.Equal(t, Halt, d.Outcome)
+	assert.Equal(t, RuleLinearStop, d.Rule)
+	assert.Contains(t, string(d.Stdout()), `"systemMessage":"ccc: stopped from Linear by Ada; the loop halts here."`)
+	assert.Zero(t, p.cp.count())
+}
+
+// SessionStart hands the replies to the agent with the continuation prompt.
+func TestSessionStartAddsLinearReplies(t *testing.T) {
+	p := newProj(t)
+	env := p.env()
+	env.Replies = func(context.Context, string) (string, string) {
+		return "Replies from Linear (CIA-9):\n- Ada: use the keychain", ""
+	}
+	out := SessionStart(context.Background(), env, input(t, "sessionstart-compact.json", nil), loader(resume, true, nil))
+	var got struct {
+		HookSpecificOutput struct {
+			AdditionalContext string `json:"additionalContext"`
+		} `json:"hookSpecificOutput"`
+	}
+	require.NoError(t, json.Unmarshal(out, &got))
+	assert.Contains(t, got.HookSpecificOutput.AdditionalContext, resume.Context())
+	assert.Contains(t, got.HookSpecificOutput.AdditionalContext, "\n\nReplies from Linear (CIA-9):\n- Ada: use the keychain")
+}
