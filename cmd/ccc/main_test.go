@@ -61,6 +61,7 @@ func TestScripts(t *testing.T) {
 			env.Values["linear"] = fake(linearFake{lin})
 			env.Setenv("LINEAR_API_URL", lin.URL)
 			env.Setenv("FAKE_LINEAR_KEY", linearfake.APIKey)
+			env.Setenv("FAKE_LINEAR_OAUTH", linearfake.OAuthToken)
 			gh := githubfake.New()
 			env.Defer(gh.Close)
 			env.Values["github"] = fake(githubFake{gh})
@@ -70,9 +71,10 @@ func TestScripts(t *testing.T) {
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"linear": cmdFake("linear"),
-			"github": cmdFake("github"),
-			"exits":  cmdExits,
+			"linear":       cmdFake("linear"),
+			"linear-agent": cmdLinearAgent,
+			"github":       cmdFake("github"),
+			"exits":        cmdExits,
 		},
 	})
 }

@@ -173,6 +173,10 @@ func (s *Sink) Upsert(ctx context.Context, d sinks.Delivery) (sinks.Result, erro
 		action, err = sinks.Created, x.send(ctx, m)
 	}
 	ref := sinks.Ref{ID: m.Session, URL: m.URL}
+	if err != nil && err.Forbidden {
+		// A personal key where an app token started the session.
+		return x.result(x.fallback(ctx, err, ref))
+	}
 	if err != nil {
 		if m.pending != "" {
 			ref.PendingID = m.pending

@@ -39,7 +39,7 @@ func (x *delivery) create(ctx context.Context, m *live) (*sinks.Result, error) {
 	// retried here, the outbox retries the whole delivery.
 	if err := x.exec(ctx, "AgentSessionCreateOnIssue", mutationSessionCreate, vars, &out, true); err != nil {
 		if err.Forbidden {
-			return x.fallback(ctx, err)
+			return x.fallback(ctx, err, sinks.Ref{})
 		}
 		return nil, err.Error
 	}
@@ -56,9 +56,10 @@ func (x *delivery) create(ctx context.Context, m *live) (*sinks.Result, error) {
 }
 
 // fallback delivers the status as the linear sink's comment, for a
-// credential Linear refuses agent sessions to; the reference stays empty,
-// so the next delivery asks again (a token that becomes an app's works).
-func (x *delivery) fallback(ctx context.Context, why *linear.CallError) (*sinks.Result, error) {
+// credential Linear refuses agent sessions to; the reference stays keep
+// (the session a former app token started, else empty), so the next
+// delivery asks again (a token that becomes an app's works).
+func (x *delivery) fallback(ctx context.Context, why *linear.CallError, keep sinks.Ref) (*sinks.Result, error) {
 	s := x.s
 	s.mu.Lock()
 	s.fell = "Linear refused it to this token (" + why.Cause + "); linear-agent needs an app actor's token, see ccc linear login"
@@ -67,7 +68,7 @@ func (x *delivery) fallback(ctx context.Context, why *linear.CallError) (*sinks.
 	res, err := linear.New(cfg).Upsert(ctx, sinks.Delivery{
 		Target: x.d.Target, Body: x.d.Body, Tag: x.d.Tag, FullText: x.d.FullText,
 	})
-	res.Ref = sinks.Ref{}
+	res.Ref = keep
 	return &res, err
 }
 
