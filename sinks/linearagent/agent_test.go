@@ -306,3 +306,22 @@ func TestThoughtAtMostOnePerFewMinutesKeepsTheSessionFresh(t *testing.T) {
 	acts := srv.Sessions("CIA-9")[0].Activities
 	assert.True(t, acts[len(acts)-1].Ephemeral)
 }
+
+// The pull request and the GitHub status comment the github sink wrote are
+// added to the session's external links, each once.
+func TestGitHubLinksAreAddedOnce(t *testing.T) {
+	srv := newFake(t)
+	s, root := newSink(t, srv, linearfake.OAuthToken)
+	require.NoError(t, os.WriteFile(filepath.Join(root, ".ccc-state.json"), []byte(`{"ccc": {"refs": {"github": {"o/r#3": {"main":
+		{"id": "7", "url": "https://github.com/o/r/pull/3#issuecomment-7"}}}}}}`), 0o644))
+	d := &deliverer{s: s}
+	_, err := d.deliver(t, "one")
+	require.NoError(t, err)
+	_, err = d.deliver(t, "two")
+	require.NoError(t, err)
+	assert.Equal(t, []map[string]any{
+		{"label": "Pull request o/r#3", "url": "https://github.com/o/r/pull/3"},
+		{"label": "GitHub status comment", "url": "https://github.com/o/r/pull/3#issuecomment-7"},
+	}, srv.Sessions("CIA-9")[0].URLs)
+	assert.Equal(t, 2, count(srv, "agentSessionUpdate"), "the plan once, the links once")
+}

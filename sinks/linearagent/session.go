@@ -80,6 +80,9 @@ func (x *delivery) send(ctx context.Context, m *live) *linear.CallError {
 			return err
 		}
 	}
+	if err := x.sendLinks(ctx, m); err != nil {
+		return err
+	}
 	content, mark := x.activity(m, doc)
 	if err := x.activityCreate(ctx, m, content, false); err != nil {
 		return err
