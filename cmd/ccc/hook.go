@@ -255,6 +255,7 @@ func (f *Factory) hookEnv(dir string) hook.Env {
 		Stderr:     f.IO.ErrOut,
 		Debug:      f.Getenv("CCC_DEBUG") != "",
 		Replies:    f.hookReplies,
+		KeepAlive:  f.keepAlive,
 	}
 }
 
@@ -306,4 +307,15 @@ func (f *Factory) hookCheckpoint(ctx context.Context, c hook.CheckpointRequest) 
 // hookResume reads the last checkpoint for session-start.
 func (f *Factory) hookResume(ctx context.Context, root string) (hook.Resume, bool, error) {
 	return hook.LoadResume(ctx, root, hook.ResumeEnv{Getenv: f.Getenv, Now: f.Now, Stderr: f.IO.ErrOut, Drift: driftWarnings})
+}
+
+// keepAlive sends the Linear agent session an ephemeral thought (at most
+// one per few minutes) so it does not turn stale while the agent works.
+func (f *Factory) keepAlive(ctx context.Context, root, what string) { f.keepAliveAs(ctx, root, "main", what) }
+
+func (f *Factory) keepAliveAs(ctx context.Context, root, agent, what string) {
+	issue, _ := checkpoint.FindIssue(ctx, root, "", time.Now())
+	if _, err := linearagent.KeepAlive(ctx, sinks.Env{Getenv: f.Getenv, HTTPClient: f.HTTPClient, Root: root}, issue, agent, what); err != nil {
+		fmt.Fprintf(f.IO.ErrOut, "ccc: Linear agent session not kept alive: %v\n", err)
+	}
 }

@@ -122,6 +122,9 @@ type Env struct {
 	// replies for the agent, and who pressed stop ("" for no one). nil:
 	// no tracker speaks back.
 	Replies func(ctx context.Context, root string) (replies, stoppedBy string)
+	// KeepAlive tells the tracker the agent still works (a stop-hook
+	// retry): cheap, rate-limited by the tracker's side. nil: nothing.
+	KeepAlive func(ctx context.Context, root, what string)
 	// LockWait bounds the stop hook's wait for the project lock; 0: what
 	// the hook's budget leaves (StopBudget less the checkpoint's timeout
 	// and a reserve).

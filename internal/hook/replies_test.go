@@ -41,3 +41,15 @@ func TestSessionStartAddsLinearReplies(t *testing.T) {
 	assert.Contains(t, got.HookSpecificOutput.AdditionalContext, resume.Context())
 	assert.Contains(t, got.HookSpecificOutput.AdditionalContext, "\n\nReplies from Linear (CIA-9):\n- Ada: use the keychain")
 }
+
+// A stop-hook retry keeps the Linear session alive; the next task does not.
+func TestStopRetryKeepsTheSessionAlive(t *testing.T) {
+	p := newProj(t)
+	p.write(state.FileName, stateJSON(t, nil))
+	env := p.env()
+	var kept []string
+	env.KeepAlive = func(_ context.Context, _ string, what string) { kept = append(kept, what) }
+	d := Stop(context.Background(), env, input(t, "stop-active.json", nil))
+	require.Equal(t, RuleRetry, d.Rule)
+	assert.Equal(t, []string{"Retrying the current task."}, kept)
+}

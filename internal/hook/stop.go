@@ -137,6 +137,9 @@ func stop(ctx context.Context, env Env, stdin []byte) Decision {
 	if !done {
 		d = s.decide(ctx)
 	}
+	if d.Rule == RuleRetry && env.KeepAlive != nil {
+		env.KeepAlive(ctx, root, "Retrying the current task.")
+	}
 	if d.Outcome == Block && replies != "" {
 		d.Reason = strings.TrimRight(d.Reason, "\n") + "\n\n" + replies
 	}

@@ -142,3 +142,15 @@ func Replies(ctx context.Context, env sinks.Env, issue, agent string) (replies, 
 	}
 	return strings.TrimSpace(b.String()), stoppedBy, err
 }
+
+// KeepAlive sends the ephemeral thought of a heartbeat or a stop-hook
+// retry for issue and agent: at most one per thoughtEvery, nothing
+// without an app token or a session. sent says whether one went.
+func KeepAlive(ctx context.Context, env sinks.Env, issue, agent, body string) (sent bool, err error) {
+	if issue == "" || !Available(env) {
+		return false, nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, HookBudget)
+	defer cancel()
+	return FromEnv(env).Thought(ctx, issue, agent, body)
+}
