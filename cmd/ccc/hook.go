@@ -311,7 +311,9 @@ func (f *Factory) hookResume(ctx context.Context, root string) (hook.Resume, boo
 
 // keepAlive sends the Linear agent session an ephemeral thought (at most
 // one per few minutes) so it does not turn stale while the agent works.
-func (f *Factory) keepAlive(ctx context.Context, root, what string) { f.keepAliveAs(ctx, root, "main", what) }
+func (f *Factory) keepAlive(ctx context.Context, root, what string) {
+	f.keepAliveAs(ctx, root, "main", what)
+}
 
 func (f *Factory) keepAliveAs(ctx context.Context, root, agent, what string) {
 	issue, _ := checkpoint.FindIssue(ctx, root, "", time.Now())
