@@ -16,6 +16,7 @@ import (
 //	linear-agent plan ISSUE              print the last session's plan, "status content" a line
 //	linear-agent activities ISSUE        print its activities, "type: text" a line
 //	linear-agent status ISSUE            print its state (active, awaitingInput, ...)
+//	linear-agent issue ISSUE             print the issue's state and whether it has a delegate
 //	linear-agent prompt ISSUE WHO BODY   WHO replies in it, as in Linear's UI
 //	linear-agent stop ISSUE WHO          WHO presses stop
 func cmdLinearAgent(ts *testscript.TestScript, neg bool, args []string) {
@@ -51,6 +52,9 @@ func cmdLinearAgent(ts *testscript.TestScript, neg bool, args []string) {
 			}
 			fmt.Fprintf(ts.Stdout(), "%s: %v\n", a.Type, text)
 		}
+	case "issue":
+		state, delegate := srv.IssueWork(args[1])
+		fmt.Fprintf(ts.Stdout(), "%s, delegate: %t\n", state, delegate != "")
 	case "status":
 		fmt.Fprintln(ts.Stdout(), srv.Status(last().ID))
 	case "prompt":

@@ -31,6 +31,10 @@ type Config struct {
 	// Root is the project whose progress file the plan mirrors and whose
 	// .ccc holds the sink's memo; "" keeps the memo in memory.
 	Root string
+	// StartIssue and Delegate: when a session starts, move the issue to
+	// its team's first started state, and set the agent as its delegate
+	// when it has none (preferences start_issue and delegate).
+	StartIssue, Delegate bool
 }
 
 // Sink is the linear-agent sink. It is safe for concurrent use.
@@ -40,6 +44,7 @@ type Sink struct {
 	mu   sync.Mutex
 	mem  map[string]memo // without a Root
 	fell string          // why the last delivery fell back to the comment
+	note string          // what the last delivery could not do, though delivered
 }
 
 var (
@@ -67,10 +72,14 @@ func (s *Sink) Phrase(a sinks.Action, target string) string {
 	if s.fell != "" {
 		return fmt.Sprintf("%s comment on %s (no agent session: %s)", a, target, s.fell)
 	}
+	phrase := "updated agent session on " + target
 	if a == sinks.Created {
-		return "started agent session on " + target
+		phrase = "started agent session on " + target
 	}
-	return "updated agent session on " + target
+	if s.note != "" {
+		phrase += " (" + s.note + ")"
+	}
+	return phrase
 }
 
 func (s *Sink) load(issue, agent string) (memo, string) {
@@ -114,6 +123,8 @@ type delivery struct {
 	s        *Sink
 	d        sinks.Delivery
 	requests int
+	// warning is what went wrong that did not fail the delivery.
+	warning string
 }
 
 func (x *delivery) exec(ctx context.Context, op, query string, vars map[string]any, out any, once bool) *linear.CallError {
@@ -135,7 +146,7 @@ func (x *delivery) exec(ctx context.Context, op, query string, vars map[string]a
 // goes to the issue's comment as the linear sink writes it.
 func (s *Sink) Upsert(ctx context.Context, d sinks.Delivery) (sinks.Result, error) {
 	s.mu.Lock()
-	s.fell = ""
+	s.fell, s.note = "", ""
 	s.mu.Unlock()
 	if !s.gql.HasCredential() {
 		return sinks.Result{Action: sinks.Skipped}, sinks.Skip("no Linear app token (LINEAR_OAUTH_TOKEN not set)")
@@ -184,6 +195,9 @@ func (s *Sink) Upsert(ctx context.Context, d sinks.Delivery) (sinks.Result, erro
 		return sinks.Result{Action: sinks.Failed, Ref: ref, Requests: x.requests}, err.Error
 	}
 	m.pending = ""
+	s.mu.Lock()
+	s.note = x.warning
+	s.mu.Unlock()
 	if serr := s.save(d.Target.Issue, d.Target.Agent, path, m.memo); serr != nil {
 		return sinks.Result{Action: sinks.Failed, Ref: ref, Requests: x.requests},
 			&sinks.Error{Cause: "could not store the agent session's memo", Permanent: true, Err: serr}

@@ -325,3 +325,38 @@ func TestGitHubLinksAreAddedOnce(t *testing.T) {
 	}, srv.Sessions("CIA-9")[0].URLs)
 	assert.Equal(t, 2, count(srv, "agentSessionUpdate"), "the plan once, the links once")
 }
+
+// When a session starts, the issue moves to the team's first started state
+// and the agent becomes its delegate; each behind its preference.
+func TestSessionStartMovesTheIssueAndDelegates(t *testing.T) {
+	for _, tt := range []struct {
+		start, delegate bool
+		state, deleg    string
+		requests        int
+	}{
+		{true, true, "In Progress", linearfake.ViewerID, 5},
+		{false, true, "Todo", linearfake.ViewerID, 5},
+		{true, false, "In Progress", "", 5},
+		{false, false, "Todo", "", 3},
+	} {
+		srv := newFake(t)
+		root := t.TempDir()
+		write(t, root, progressFile)
+		s := linearagent.New(linearagent.Config{Linear: linear.Config{URL: srv.URL, OAuthToken: linearfake.OAuthToken},
+			Root: root, StartIssue: tt.start, Delegate: tt.delegate})
+		d := &deliverer{s: s}
+		res, err := d.deliver(t, "one")
+		require.NoError(t, err)
+		state, deleg := srv.IssueWork("CIA-9")
+		assert.Equal(t, tt.state, state, "%+v", tt)
+		assert.Equal(t, tt.deleg, deleg, "%+v", tt)
+		assert.Equal(t, tt.requests, res.Requests, "%+v", tt)
+		// The next session on a started, delegated issue changes nothing.
+		srv.DeleteSession(res.Ref.ID)
+		_, err = d.deliver(t, "two")
+		require.NoError(t, err)
+		if tt.start && tt.delegate {
+			assert.Equal(t, 1, count(srv, "issueUpdate"))
+		}
+	}
+}

@@ -37,7 +37,7 @@ func FromEnv(env sinks.Env) *Sink {
 		cfg.HTTPClient = env.HTTPClient
 	}
 	cfg.MaxBody = env.MaxBody
-	return New(Config{Linear: cfg, Root: env.Root})
+	return New(Config{Linear: cfg, Root: env.Root, StartIssue: env.Prefs.Starts(), Delegate: env.Prefs.Delegates()})
 }
 
 // Spec registers the linear-agent sink: on its own when an app token is

@@ -156,6 +156,7 @@ func (s *Server) agentQuery(root object, u *user) {
 }
 
 func (s *Server) agentMutations(root object, u *user) {
+	root["issueUpdate"] = resolver(func(args map[string]any) (any, *gqlError) { return s.issueUpdate(args, u) })
 	root["agentSessionCreateOnIssue"] = resolver(func(args map[string]any) (any, *gqlError) {
 		if !u.App {
 			return nil, appOnly("agentSessionCreateOnIssue")
@@ -300,4 +301,101 @@ func (s *Server) activityObject(a *Session, act Activity, viewer *user) object {
 		"id": act.ID, "createdAt": act.CreatedAt, "ephemeral": act.Ephemeral, "signal": signal, "content": content,
 		"user": object{"id": act.UserID, "name": act.UserName},
 	}
+}
+
+// workflowState is one of the fake team's states (every issue is in the
+// one team).
+type workflowState struct {
+	ID, Name, Type string
+	Position       float64
+}
+
+// teamStates are the fake team's workflow states; a new issue is in Todo.
+var teamStates = []workflowState{
+	{"5e0b0000-0000-4000-8000-000000000001", "Backlog", "backlog", 0},
+	{"5e0b0000-0000-4000-8000-000000000002", "Todo", "unstarted", 1},
+	{"5e0b0000-0000-4000-8000-000000000004", "In Review", "started", 3},
+	{"5e0b0000-0000-4000-8000-000000000003", "In Progress", "started", 2},
+	{"5e0b0000-0000-4000-8000-000000000005", "Done", "completed", 4},
+}
+
+// issueWork is an issue's state and delegate.
+type issueWork struct{ StateID, DelegateID string }
+
+func (s *Server) work(is *issue) *issueWork {
+	if s.issueWork == nil {
+		s.issueWork = map[string]*issueWork{}
+	}
+	w := s.issueWork[is.ID]
+	if w == nil {
+		w = &issueWork{StateID: teamStates[1].ID}
+		s.issueWork[is.ID] = w
+	}
+	return w
+}
+
+// IssueWork is an issue's state name and its delegate's id ("" for none).
+func (s *Server) IssueWork(identifier string) (state, delegateID string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	is := s.issue(identifier)
+	if is == nil {
+		return "", ""
+	}
+	w := s.work(is)
+	for _, st := range teamStates {
+		if st.ID == w.StateID {
+			state = st.Name
+		}
+	}
+	return state, w.DelegateID
+}
+
+func stateObject(st workflowState) object {
+	return object{"id": st.ID, "name": st.Name, "type": st.Type, "position": st.Position}
+}
+
+// issueWorkFields adds an issue's state, delegate and team to its object.
+func (s *Server) issueWorkFields(o object, is *issue, viewer *user) {
+	w := s.work(is)
+	for _, st := range teamStates {
+		if st.ID == w.StateID {
+			o["state"] = stateObject(st)
+		}
+	}
+	o["delegate"] = s.userObject(s.userByID(w.DelegateID), viewer)
+	o["team"] = object{"id": "7ea30000-0000-4000-8000-000000000001", "key": "CIA", "states": resolver(func(args map[string]any) (any, *gqlError) {
+		want := ""
+		if f, ok := args["filter"].(map[string]any); ok {
+			if t, ok := f["type"].(map[string]any); ok {
+				want, _ = t["eq"].(string)
+			}
+		}
+		var nodes []object
+		for _, st := range teamStates {
+			if want == "" || st.Type == want {
+				nodes = append(nodes, stateObject(st))
+			}
+		}
+		return object{"nodes": nodes}, nil
+	})}
+}
+
+func (s *Server) issueUpdate(args map[string]any, u *user) (any, *gqlError) {
+	id, _ := args["id"].(string)
+	in, _ := args["input"].(map[string]any)
+	is := s.issue(id)
+	if is == nil {
+		e := notFoundError("issueUpdate", "Issue")
+		return nil, &e
+	}
+	w := s.work(is)
+	if v, ok := in["stateId"].(string); ok {
+		w.StateID = v
+	}
+	if v, ok := in["delegateId"].(string); ok {
+		w.DelegateID = v
+	}
+	s.syncID++
+	return object{"success": true, "lastSyncId": float64(s.syncID), "issue": s.issueObject(is, u)}, nil
 }

@@ -229,6 +229,7 @@ type Server struct {
 	issues    []*issue
 	comments  []*Comment
 	sessions  []*Session
+	issueWork map[string]*issueWork
 	remaining int
 	last      time.Time
 	syncID    int
@@ -692,12 +693,14 @@ func issueURL(is *issue) string {
 }
 
 func (s *Server) issueObject(is *issue, viewer *user) object {
-	return object{
+	o := object{
 		"id": is.ID, "identifier": is.Identifier, "title": is.Title, "url": issueURL(is),
 		"comments": resolver(func(args map[string]any) (any, *gqlError) {
 			return s.commentPage(is, viewer, args)
 		}),
 	}
+	s.issueWorkFields(o, is, viewer)
+	return o
 }
 
 func (s *Server) commentObject(c *Comment, viewer *user) object {
