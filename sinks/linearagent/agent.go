@@ -156,13 +156,19 @@ func (s *Sink) Upsert(ctx context.Context, d sinks.Delivery) (sinks.Result, erro
 	}
 	x := &delivery{s: s, d: d}
 	mm, path := s.load(d.Target.Issue, d.Target.Agent)
-	if d.Unverified || d.Prev.ID != mm.Session {
+	stored := mm
+	switch {
+	case d.Unverified:
+		// Never write into a session this user's ccc did not store.
+		mm, stored = memo{LastPrompt: mm.LastPrompt}, memo{}
+	case d.Prev.ID == "":
+		// The state file lost the reference: the memo's session, if any.
+	case d.Prev.ID != mm.Session:
 		// A session the memo does not know: what Linear was shown is
 		// unknown, so everything is said again.
 		mm = memo{Session: d.Prev.ID, LastPrompt: mm.LastPrompt}
-	}
-	if d.Unverified {
-		mm.Session = "" // never write into a session this user's ccc did not store
+	default:
+		stored = memo{}
 	}
 	m := &live{memo: mm, pending: d.Prev.PendingID}
 	action := sinks.Updated
@@ -174,6 +180,11 @@ func (s *Sink) Upsert(ctx context.Context, d sinks.Delivery) (sinks.Result, erro
 		action = sinks.Created
 	}
 	err := x.send(ctx, m)
+	if err != nil && err.NotFound && action != sinks.Created && stored.Session != "" && stored.Session != m.Session {
+		// The stored session is gone; the memo names another one.
+		m = &live{memo: stored}
+		err = x.send(ctx, m)
+	}
 	if err != nil && err.NotFound && action != sinks.Created {
 		// The session is gone (deleted in Linear): once, a new one.
 		m = &live{memo: memo{LastPrompt: m.LastPrompt}}

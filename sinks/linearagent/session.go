@@ -117,8 +117,9 @@ func (x *delivery) sendPlan(ctx context.Context, m *live, doc *progress.Document
 func (x *delivery) activity(m *live, doc *progress.Document) (map[string]any, func()) {
 	none := func() {}
 	if doc == nil {
+		// No progress file (ccc post, a test): the status itself.
 		return map[string]any{"type": "action", "action": "Checkpoint", "parameter": x.d.Target.Issue,
-			"result": short(x.d.Body, 500)}, none
+			"result": capped(x.d.Body, x.s.cfg.Linear.MaxBody)}, none
 	}
 	if reason := failure(doc); reason != "" && !m.Failed {
 		return map[string]any{"type": "error", "body": reason}, func() { m.Failed = true }
@@ -179,3 +180,11 @@ var errNoSession = errors.New("no agent session")
 
 // thoughtEvery is how often at most an ephemeral thought is sent.
 const thoughtEvery = 3 * time.Minute
+
+// capped is s cut to n runes, as it is when shorter.
+func capped(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}

@@ -17,6 +17,8 @@ const StaleAfter = 30 * time.Minute
 // Session is an agent session as the fake holds it.
 type Session struct {
 	ID, Issue string
+	// Owner is the app user that started it.
+	Owner string
 	// Plan is the last plan sent (agentSessionUpdate), as decoded JSON.
 	Plan       any
 	URLs       []map[string]any
@@ -168,7 +170,7 @@ func (s *Server) agentMutations(root object, u *user) {
 			e := notFoundError("agentSessionCreateOnIssue", "Issue")
 			return nil, &e
 		}
-		a := &Session{ID: uuid.NewString(), Issue: is.Identifier}
+		a := &Session{ID: uuid.NewString(), Issue: is.Identifier, Owner: u.ID}
 		s.sessions = append(s.sessions, a)
 		return s.sessionPayload(a, u), nil
 	})
@@ -398,4 +400,17 @@ func (s *Server) issueUpdate(args map[string]any, u *user) (any, *gqlError) {
 	}
 	s.syncID++
 	return object{"success": true, "lastSyncId": float64(s.syncID), "issue": s.issueObject(is, u)}, nil
+}
+
+// AddForeignSession starts a session on issue owned by another app, with
+// one action whose result is body; it returns the session's id.
+func (s *Server) AddForeignSession(issue, body string) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	a := &Session{ID: uuid.NewString(), Issue: issue, Owner: OtherUserID, Activities: []Activity{{
+		ID: uuid.NewString(), Type: "action", UserID: OtherUserID, CreatedAt: s.clock(),
+		Content: map[string]any{"type": "action", "action": "Checkpoint", "parameter": issue, "result": body},
+	}}}
+	s.sessions = append(s.sessions, a)
+	return a.ID
 }
