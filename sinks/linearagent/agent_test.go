@@ -360,3 +360,22 @@ func TestSessionStartMovesTheIssueAndDelegates(t *testing.T) {
 		}
 	}
 }
+
+// A stored reference naming another app's session (a committed state file)
+// is unverified: the sink never writes into it and starts its own.
+func TestUnverifiedSessionIsNeverWrittenInto(t *testing.T) {
+	srv := newFake(t)
+	s, _ := newSink(t, srv, linearfake.OAuthToken)
+	foreign := srv.AddForeignSession("CIA-9", "theirs")
+	ctx := context.Background()
+	res, err := sinks.Deliver(ctx, s, sinks.Delivery{Target: sinks.Target{Issue: "CIA-9", Agent: "main"}, Body: "mine",
+		Prev: sinks.Ref{ID: foreign}, Unverified: true})
+	require.NoError(t, err)
+	assert.Equal(t, sinks.Created, res.Action)
+	assert.NotEqual(t, foreign, res.Ref.ID)
+	for _, a := range srv.Sessions("CIA-9") {
+		if a.ID == foreign {
+			assert.Len(t, a.Activities, 1, "the other app's session is untouched")
+		}
+	}
+}

@@ -145,6 +145,16 @@ func appOnly(field string) *gqlError {
 	}
 }
 
+// notOwner refuses a change to another app's session ("Only updatable by
+// the OAuth application that owns the session", the schema says).
+func notOwner(field string) *gqlError {
+	return &gqlError{
+		Message: "Forbidden", Code: "FORBIDDEN", Type: "forbidden", UserError: true,
+		UserPresentableMessage: "Only the OAuth application that owns the session can update it.",
+		Path:                   []any{field}, HTTPStatus: http.StatusBadRequest,
+	}
+}
+
 func (s *Server) agentQuery(root object, u *user) {
 	root["agentSession"] = resolver(func(args map[string]any) (any, *gqlError) {
 		id, _ := args["id"].(string)
@@ -184,6 +194,9 @@ func (s *Server) agentMutations(root object, u *user) {
 			e := notFoundError("agentSessionUpdate", "AgentSession")
 			return nil, &e
 		}
+		if a.Owner != u.ID {
+			return nil, notOwner("agentSessionUpdate")
+		}
 		in, _ := args["input"].(map[string]any)
 		if p, ok := in["plan"]; ok {
 			a.Plan = p
@@ -207,6 +220,9 @@ func (s *Server) agentMutations(root object, u *user) {
 		if a == nil {
 			e := notFoundError("agentActivityCreate", "AgentSession")
 			return nil, &e
+		}
+		if a.Owner != u.ID {
+			return nil, notOwner("agentActivityCreate")
 		}
 		id, _ := in["id"].(string)
 		if id == "" {
