@@ -14,6 +14,7 @@ import (
 	"sync"
 
 	"github.com/ccc-checkpoint/ccc/internal/projectfs"
+	"github.com/ccc-checkpoint/ccc/internal/redact"
 	"github.com/ccc-checkpoint/ccc/progress"
 	"github.com/ccc-checkpoint/ccc/sinks"
 	"github.com/ccc-checkpoint/ccc/sinks/linear"
@@ -35,6 +36,9 @@ type Config struct {
 	// its team's first started state, and set the agent as its delegate
 	// when it has none (preferences start_issue and delegate).
 	StartIssue, Delegate bool
+	// Redactor hides credentials in everything the sink reads from the
+	// project itself (the plan, the activities); nil: redact.Default.
+	Redactor *redact.Redactor
 }
 
 // Sink is the linear-agent sink. It is safe for concurrent use.
@@ -222,4 +226,11 @@ func (x *delivery) result(res *sinks.Result, err error) (sinks.Result, error) {
 		return *res, err
 	}
 	return sinks.Result{Action: sinks.Failed, Requests: x.requests}, err
+}
+
+// redacted is text without credentials: the pipeline redacts the status
+// body, but the plan and the activities come from the progress file.
+func (s *Sink) redacted(text string) string {
+	out, _ := s.cfg.Redactor.Redact(text) // a nil *Redactor is redact.Default
+	return out
 }

@@ -2,6 +2,7 @@ package linearagent_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -378,4 +379,23 @@ func TestUnverifiedSessionIsNeverWrittenInto(t *testing.T) {
 			assert.Len(t, a.Activities, 1, "the other app's session is untouched")
 		}
 	}
+}
+
+// What the sink reads from the progress file itself is redacted like the
+// status body: the plan and the activities never carry a credential.
+func TestPlanAndActivitiesAreRedacted(t *testing.T) {
+	srv := newFake(t)
+	s, root := newSink(t, srv, linearfake.OAuthToken)
+	token := "ghp_" + strings.Repeat("a1B2c3D4e5", 4)[:36]
+	write(t, root, strings.Replace(strings.Replace(progressFile, "- the sink — in progress", "- rotate "+token+" — in progress", 1),
+		"- None", "- revoke "+token, 1))
+	d := &deliverer{s: s}
+	_, err := d.deliver(t, "one")
+	require.NoError(t, err)
+	for _, r := range srv.Requests() {
+		assert.NotContains(t, fmt.Sprint(r.Variables), token)
+	}
+	a := srv.Sessions("CIA-9")[0]
+	assert.Contains(t, fmt.Sprint(a.Plan), "rotate [REDACTED:github-token]")
+	assert.Equal(t, "revoke [REDACTED:github-token]", a.Activities[0].Content["body"])
 }

@@ -98,6 +98,9 @@ func (x *delivery) send(ctx context.Context, m *live) *linear.CallError {
 
 func (x *delivery) sendPlan(ctx context.Context, m *live, doc *progress.Document) *linear.CallError {
 	steps, texts := plan(doc, m.Tasks)
+	for i := range steps {
+		steps[i].Content = x.s.redacted(steps[i].Content)
+	}
 	h := planHash(steps)
 	if h == m.PlanHash {
 		return nil
@@ -158,7 +161,14 @@ func (x *delivery) activityCreate(ctx context.Context, m *live, content map[stri
 			}
 		}
 	}
-	input := map[string]any{"agentSessionId": m.Session, "id": m.pending, "content": content}
+	clean := map[string]any{}
+	for k, v := range content {
+		if text, ok := v.(string); ok && k != "type" {
+			v = x.s.redacted(text)
+		}
+		clean[k] = v
+	}
+	input := map[string]any{"agentSessionId": m.Session, "id": m.pending, "content": clean}
 	if ephemeral {
 		input["ephemeral"] = true
 	}

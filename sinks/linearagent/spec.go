@@ -5,6 +5,7 @@ import (
 
 	"strings"
 
+	"github.com/ccc-checkpoint/ccc/internal/redact"
 	"github.com/ccc-checkpoint/ccc/sinks"
 	"github.com/ccc-checkpoint/ccc/sinks/linear"
 )
@@ -37,7 +38,11 @@ func FromEnv(env sinks.Env) *Sink {
 		cfg.HTTPClient = env.HTTPClient
 	}
 	cfg.MaxBody = env.MaxBody
-	return New(Config{Linear: cfg, Root: env.Root, StartIssue: env.Prefs.Starts(), Delegate: env.Prefs.Delegates()})
+	r, err := redact.New(redact.SecretsFromEnv(env.Getenv), nil)
+	if err != nil {
+		r = nil // redact.Default
+	}
+	return New(Config{Linear: cfg, Root: env.Root, StartIssue: env.Prefs.Starts(), Delegate: env.Prefs.Delegates(), Redactor: r})
 }
 
 // Spec registers the linear-agent sink: on its own when an app token is
