@@ -3,6 +3,7 @@ package hook
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -52,4 +53,24 @@ func TestStopRetryKeepsTheSessionAlive(t *testing.T) {
 	d := Stop(context.Background(), env, input(t, "stop-active.json", nil))
 	require.Equal(t, RuleRetry, d.Rule)
 	assert.Equal(t, []string{"Retrying the current task."}, kept)
+}
+
+// Replies read by the Stop hook reach the agent: with a block's reason, or
+// as a block of their own where the stop would have been allowed.
+func TestStopHandsRepliesOn(t *testing.T) {
+	replies := func(context.Context, string) (string, string) { return "Replies from Linear (CIA-9):\n- Ada: yes", "" }
+	p := newProj(t)
+	p.write(state.FileName, stateJSON(t, nil))
+	env := p.env()
+	env.Replies = replies
+	d := Stop(context.Background(), env, input(t, "stop-active.json", nil))
+	assert.Equal(t, RuleRetry, d.Rule)
+	assert.True(t, strings.HasSuffix(d.Reason, "\n\nReplies from Linear (CIA-9):\n- Ada: yes"), d.Reason)
+
+	p = newProj(t)
+	p.write(state.FileName, stateJSON(t, map[string]any{"ownerSessionId": "another-session"}))
+	env = p.env()
+	env.Replies = replies
+	d = Stop(context.Background(), env, input(t, "stop-active.json", nil))
+	assert.Equal(t, Decision{Outcome: Block, Rule: RuleLinearReply, Reason: "Replies from Linear (CIA-9):\n- Ada: yes"}, d)
 }

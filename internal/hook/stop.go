@@ -49,6 +49,7 @@ const (
 	RuleLastTask    Rule = "3.11 last task done"
 	RuleWriteFailed Rule = "4.3 state write failed"
 	RuleLinearStop  Rule = "linear stop signal"
+	RuleLinearReply Rule = "linear reply"
 )
 
 // Decision is what `ccc hook stop` decided and why.
@@ -140,8 +141,13 @@ func stop(ctx context.Context, env Env, stdin []byte) Decision {
 	if d.Rule == RuleRetry && env.KeepAlive != nil {
 		env.KeepAlive(ctx, root, "Retrying the current task.")
 	}
-	if d.Outcome == Block && replies != "" {
+	switch {
+	case replies == "":
+	case d.Outcome == Block:
 		d.Reason = strings.TrimRight(d.Reason, "\n") + "\n\n" + replies
+	case d.Outcome == Allow:
+		// Read once, the replies must reach the agent: one more turn.
+		d = Decision{Outcome: Block, Rule: RuleLinearReply, Reason: replies}
 	}
 	if err := s.takePrefsErr(); err != nil { // not said with a checkpoint's failure
 		env.logf("stop", "%v", err)
