@@ -261,8 +261,12 @@ func (f *Factory) hookEnv(dir string) hook.Env {
 
 // hookReplies reads the project's Linear agent session for the hooks.
 func (f *Factory) hookReplies(ctx context.Context, root string) (replies, stoppedBy string) {
+	env := sinks.Env{Getenv: f.Getenv, HTTPClient: f.HTTPClient, Root: root}
+	if !linearagent.Available(env) {
+		return "", "" // no app token: no session, and no git run to find the issue
+	}
 	issue, _ := checkpoint.FindIssue(ctx, root, "", time.Now())
-	replies, stoppedBy, err := linearagent.Replies(ctx, sinks.Env{Getenv: f.Getenv, HTTPClient: f.HTTPClient, Root: root}, issue, "main")
+	replies, stoppedBy, err := linearagent.Replies(ctx, env, issue, "main")
 	if err != nil {
 		fmt.Fprintf(f.IO.ErrOut, "ccc hook: Linear replies not read: %v\n", err)
 	}
@@ -316,8 +320,12 @@ func (f *Factory) keepAlive(ctx context.Context, root, what string) {
 }
 
 func (f *Factory) keepAliveAs(ctx context.Context, root, agent, what string) {
+	env := sinks.Env{Getenv: f.Getenv, HTTPClient: f.HTTPClient, Root: root}
+	if !linearagent.Available(env) {
+		return
+	}
 	issue, _ := checkpoint.FindIssue(ctx, root, "", time.Now())
-	if _, err := linearagent.KeepAlive(ctx, sinks.Env{Getenv: f.Getenv, HTTPClient: f.HTTPClient, Root: root}, issue, agent, what); err != nil {
+	if _, err := linearagent.KeepAlive(ctx, env, issue, agent, what); err != nil {
 		fmt.Fprintf(f.IO.ErrOut, "ccc: Linear agent session not kept alive: %v\n", err)
 	}
 }
