@@ -98,7 +98,19 @@ type SinkPrefs struct {
 	// ClientID is the user's own Linear OAuth application (ccc linear
 	// login), read from the user's preferences only.
 	ClientID string `yaml:"client_id"`
+	// StartIssue and Delegate (linear-agent, on by default): when the
+	// session starts, move an issue not started yet to its team's first
+	// "started" state, and make the agent the issue's delegate when it has
+	// none (Linear's "Interaction best practices").
+	StartIssue *bool `yaml:"start_issue"`
+	Delegate   *bool `yaml:"delegate"`
 }
+
+// Starts says whether the agent sink moves the issue to started.
+func (s SinkPrefs) Starts() bool { return s.StartIssue == nil || *s.StartIssue }
+
+// Delegates says whether the agent sink sets itself as the delegate.
+func (s SinkPrefs) Delegates() bool { return s.Delegate == nil || *s.Delegate }
 
 // On reports whether a listed sink is enabled.
 func (s SinkPrefs) On() bool { return s.Enabled == nil || *s.Enabled }

@@ -20,6 +20,8 @@ type Env struct {
 	Version    string
 	Root       string
 	MaxBody    int
+	// Prefs is the sink's section of the preferences' sinks:.
+	Prefs config.SinkPrefs
 }
 
 // Factory builds one kind of sink and finds where it writes. Each sink's

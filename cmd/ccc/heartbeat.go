@@ -72,6 +72,9 @@ func heartbeatRun(ctx context.Context, f *Factory, opts *HeartbeatOptions) error
 	if err != nil {
 		return fmt.Errorf("heartbeat: %w", err)
 	}
+	if root, err := f.root(ctx, opts.Dir); err == nil {
+		f.keepAliveAs(ctx, root, r.Agent, "Still working (heartbeat).")
+	}
 	if opts.JSON {
 		return ui.JSON(f.IO.Out, struct {
 			Agent                  string    `json:"agent"`

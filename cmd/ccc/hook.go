@@ -15,6 +15,8 @@ import (
 	"github.com/ccc-checkpoint/ccc/checkpoint"
 	"github.com/ccc-checkpoint/ccc/config"
 	"github.com/ccc-checkpoint/ccc/internal/hook"
+	"github.com/ccc-checkpoint/ccc/sinks"
+	"github.com/ccc-checkpoint/ccc/sinks/linearagent"
 )
 
 // maxHookInput bounds what a hook reads from stdin: Claude Code sends a few
@@ -313,7 +315,23 @@ func (f *Factory) hookEnv(dir string) hook.Env {
 		Stderr:     f.IO.ErrOut,
 		Debug:      f.Getenv("CCC_DEBUG") != "",
 		Getenv:     f.Getenv,
+		Replies:    f.hookReplies,
+		KeepAlive:  f.keepAlive,
 	}
+}
+
+// hookReplies reads the project's Linear agent session for the hooks.
+func (f *Factory) hookReplies(ctx context.Context, root string) (replies, stoppedBy string) {
+	env := sinks.Env{Getenv: f.Getenv, HTTPClient: f.HTTPClient, Root: root}
+	if !linearagent.Available(env) {
+		return "", "" // no app token: no session, and no git run to find the issue
+	}
+	issue, _ := checkpoint.FindIssue(ctx, root, "", time.Now())
+	replies, stoppedBy, err := linearagent.Replies(ctx, env, issue, "main")
+	if err != nil {
+		fmt.Fprintf(f.IO.ErrOut, "ccc hook: Linear replies not read: %v\n", err)
+	}
+	return replies, stoppedBy
 }
 
 // hookRoot finds a hook's project root. A root named on purpose wins
@@ -354,4 +372,21 @@ func (f *Factory) hookCheckpoint(ctx context.Context, c hook.CheckpointRequest) 
 // hookResume reads the last checkpoint for session-start.
 func (f *Factory) hookResume(ctx context.Context, root string) (hook.Resume, bool, error) {
 	return hook.LoadResume(ctx, root, hook.ResumeEnv{Getenv: f.Getenv, Now: f.Now, Stderr: f.IO.ErrOut, Drift: driftWarnings})
+}
+
+// keepAlive sends the Linear agent session an ephemeral thought (at most
+// one per few minutes) so it does not turn stale while the agent works.
+func (f *Factory) keepAlive(ctx context.Context, root, what string) {
+	f.keepAliveAs(ctx, root, "main", what)
+}
+
+func (f *Factory) keepAliveAs(ctx context.Context, root, agent, what string) {
+	env := sinks.Env{Getenv: f.Getenv, HTTPClient: f.HTTPClient, Root: root}
+	if !linearagent.Available(env) {
+		return
+	}
+	issue, _ := checkpoint.FindIssue(ctx, root, "", time.Now())
+	if _, err := linearagent.KeepAlive(ctx, env, issue, agent, what); err != nil {
+		fmt.Fprintf(f.IO.ErrOut, "ccc: Linear agent session not kept alive: %v\n", err)
+	}
 }

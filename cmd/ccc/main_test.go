@@ -66,6 +66,7 @@ func TestScripts(t *testing.T) {
 			env.Setenv("LINEAR_REVOKE_URL", lin.RevokeURL())
 			env.Setenv("FAKE_LINEAR_CLIENT_ID", linearfake.ClientID)
 			env.Setenv("FAKE_LINEAR_KEY", linearfake.APIKey)
+			env.Setenv("FAKE_LINEAR_OAUTH", linearfake.OAuthToken)
 			gh := githubfake.New()
 			env.Defer(gh.Close)
 			env.Values["github"] = fake(githubFake{gh})
@@ -75,11 +76,12 @@ func TestScripts(t *testing.T) {
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"linear": cmdFake("linear"),
-			"github": cmdFake("github"),
-			"exits":  cmdExits,
-			"oauth":  cmdOAuth,
-			"zstd":   cmdZstd,
+			"linear":       cmdFake("linear"),
+			"github":       cmdFake("github"),
+			"exits":        cmdExits,
+			"oauth":        cmdOAuth,
+			"zstd":         cmdZstd,
+			"linear-agent": cmdLinearAgent,
 		},
 	})
 }

@@ -29,7 +29,7 @@ ENVIRONMENT
                        Actions job id, else ci; --agent wins)
   CCC_SINKS            sinks to update, e.g. linear,github,file (--sinks wins)
   LINEAR_API_KEY       Linear personal key (sent as Authorization: <key>)
-  LINEAR_OAUTH_TOKEN   Linear OAuth token (sent as Authorization: Bearer <token>)
+  LINEAR_OAUTH_TOKEN   Linear app's OAuth token (Bearer): ccc is then a Linear agent
   LINEAR_API_URL       Linear GraphQL endpoint (default https://api.linear.app/graphql)
   GITHUB_TOKEN         GitHub token (else GH_TOKEN)
   GITHUB_API_URL       GitHub REST base (default https://api.github.com)

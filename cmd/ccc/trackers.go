@@ -103,7 +103,7 @@ func (t TrackerFlags) targets() map[string]string {
 // body limit (one below minMaxBody is ignored, with a warning).
 func (f *Factory) sinkEnv(root string, prefs config.Prefs, name string) (sinks.Env, string) {
 	p := prefs.Sinks[name]
-	env := sinks.Env{Getenv: f.Getenv, HTTPClient: f.HTTPClient, Version: version, Root: root, MaxBody: p.MaxBody}
+	env := sinks.Env{Getenv: f.Getenv, HTTPClient: f.HTTPClient, Version: version, Root: root, MaxBody: p.MaxBody, Prefs: p}
 	if p.BotLogin != "" {
 		// The environment overrides the preference.
 		env.Getenv = func(k string) string {

@@ -182,7 +182,7 @@ func TestTrackerFlagsValidate(t *testing.T) {
 		{TrackerFlags{Sinks: []string{"linear", "file"}, GitHub: ""}, ""},
 		{TrackerFlags{Sinks: []string{"github"}, GitHub: "acme/app#3"}, ""},
 		{TrackerFlags{GitHub: "acme/app#3"}, ""},
-		{TrackerFlags{Sinks: []string{"jira"}}, `--sinks: unknown sink "jira" (known: linear, github, file)`},
+		{TrackerFlags{Sinks: []string{"jira"}}, `--sinks: unknown sink "jira" (known: linear, linear-agent, github, file)`},
 		{TrackerFlags{GitHub: "acme"}, `--github "acme": `},
 		{TrackerFlags{Sinks: []string{"linear"}, GitHub: "acme/app#3"}, "--github names a pull request or issue, but --sinks linear leaves GitHub out"},
 	}

@@ -170,6 +170,14 @@ type Env struct {
 	// task files are); nil reads none, and the task list comes from the
 	// transcript alone.
 	Getenv func(string) string
+	// Replies reads what people wrote in the project's Linear agent
+	// session since the hooks last looked (one query, never waiting):
+	// replies for the agent, and who pressed stop ("" for no one). nil:
+	// no tracker speaks back.
+	Replies func(ctx context.Context, root string) (replies, stoppedBy string)
+	// KeepAlive tells the tracker the agent still works (a stop-hook
+	// retry): cheap, rate-limited by the tracker's side. nil: nothing.
+	KeepAlive func(ctx context.Context, root, what string)
 	// LockWait bounds the stop hook's wait for the project lock; 0: what
 	// the hook's budget leaves (StopBudget less the checkpoint's timeout
 	// and a reserve).

@@ -184,7 +184,7 @@ func SessionStart(ctx context.Context, env Env, stdin []byte, load ResumeLoader)
 	}
 	return writeJSON(struct {
 		HookSpecificOutput specific `json:"hookSpecificOutput"`
-	}{specific{"SessionStart", text}})
+	}{specific{"SessionStart", withReplies(ctx, env, root, text)}})
 }
 
 // Context is the text added to the new session: the prompt, one status
@@ -339,4 +339,16 @@ func pruneSessions(dir string) error {
 		}
 	}
 	return nil
+}
+
+// withReplies adds the replies people wrote in Linear since the hooks last
+// looked to text (the agent's additional context or a block's reason).
+func withReplies(ctx context.Context, env Env, root, text string) string {
+	if env.Replies == nil {
+		return text
+	}
+	if replies, _ := env.Replies(ctx, root); replies != "" {
+		return strings.TrimRight(text, "\n") + "\n\n" + replies
+	}
+	return text
 }

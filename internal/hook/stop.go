@@ -48,6 +48,8 @@ const (
 	RuleNext        Rule = "3.11 next task"
 	RuleLastTask    Rule = "3.11 last task done"
 	RuleWriteFailed Rule = "4.3 state write failed"
+	RuleLinearStop  Rule = "linear stop signal"
+	RuleLinearReply Rule = "linear reply"
 )
 
 // Decision is what `ccc hook stop` decided and why.
@@ -148,10 +150,30 @@ func stop(ctx context.Context, env Env, stdin []byte) Decision {
 		env.logf("stop", "%s: %v; allowing the stop and leaving the file as it is", path, err)
 		return Decision{Outcome: Allow, Rule: RuleRejected}
 	}
+	// A person's reply or stop in Linear's agent session: read once,
+	// before deciding.
+	var replies string
+	if env.Replies != nil {
+		var by string
+		if replies, by = env.Replies(ctx, root); by != "" {
+			return Decision{Outcome: Halt, Rule: RuleLinearStop, Message: "ccc: stopped from Linear by " + by + "; the loop halts here."}
+		}
+	}
 	s := &stopper{env: env, in: in, root: root, orig: orig, st: st, f: f}
 	d, done := s.applyPending(ctx)
 	if !done {
 		d = s.decide(ctx)
+	}
+	if d.Rule == RuleRetry && env.KeepAlive != nil {
+		env.KeepAlive(ctx, root, "Retrying the current task.")
+	}
+	switch {
+	case replies == "":
+	case d.Outcome == Block:
+		d.Reason = strings.TrimRight(d.Reason, "\n") + "\n\n" + replies
+	case d.Outcome == Allow:
+		// Read once, the replies must reach the agent: one more turn.
+		d = Decision{Outcome: Block, Rule: RuleLinearReply, Reason: replies}
 	}
 	if err := s.takePrefsErr(); err != nil { // not said with a checkpoint's failure
 		env.logf("stop", "%v", err)

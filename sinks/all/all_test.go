@@ -11,7 +11,7 @@ import (
 
 func TestRegistryBuildsEverySink(t *testing.T) {
 	r := Registry()
-	assert.Equal(t, []string{"linear", "github", "file"}, r.Names())
+	assert.Equal(t, []string{"linear", "linear-agent", "github", "file"}, r.Names())
 	env := sinks.Env{Getenv: func(string) string { return "" }, Version: "test"}
 	for _, name := range r.Names() {
 		s, err := r.New(name, env)
@@ -19,5 +19,24 @@ func TestRegistryBuildsEverySink(t *testing.T) {
 		assert.Equal(t, name, s.Name())
 		_, ok := s.(sinks.HealthChecker)
 		assert.True(t, ok, "%s can be checked by ccc doctor", name)
+	}
+}
+
+// An app token makes the agent session the default instead of the comment;
+// a personal key alone keeps the comment, as before.
+func TestAppTokenChoosesTheAgentSink(t *testing.T) {
+	r := Registry()
+	for _, tt := range []struct {
+		env  map[string]string
+		want []string
+	}{
+		{map[string]string{"LINEAR_API_KEY": "lin_api_x"}, []string{"linear"}},
+		{map[string]string{"LINEAR_OAUTH_TOKEN": "lin_oauth_x"}, []string{"linear-agent"}},
+		{map[string]string{"LINEAR_API_KEY": "lin_api_x", "LINEAR_OAUTH_TOKEN": "lin_oauth_x"}, []string{"linear-agent"}},
+		{map[string]string{}, []string{"linear"}},
+	} {
+		env := sinks.Env{Getenv: func(k string) string { return tt.env[k] }}
+		names, _ := r.Choose(sinks.Choice{Env: sinks.ResolveEnv{Env: env}})
+		assert.Equal(t, tt.want, names, "%v", tt.env)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/vektah/gqlparser/v2"
 
 	"github.com/ccc-checkpoint/ccc/sinks/linear"
+	"github.com/ccc-checkpoint/ccc/sinks/linearagent"
 )
 
 func requireSchema(t *testing.T) {
@@ -37,4 +38,13 @@ func TestSchemaValidationCatchesMistakes(t *testing.T) {
 	require.NotEmpty(t, errs, "ID! where Linear wants String! must not validate")
 	_, errs = gqlparser.LoadQueryWithRules(s, `query { viewer { id nosuchfield } }`, nil)
 	require.NotEmpty(t, errs)
+}
+
+// The linear-agent sink's documents validate too.
+func TestAgentDocumentsValidate(t *testing.T) {
+	requireSchema(t)
+	for _, doc := range linearagent.Documents() {
+		_, errs := gqlparser.LoadQuery(linearSchema(t), doc)
+		assert.Empty(t, errs, "%s", doc)
+	}
 }

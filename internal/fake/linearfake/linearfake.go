@@ -23,6 +23,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"net/http"
 	"net/http/httptest"
@@ -193,7 +194,8 @@ func Repeat(n int, f Fault) []Fault { return slices.Repeat([]Fault{f}, n) }
 
 type user struct {
 	ID, Name, Email string
-	App             bool
+	// App: the request's token is an app actor's (see isApp).
+	App bool
 }
 
 type issue struct {
@@ -215,6 +217,9 @@ type Server struct {
 	// fake lists them oldest first, as Relay connections do, unless this
 	// is set.
 	NewestFirst bool
+	// Clock is the agent sessions' clock (staleness, activity times);
+	// nil: time.Now.
+	Clock func() time.Time
 
 	srv *httptest.Server
 	script
@@ -223,6 +228,8 @@ type Server struct {
 	users     map[string]*user // by Authorization header value
 	issues    []*issue
 	comments  []*Comment
+	sessions  []*Session
+	issueWork map[string]*issueWork
 	remaining int
 	last      time.Time
 	syncID    int
@@ -377,6 +384,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	u := s.authenticate(r.Header.Get("Authorization"))
 	if u != nil {
 		rec.User = u.ID
+		c := *u
+		c.App = c.App || isApp(r.Header.Get("Authorization"))
+		u = &c
 	}
 	call := fakeapi.Begin(&s.script, func(f Fault) bool { return f.Field == "" || slices.Contains(rec.Fields, f.Field) },
 		func(f Fault) Request { rec.Fault = f.Name; return rec })
@@ -547,11 +557,13 @@ func (s *Server) execute(op *ast.OperationDefinition, vars map[string]any, u *us
 				return s.commentObject(c, u), nil
 			}),
 		}
+		s.agentQuery(root, u)
 	case ast.Mutation:
 		root = object{
 			"commentCreate": resolver(func(args map[string]any) (any, *gqlError) { return s.commentCreate(args, u) }),
 			"commentUpdate": resolver(func(args map[string]any) (any, *gqlError) { return s.commentUpdate(args, u) }),
 		}
+		s.agentMutations(root, u)
 	default:
 		return nil, &gqlError{Message: "Subscriptions are not supported", Code: "GRAPHQL_VALIDATION_FAILED", HTTPStatus: http.StatusBadRequest}
 	}
@@ -561,6 +573,19 @@ func (s *Server) execute(op *ast.OperationDefinition, vars map[string]any, u *us
 func project(set ast.SelectionSet, obj object, vars map[string]any) (map[string]any, *gqlError) {
 	out := map[string]any{}
 	for _, sel := range set {
+		if frag, ok := sel.(*ast.InlineFragment); ok {
+			// A union's member (agent activity content): its fields when
+			// the object is of that type.
+			if obj["__typename"] != frag.TypeCondition {
+				continue
+			}
+			sub, gerr := project(frag.SelectionSet, obj, vars)
+			if gerr != nil {
+				return nil, gerr
+			}
+			maps.Copy(out, sub)
+			continue
+		}
 		f, ok := sel.(*ast.Field)
 		if !ok {
 			return nil, &gqlError{Message: "fragments are not supported by linearfake", Code: "GRAPHQL_VALIDATION_FAILED", HTTPStatus: http.StatusBadRequest}
@@ -674,12 +699,14 @@ func issueURL(is *issue) string {
 }
 
 func (s *Server) issueObject(is *issue, viewer *user) object {
-	return object{
+	o := object{
 		"id": is.ID, "identifier": is.Identifier, "title": is.Title, "url": issueURL(is),
 		"comments": resolver(func(args map[string]any) (any, *gqlError) {
 			return s.commentPage(is, viewer, args)
 		}),
 	}
+	s.issueWorkFields(o, is, viewer)
+	return o
 }
 
 func (s *Server) commentObject(c *Comment, viewer *user) object {

@@ -1,0 +1,43 @@
+package linearagent
+
+import (
+	"encoding/json"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/ccc-checkpoint/ccc/sinks/linear/oauth"
+)
+
+// The app sign-in of `ccc linear login` chooses the agent sink as
+// LINEAR_OAUTH_TOKEN does; a personal sign-in does not.
+func TestAppTokenFromTheStore(t *testing.T) {
+	for _, tt := range []struct {
+		actor string
+		app   bool
+	}{{"app", true}, {"user", false}} {
+		dir := t.TempDir()
+		data, err := json.Marshal(oauth.Token{AccessToken: "lin_oauth_stored", Actor: tt.actor, Expiry: time.Now().Add(time.Hour)})
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(oauth.StorePath(dir), data, 0o600))
+		getenv := func(k string) string {
+			if k == "CCC_CONFIG_DIR" {
+				return dir
+			}
+			return ""
+		}
+		token, app := appToken(getenv)
+		assert.Equal(t, tt.app, app, tt.actor)
+		assert.Empty(t, token, "the stored token is read when the sink sends, not here")
+	}
+	_, app := appToken(func(k string) string {
+		if k == "LINEAR_OAUTH_TOKEN" {
+			return "lin_oauth_env"
+		}
+		return ""
+	})
+	assert.True(t, app, "the environment's token")
+}

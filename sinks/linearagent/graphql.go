@@ -1,0 +1,38 @@
+package linearagent
+
+// The documents the sink sends, each validated against Linear's schema
+// (../shared/schemas/linear.graphql) by the schema test. Linear's ids are
+// String!, as for comments.
+const (
+	mutationSessionCreate = `mutation AgentSessionCreateOnIssue($input: AgentSessionCreateOnIssue!) {
+  agentSessionCreateOnIssue(input: $input) { success agentSession { id url status } }
+}`
+	mutationSessionUpdate = `mutation AgentSessionUpdate($id: String!, $input: AgentSessionUpdateInput!) {
+  agentSessionUpdate(id: $id, input: $input) { success agentSession { id status } }
+}`
+	mutationActivityCreate = `mutation AgentActivityCreate($input: AgentActivityCreateInput!) {
+  agentActivityCreate(input: $input) { success agentActivity { id } }
+}`
+	// The prompts people wrote in the session, newest last; content is a
+	// union, of which only a prompt's body is read.
+	queryPrompts = `query AgentSessionPrompts($id: String!) {
+  agentSession(id: $id) {
+    id
+    status
+    activities(last: 50, filter: { type: { eq: "prompt" } }) {
+      nodes {
+        id
+        createdAt
+        signal
+        user { id name }
+        content { ... on AgentActivityPromptContent { body } }
+      }
+    }
+  }
+}`
+)
+
+// Documents lists every GraphQL document the sink can send.
+func Documents() []string {
+	return []string{mutationSessionCreate, mutationSessionUpdate, mutationActivityCreate, queryPrompts, queryIssueWork, mutationIssueUpdate}
+}

@@ -1,0 +1,72 @@
+package linearagent
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/ccc-checkpoint/ccc/internal/projectfs"
+)
+
+// memo is what the sink remembers per issue and agent between runs, beside
+// the session id that the state file keeps: what Linear was last shown, so
+// that the plan is sent only when it changed and each blocker, failure and
+// completion is said once, and the last prompt the hooks handed on.
+type memo struct {
+	Session string `json:"session,omitempty"`
+	URL     string `json:"url,omitempty"`
+	// PlanHash hashes the plan last sent; Tasks are its tasks' texts, for
+	// the tasks dropped since.
+	PlanHash string   `json:"planHash,omitempty"`
+	Tasks    []string `json:"tasks,omitempty"`
+	// Blockers are the open blockers already asked about (elicitation).
+	Blockers []string `json:"blockers,omitempty"`
+	// Failed and Done: the error and the response were sent.
+	Failed bool `json:"failed,omitempty"`
+	Done   bool `json:"done,omitempty"`
+	// Links are the external URLs already added to the session.
+	Links []string `json:"links,omitempty"`
+	// LastPrompt is the id of the newest prompt handed to the agent.
+	LastPrompt string `json:"lastPrompt,omitempty"`
+	// Thought is when the last ephemeral thought was sent.
+	Thought time.Time `json:"thought,omitzero"`
+}
+
+// memoPath is the memo's file for (issue, agent) under root's .ccc; ""
+// when there is no project (tests of the sink alone).
+func memoPath(root, issue, agent string) string {
+	if root == "" {
+		return ""
+	}
+	dir, err := projectfs.ProjectDir(root, "linear-agent")
+	if err != nil {
+		return ""
+	}
+	sum := sha256.Sum256([]byte(issue + "\x00" + agent))
+	return filepath.Join(dir, hex.EncodeToString(sum[:8])+".json")
+}
+
+func loadMemo(path string) memo {
+	var m memo
+	if path == "" {
+		return m
+	}
+	if data, err := os.ReadFile(path); err == nil {
+		_ = json.Unmarshal(data, &m) // a broken memo is a fresh one
+	}
+	return m
+}
+
+func saveMemo(path string, m memo) error {
+	if path == "" {
+		return nil
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	data, _ := json.MarshalIndent(m, "", "  ")
+	return projectfs.WriteFileAtomic(path, data, 0o644)
+}

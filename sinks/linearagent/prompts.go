@@ -1,0 +1,156 @@
+package linearagent
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/ccc-checkpoint/ccc/sinks"
+)
+
+// Prompt is what a person wrote in the agent's session in Linear.
+type Prompt struct {
+	ID     string
+	Body   string
+	Author string
+	// Stop: the person pressed stop (signal stop).
+	Stop bool
+}
+
+// Prompts reads, in one query, the prompts written in issue's session for
+// agent since the last one handed on, oldest first, and remembers the
+// newest as seen. A stop among them is acknowledged in the session with a
+// response naming who stopped it. No session: nothing, and no request.
+func (s *Sink) Prompts(ctx context.Context, issue, agent string) ([]Prompt, error) {
+	mm, path := s.load(issue, agent)
+	if mm.Session == "" || !s.gql.HasCredential() {
+		return nil, nil
+	}
+	var out struct {
+		S struct {
+			Activities struct {
+				Nodes []struct {
+					ID     string  `json:"id"`
+					Signal *string `json:"signal"`
+					User   *struct {
+						Name string `json:"name"`
+					} `json:"user"`
+					Content struct {
+						Body string `json:"body"`
+					} `json:"content"`
+				} `json:"nodes"`
+			} `json:"activities"`
+		} `json:"agentSession"`
+	}
+	x := &delivery{s: s, d: sinks.Delivery{Target: sinks.Target{Issue: issue, Agent: agent}}}
+	if err := x.exec(ctx, "AgentSessionPrompts", queryPrompts, map[string]any{"id": mm.Session}, &out, false); err != nil {
+		return nil, err.Error
+	}
+	nodes := out.S.Activities.Nodes
+	// Everything after the last one seen; all of them when it is not
+	// among the newest 50 (or none was seen yet).
+	if i := slices.IndexFunc(nodes, func(n struct {
+		ID     string  `json:"id"`
+		Signal *string `json:"signal"`
+		User   *struct {
+			Name string `json:"name"`
+		} `json:"user"`
+		Content struct {
+			Body string `json:"body"`
+		} `json:"content"`
+	}) bool {
+		return n.ID == mm.LastPrompt
+	}); i >= 0 {
+		nodes = nodes[i+1:]
+	}
+	var prompts []Prompt
+	for _, n := range nodes {
+		p := Prompt{ID: n.ID, Body: strings.TrimSpace(n.Content.Body), Stop: n.Signal != nil && *n.Signal == "stop"}
+		if n.User != nil {
+			p.Author = n.User.Name
+		}
+		prompts = append(prompts, p)
+	}
+	if len(prompts) == 0 {
+		return nil, nil
+	}
+	m := &live{memo: mm}
+	m.LastPrompt = prompts[len(prompts)-1].ID
+	if i := slices.IndexFunc(prompts, func(p Prompt) bool { return p.Stop }); i >= 0 {
+		who := prompts[i].Author
+		if who == "" {
+			who = "someone in Linear"
+		}
+		ack := map[string]any{"type": "response", "body": "Stopped at the request of " + who + "."}
+		if err := x.activityCreate(ctx, m, ack, false); err != nil {
+			return prompts, err.Error
+		}
+	}
+	return prompts, s.save(issue, agent, path, m.memo)
+}
+
+// Thought sends an ephemeral thought (ccc heartbeat, a stop-hook retry) to
+// keep the session from turning stale, at most one per thoughtEvery; sent
+// says whether one went.
+func (s *Sink) Thought(ctx context.Context, issue, agent, body string) (sent bool, err error) {
+	mm, path := s.load(issue, agent)
+	now := s.cfg.Linear.Now()
+	if mm.Session == "" || !s.gql.HasCredential() || now.Sub(mm.Thought) < thoughtEvery {
+		return false, nil
+	}
+	x := &delivery{s: s, d: sinks.Delivery{Target: sinks.Target{Issue: issue, Agent: agent}}}
+	m := &live{memo: mm}
+	if cerr := x.activityCreate(ctx, m, map[string]any{"type": "thought", "body": body}, true); cerr != nil {
+		return false, cerr.Error
+	}
+	m.Thought = now
+	return true, s.save(issue, agent, path, m.memo)
+}
+
+// HookBudget bounds the hooks' one query for prompts.
+const HookBudget = 2 * time.Second
+
+// Replies is what the hooks hand on from Linear for issue and agent: the
+// new replies as one block of text for the agent, and who pressed stop
+// ("" when no one did). Without an app token or a session it asks
+// nothing. It never waits for a reply: one query within HookBudget.
+func Replies(ctx context.Context, env sinks.Env, issue, agent string) (replies, stoppedBy string, err error) {
+	if issue == "" || !Available(env) {
+		return "", "", nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, HookBudget)
+	defer cancel()
+	ps, err := FromEnv(env).Prompts(ctx, issue, agent)
+	var b strings.Builder
+	for _, p := range ps {
+		if p.Stop {
+			stoppedBy = p.Author
+			if stoppedBy == "" {
+				stoppedBy = "someone in Linear"
+			}
+			continue
+		}
+		if p.Body == "" {
+			continue
+		}
+		if b.Len() == 0 {
+			fmt.Fprintf(&b, "Replies from Linear (%s):\n", issue)
+		}
+		fmt.Fprintf(&b, "- %s: %s\n", p.Author, p.Body)
+	}
+	return strings.TrimSpace(b.String()), stoppedBy, err
+}
+
+// KeepAlive sends the ephemeral thought of a heartbeat or a stop-hook
+// retry for issue and agent: at most one per thoughtEvery, nothing
+// without an app token or a session. sent says whether one went.
+func KeepAlive(ctx context.Context, env sinks.Env, issue, agent, body string) (sent bool, err error) {
+	if issue == "" || !Available(env) {
+		return false, nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, HookBudget)
+	defer cancel()
+	return FromEnv(env).Thought(ctx, issue, agent, body)
+}

@@ -1,0 +1,72 @@
+package linearagent
+
+import (
+	"context"
+	"strings"
+
+	"github.com/ccc-checkpoint/ccc/internal/redact"
+	"github.com/ccc-checkpoint/ccc/sinks"
+	"github.com/ccc-checkpoint/ccc/sinks/linear"
+	"github.com/ccc-checkpoint/ccc/sinks/linear/oauth"
+)
+
+// appToken is the Linear app actor's OAuth token, and whether there is
+// one: LINEAR_OAUTH_TOKEN, else the app sign-in of `ccc linear login`
+// (token "": the sink reads and refreshes it when it sends).
+func appToken(getenv func(string) string) (token string, app bool) {
+	if token = strings.TrimSpace(getenv("LINEAR_OAUTH_TOKEN")); token != "" {
+		return token, true
+	}
+	o, err := oauth.OptionsFromEnv(getenv)
+	if err != nil {
+		return "", false
+	}
+	t, err := oauth.Load(o.Dir)
+	return "", err == nil && t.Actor == "app"
+}
+
+// Available says whether an app token is at hand: the linear-agent sink
+// is then chosen instead of the linear one when nothing lists the sinks.
+func Available(env sinks.Env) bool {
+	_, app := appToken(env.Getenv)
+	return app
+}
+
+// FromEnv builds the sink from a sink environment.
+func FromEnv(env sinks.Env) *Sink {
+	cfg := linear.ConfigFromEnv(env.Getenv)
+	// The app's token; without one a personal key is tried, which Linear
+	// refuses agent sessions to: the delivery then falls back to the
+	// status comment.
+	if token, app := appToken(env.Getenv); app {
+		cfg.APIKey, cfg.OAuthToken = "", token
+		if token == "" {
+			cfg.StoredToken = linear.StoredTokenFromEnv(env.Getenv)
+		}
+	}
+	if env.HTTPClient != nil {
+		cfg.HTTPClient = env.HTTPClient
+	}
+	cfg.MaxBody = env.MaxBody
+	r, err := redact.New(redact.SecretsFromEnv(env.Getenv), nil)
+	if err != nil {
+		r = nil // redact.Default
+	}
+	return New(Config{Linear: cfg, Root: env.Root, StartIssue: env.Prefs.Starts(), Delegate: env.Prefs.Delegates(), Redactor: r})
+}
+
+// Spec registers the linear-agent sink: on its own when an app token is
+// available. Its target is each delivery's issue, as for the linear sink.
+func Spec() sinks.Factory {
+	return sinks.Factory{
+		Name: Name,
+		New:  func(env sinks.Env) sinks.Sink { return FromEnv(env) },
+		Auto: func(env sinks.ResolveEnv) bool { return Available(env.Env) },
+	}
+}
+
+// Health implements sinks.HealthChecker: the token's account and the
+// issue, as the linear sink checks them.
+func (s *Sink) Health(ctx context.Context, target string) (sinks.Health, error) {
+	return s.gql.Health(ctx, target)
+}
