@@ -50,7 +50,9 @@ func Backup(root, path string, now time.Time) (string, error) {
 			return dest, nil
 		}
 	}
-	dest, err := writeCopy(root, name, data)
+	// A backup is a copy of a file that is itself written durably: no
+	// fsync (writeCopy's durable false).
+	dest, err := writeCopy(root, name, data, false)
 	if err != nil {
 		return "", err
 	}
@@ -99,7 +101,9 @@ func SetAside(root, path string, now time.Time) (string, error) {
 	if same := keptCopy(root, base, data); same != "" {
 		return same, nil
 	}
-	return writeCopy(root, base+"."+now.UTC().Format(stampLayout)+".corrupt", data)
+	// Durable: the file set aside is usually about to be overwritten, and
+	// then this copy is the only one.
+	return writeCopy(root, base+"."+now.UTC().Format(stampLayout)+".corrupt", data, true)
 }
 
 // keptCopy finds a .corrupt copy of the file named base holding exactly
@@ -151,7 +155,9 @@ func keptBackup(root, base string, data []byte) (path string, newest bool) {
 	return "", false
 }
 
-func writeCopy(root, name string, data []byte) (string, error) {
+// writeCopy writes data as root/.ccc/backups/name; durable fsyncs it (and
+// the directory) as WriteFileAtomic does, otherwise it is a WriteCopy.
+func writeCopy(root, name string, data []byte, durable bool) (string, error) {
 	dir, err := ProjectDir(root, BackupDir)
 	if err != nil {
 		return "", fmt.Errorf("backup: %w", err)
@@ -160,7 +166,7 @@ func writeCopy(root, name string, data []byte) (string, error) {
 		return "", fmt.Errorf("backup: %w", err)
 	}
 	dest := filepath.Join(dir, name)
-	if err := WriteFileAtomic(dest, data, 0o600); err != nil {
+	if err := write(dest, data, 0o600, nil, durable); err != nil {
 		return "", fmt.Errorf("backup: %w", err)
 	}
 	return dest, nil

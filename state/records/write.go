@@ -437,7 +437,8 @@ func keepHistory(dir, agent string, prev *Record, data []byte) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("records: history: %w", err)
 	}
-	if err := state.WriteFileAtomic(path, data, 0o644); err != nil {
+	// A copy of a record that is itself written durably: no fsync.
+	if err := state.WriteCopy(path, data, 0o644); err != nil {
 		return fmt.Errorf("records: history: %w", err)
 	}
 	return pruneHistory(filepath.Dir(path))
