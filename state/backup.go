@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -67,11 +68,13 @@ func Backup(root, path string, now time.Time) (string, error) {
 // stampRe matches the timestamps ccc and CCC write: RFC 3339 (to the
 // second or finer, Z or an offset) and the progress file's "2006-01-02 15:04
 // UTC".
-var stampRe = regexp.MustCompile(`\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2}| UTC)?`)
+var stampRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2}| UTC)?`)
+})
 
 // sameButStamps reports whether a and b differ at most in their timestamps.
 func sameButStamps(a, b []byte) bool {
-	return bytes.Equal(stampRe.ReplaceAll(a, []byte("T")), stampRe.ReplaceAll(b, []byte("T")))
+	return bytes.Equal(stampRe().ReplaceAll(a, []byte("T")), stampRe().ReplaceAll(b, []byte("T")))
 }
 
 // newestBackup is the newest rotating backup of base other than except.
