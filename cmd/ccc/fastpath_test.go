@@ -79,3 +79,33 @@ func TestQuietCheckpointCosts(t *testing.T) {
 	assert.Equal(t, 1, strings.Count(string(calls), "git "), "git processes per quiet checkpoint:\n%s", calls)
 	assert.EqualValues(t, 6, fsyncs, "fsyncs per quiet checkpoint")
 }
+
+// endless is a stdin that never ends; it counts what was read from it.
+type endless struct{ n int64 }
+
+func (e *endless) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = ' '
+	}
+	e.n += int64(len(p))
+	return len(p), nil
+}
+
+// TestHookStdinBounded: a hook stops reading stdin after maxHookInput: a
+// 200 MB (here endless) stdin is neither read whole nor parsed, and the
+// hook says so in one line and exits 0.
+func TestHookStdinBounded(t *testing.T) {
+	root := t.TempDir()
+	in := &endless{}
+	var out, errs bytes.Buffer
+	f := &Factory{
+		IO:     IOStreams{In: in, Out: &out, ErrOut: &errs},
+		Getenv: func(k string) string { return map[string]string{"CCC_PROJECT_ROOT": root}[k] },
+		Getwd:  func() (string, error) { return root, nil },
+		Now:    func() time.Time { return hookNow },
+	}
+	require.Equal(t, 0, run([]string{"hook", "stop"}, f))
+	assert.LessOrEqual(t, in.n, int64(maxHookInput+64<<10), "bytes read from stdin")
+	assert.Equal(t, "ccc hook stop: stdin: over 16 MB, not a hook input; ignored\n", errs.String())
+	assert.Empty(t, out.String())
+}
