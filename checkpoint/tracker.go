@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/ccc-checkpoint/ccc/internal/comment"
@@ -517,7 +518,9 @@ func refErr(err error) error {
 	return &refError{err}
 }
 
-var branchIssue = regexp.MustCompile(`(?i)(?:^|[^a-z0-9])([a-z][a-z0-9]*-[0-9]+)(?:[^0-9]|$)`)
+var branchIssue = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)(?:^|[^a-z0-9])([a-z][a-z0-9]*-[0-9]+)(?:[^0-9]|$)`)
+})
 
 // FindIssue resolves a project's tracker issue the way the tracker step does,
 // for commands that report on it (`ccc doctor`).
@@ -556,7 +559,7 @@ func (cp *Context) trackerIssue() (issue, from string) {
 	if cp.Doc != nil && cp.Doc.Issue.Key != "" {
 		return cp.Doc.Issue.Key, progress.FileName
 	}
-	if m := branchIssue.FindStringSubmatch(cp.branch); m != nil {
+	if m := branchIssue().FindStringSubmatch(cp.branch); m != nil {
 		if k, ok := progress.NormalIssue(m[1]); ok {
 			return k, "branch " + cp.branch
 		}

@@ -4,12 +4,13 @@ import (
 	"bytes"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/text"
 )
 
-var htmlType1Tag = regexp.MustCompile(`(?i)<(script|pre|style|textarea)`)
+var htmlType1Tag = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)<(script|pre|style|textarea)`) })
 
 // Closer returns the line that has to be appended to src before a new top-level block can follow it:
 // the closing fence of a fenced code block, or the end marker of an HTML block (a comment, <script>,
@@ -37,7 +38,7 @@ func Closer(src []byte) string {
 		switch n.HTMLBlockType {
 		case ast.HTMLBlockType1:
 			seg := n.Lines().At(0)
-			if m := htmlType1Tag.FindSubmatch(seg.Value(probe)); m != nil {
+			if m := htmlType1Tag().FindSubmatch(seg.Value(probe)); m != nil {
 				return "</" + string(bytes.ToLower(m[1])) + ">"
 			}
 		case ast.HTMLBlockType2:

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -140,12 +141,12 @@ func Skip(format string, args ...any) error {
 	return &SkipError{Reason: fmt.Sprintf(format, args...)}
 }
 
-var updatedLine = regexp.MustCompile(`(?m)^\*\*Updated:\*\*.*$`)
+var updatedLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^\*\*Updated:\*\*.*$`) })
 
 // BodyHash hashes a status body for the unchanged check. The **Updated:**
 // line is left out: a new timestamp alone is no change.
 func BodyHash(body string) string {
-	norm := updatedLine.ReplaceAllString(strings.ReplaceAll(body, "\r\n", "\n"), "")
+	norm := updatedLine().ReplaceAllString(strings.ReplaceAll(body, "\r\n", "\n"), "")
 	sum := sha256.Sum256([]byte(norm))
 	return hex.EncodeToString(sum[:])
 }

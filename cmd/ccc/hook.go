@@ -233,8 +233,12 @@ func newCmdHookEvent(f *Factory, dir *string, name, short, long, example string,
 				err   error
 			)
 			if f.IO.In != nil {
-				if stdin, err = io.ReadAll(io.LimitReader(f.IO.In, maxHookInput)); err != nil {
+				if stdin, err = io.ReadAll(io.LimitReader(f.IO.In, maxHookInput+1)); err != nil {
 					fmt.Fprintf(f.IO.ErrOut, "ccc hook %s: stdin: %v\n", name, err)
+					return nil
+				}
+				if len(stdin) > maxHookInput { // the rest is left unread
+					fmt.Fprintf(f.IO.ErrOut, "ccc hook %s: stdin: over %d MB, not a hook input; ignored\n", name, maxHookInput>>20)
 					return nil
 				}
 			}

@@ -5,10 +5,12 @@
 package main
 
 import (
+	"context"
 	"io"
 	"os"
 	"strings"
 
+	"github.com/ccc-checkpoint/ccc/internal/gitrepo"
 	"github.com/spf13/cobra"
 )
 
@@ -24,7 +26,9 @@ func run(args []string, f *Factory) int {
 	fc.IO.Out = out
 	cmd := NewCmdRoot(&fc)
 	cmd.SetArgs(args)
-	found, err := cmd.ExecuteC()
+	// One command is one process: what git says about the repository is
+	// asked once and shared by every step (internal/gitrepo.WithCache).
+	found, err := cmd.ExecuteContextC(gitrepo.WithCache(context.Background()))
 	return exitStatus(f, found, args, err, out.wrote)
 }
 

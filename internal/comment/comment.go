@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -110,7 +111,7 @@ func statusJoin(items []string) string {
 // statusRawHTML matches a "<" that CommonMark would read as the start of raw
 // HTML: an unclosed "<!--" or "<details>" in a task text would swallow the
 // rest of the comment.
-var statusRawHTML = regexp.MustCompile(`<([A-Za-z!/?])`)
+var statusRawHTML = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`<([A-Za-z!/?])`) })
 
 // statusInline makes text safe to place after a field label: all whitespace
 // (newlines included) becomes single spaces, control characters go, and a
@@ -128,7 +129,7 @@ func statusInline(s string) string {
 		return r
 	}, s)
 	s = strings.Join(strings.Fields(s), " ")
-	return statusRawHTML.ReplaceAllString(s, `\<$1`)
+	return statusRawHTML().ReplaceAllString(s, `\<$1`)
 }
 
 // FieldList rewrites the field lines of a status body (**Task:**,

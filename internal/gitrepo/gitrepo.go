@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -37,6 +38,12 @@ type Repo struct {
 	// fsmonitor, no commit signing. Without it Snapshot's commit runs
 	// them exactly as `git commit` would.
 	NoHooks bool
+	// CommonDir is the repository's git common directory (absolute), as
+	// Open found it; "" for a Repo made by hand.
+	CommonDir string
+
+	head  *headInfo // HEAD as Open read it; nil: ask git
+	cache *Cache    // the ctx's cache Open used, told of ccc's commits
 }
 
 // noHooks is the configuration NoHooks puts before every git command.
@@ -160,38 +167,203 @@ func (r *Repo) git(ctx context.Context, args ...string) (string, error) {
 // Open finds the work tree that contains dir. It returns an error wrapping
 // ErrNotRepo when dir is not inside one (no .git, inside .git, a bare
 // repository); other failures, such as git refusing a repository owned by
-// someone else, keep git's message.
+// someone else, keep git's message. The same git call reads the branch and
+// HEAD, which Branch and Head then return without running git again; with
+// a ctx from WithCache, a second Open of the same directory (or of the top
+// level it found) runs no git at all.
 func Open(ctx context.Context, dir string) (*Repo, error) {
+	f, err := Discover(ctx, dir)
+	if err != nil {
+		return nil, err
+	}
+	if f.Top == "" {
+		return nil, fmt.Errorf("gitrepo: open %s: %w", f.dir, ErrNotRepo)
+	}
+	r := &Repo{Dir: f.Top, CommonDir: f.CommonDir, cache: cacheFrom(ctx)}
+	if f.headKnown {
+		r.head = &headInfo{branch: f.Branch, sha: f.Head}
+	}
+	return r, nil
+}
+
+// Found is what one `git rev-parse` says about a directory.
+type Found struct {
+	// Top is the work tree's top level (symlinks resolved); "" in a bare
+	// repository or inside a .git directory.
+	Top string
+	// CommonDir is the absolute git directory shared by every worktree of
+	// the repository.
+	CommonDir string
+	// Branch and Head are HEAD's short branch name ("" when detached) and
+	// SHA ("" on an unborn branch), when headKnown.
+	Branch, Head string
+	headKnown    bool
+	dir          string // the directory asked about, absolute
+}
+
+// Discover asks git, once, for everything ccc needs to know about dir's
+// repository: `git rev-parse --show-toplevel --git-common-dir HEAD
+// --abbrev-ref HEAD`. A directory no repository encloses is ErrNotRepo;
+// in a bare repository or inside a .git directory it returns the common
+// directory and no Top. A repository without commits costs two more
+// calls, and Branch and Head ask git then.
+func Discover(ctx context.Context, dir string) (Found, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
-		return nil, fmt.Errorf("gitrepo: open %s: %w", dir, err)
+		return Found{}, fmt.Errorf("gitrepo: open %s: %w", dir, err)
 	}
+	c := cacheFrom(ctx)
+	if f, ok := c.get(abs); ok {
+		return f, nil
+	}
+	f, err := discover(ctx, abs)
+	if err != nil {
+		return Found{}, err
+	}
+	c.put(abs, f)
+	if f.Top != "" {
+		c.put(f.Top, f)
+	}
+	return f, nil
+}
+
+func discover(ctx context.Context, abs string) (Found, error) {
 	fi, err := os.Stat(abs)
 	if err != nil {
-		return nil, fmt.Errorf("gitrepo: open: %w", err)
+		return Found{}, fmt.Errorf("gitrepo: open: %w", err)
 	}
 	if !fi.IsDir() {
-		return nil, fmt.Errorf("gitrepo: open %s: not a directory", abs)
+		return Found{}, fmt.Errorf("gitrepo: open %s: not a directory", abs)
 	}
+	f := Found{dir: abs}
+	out, err := run(ctx, abs, nil, "rev-parse", "--show-toplevel", "--git-common-dir", "HEAD", "--abbrev-ref", "HEAD")
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	var gerr *GitError
+	switch {
+	case err == nil && len(lines) == 4:
+		f.Top, f.CommonDir, f.Head, f.Branch, f.headKnown = lines[0], lines[1], lines[2], lines[3], true
+		if f.Branch == "HEAD" { // detached
+			f.Branch = ""
+		}
+	case errors.As(err, &gerr) && out != "" && strings.Contains(gerr.Stderr, "'HEAD'") && ctx.Err() == nil:
+		// The paths printed but HEAD does not resolve: a branch without
+		// commits yet. Ask again without HEAD; Branch and Head ask git.
+		return discoverSlowly(ctx, abs)
+	case errors.As(err, &gerr) && strings.Contains(gerr.Stderr, "not a git repository"):
+		return Found{}, fmt.Errorf("gitrepo: open %s: %w", abs, ErrNotRepo)
+	case errors.As(err, &gerr) && strings.Contains(gerr.Stderr, "must be run in a work tree"):
+		// A bare repository, or inside .git: no top level to print.
+		out, err := run(ctx, abs, nil, "rev-parse", "--git-common-dir")
+		if err != nil {
+			return Found{}, fmt.Errorf("gitrepo: open %s: %w", abs, err)
+		}
+		f.CommonDir = strings.TrimSuffix(out, "\n")
+	case err != nil:
+		return Found{}, fmt.Errorf("gitrepo: open %s: %w", abs, err)
+	default:
+		// A path with a newline in it: ask one question at a time.
+		return discoverSlowly(ctx, abs)
+	}
+	return f.finish(abs), nil
+}
+
+// discoverSlowly is discover without HEAD, one question at a time: for an
+// unborn branch, and for output it cannot split into lines (a path with a
+// newline in it).
+func discoverSlowly(ctx context.Context, abs string) (Found, error) {
+	f := Found{dir: abs}
 	out, err := run(ctx, abs, nil, "rev-parse", "--show-toplevel")
 	if err != nil {
-		var gerr *GitError
-		if errors.As(err, &gerr) && (strings.Contains(gerr.Stderr, "not a git repository") ||
-			strings.Contains(gerr.Stderr, "must be run in a work tree")) {
-			return nil, fmt.Errorf("gitrepo: open %s: %w", abs, ErrNotRepo)
+		return Found{}, fmt.Errorf("gitrepo: open %s: %w", abs, err)
+	}
+	f.Top = strings.TrimSuffix(out, "\n")
+	if out, err = run(ctx, abs, nil, "rev-parse", "--git-common-dir"); err != nil {
+		return Found{}, fmt.Errorf("gitrepo: open %s: %w", abs, err)
+	}
+	f.CommonDir = strings.TrimSuffix(out, "\n")
+	return f.finish(abs), nil
+}
+
+// finish makes the paths native and CommonDir absolute.
+func (f Found) finish(abs string) Found {
+	if f.Top != "" {
+		f.Top = filepath.FromSlash(f.Top)
+	}
+	if f.CommonDir != "" {
+		f.CommonDir = filepath.FromSlash(f.CommonDir)
+		if !filepath.IsAbs(f.CommonDir) {
+			f.CommonDir = filepath.Join(abs, f.CommonDir)
 		}
-		return nil, fmt.Errorf("gitrepo: open %s: %w", abs, err)
 	}
-	top := strings.TrimSuffix(out, "\n")
-	if top == "" {
-		return nil, fmt.Errorf("gitrepo: open %s: %w", abs, ErrNotRepo)
+	return f
+}
+
+// headInfo is what Open learned about HEAD.
+type headInfo struct{ branch, sha string }
+
+// Cache holds what Discover found, per directory, for one process (one
+// command): the repository's HEAD moves only by ccc's own commit, which
+// updates it.
+type Cache struct {
+	mu sync.Mutex
+	m  map[string]Found
+}
+
+type cacheKey struct{}
+
+// WithCache returns a ctx under which Discover and Open ask git about a
+// directory once.
+func WithCache(ctx context.Context) context.Context {
+	return context.WithValue(ctx, cacheKey{}, &Cache{m: map[string]Found{}})
+}
+
+func cacheFrom(ctx context.Context) *Cache {
+	c, _ := ctx.Value(cacheKey{}).(*Cache)
+	return c
+}
+
+func (c *Cache) get(dir string) (Found, bool) {
+	if c == nil {
+		return Found{}, false
 	}
-	return &Repo{Dir: filepath.FromSlash(top)}, nil
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	f, ok := c.m[dir]
+	return f, ok
+}
+
+func (c *Cache) put(dir string, f Found) {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.m[dir] = f
+}
+
+// moved records that HEAD of the work tree top is now sha (ccc committed).
+func (c *Cache) moved(top, sha string) {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for k, f := range c.m {
+		if f.Top == top {
+			if f.headKnown {
+				f.Head = sha
+			}
+			c.m[k] = f
+		}
+	}
 }
 
 // Branch is the checked-out branch's short name, or "" for a detached HEAD.
 // An unborn branch (no commits yet) still has its name.
 func (r *Repo) Branch(ctx context.Context) (string, error) {
+	if r.head != nil {
+		return r.head.branch, nil
+	}
 	out, err := r.git(ctx, "symbolic-ref", "-q", "--short", "HEAD")
 	var gerr *GitError
 	if errors.As(err, &gerr) && gerr.ExitCode() == 1 {
@@ -205,6 +377,14 @@ func (r *Repo) Branch(ctx context.Context) (string, error) {
 
 // Head is the full SHA of HEAD, or "" without an error on an unborn branch.
 func (r *Repo) Head(ctx context.Context) (string, error) {
+	if r.head != nil {
+		return r.head.sha, nil
+	}
+	return r.readHead(ctx)
+}
+
+// readHead asks git for HEAD's SHA.
+func (r *Repo) readHead(ctx context.Context) (string, error) {
 	sha, err := r.verify(ctx, "HEAD")
 	if errors.Is(err, ErrUnknownRevision) {
 		return "", nil

@@ -254,7 +254,12 @@ func (r *Repo) commit(ctx context.Context, picked []Change, scope []string, mess
 func (r *Repo) headAfter(ctx context.Context) (string, error) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
-	return r.Head(ctx)
+	sha, err := r.readHead(ctx)
+	if err == nil && r.head != nil && sha != r.head.sha {
+		r.head.sha = sha
+		r.cache.moved(r.Dir, sha)
+	}
+	return sha, err
 }
 
 // gitPaths asks git where the index and the hooks are, which honours

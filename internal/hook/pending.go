@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"sync"
 	"time"
 
 	"github.com/ccc-checkpoint/ccc/internal/projectfs"
@@ -62,13 +63,13 @@ type pendingChange struct {
 	At     time.Time                  `json:"at"`
 }
 
-var unsafeSession = regexp.MustCompile(`[^A-Za-z0-9_-]+`)
+var unsafeSession = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^A-Za-z0-9_-]+`) })
 
 // pendingPath names session's pending file: readable, and unique through
 // a short hash of the whole id.
 func pendingPath(root, session string) string {
 	sum := sha256.Sum256([]byte(session))
-	name := unsafeSession.ReplaceAllString(session, "_")
+	name := unsafeSession().ReplaceAllString(session, "_")
 	if len(name) > 40 {
 		name = name[:40]
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -157,4 +158,79 @@ func TestStopMissingTranscript(t *testing.T) {
 
 	_, err := LastOutput(Input{TranscriptPath: gone})
 	assert.ErrorIs(t, err, ErrNoTranscript)
+}
+
+// TestLastOutputHugeToolOutput: 50 MB of tool output after the assistant's
+// last message, as one line or as many, is skipped without being held or
+// decoded: the whole read allocates a small fraction of it (a count of
+// bytes, not a time).
+func TestLastOutputHugeToolOutput(t *testing.T) {
+	const total = 50 << 20
+	assistant := `{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"Parser done. TASK_COMPLETE"}]}}` + "\n"
+	toolLine := func(n int) string {
+		// A tool result that mentions the word, escaped as JSON holds it.
+		body := `the \"assistant\" said ` + strings.Repeat("x", max(0, n-200))
+		return `{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"` + body + `"}]}}` + "\n"
+	}
+	tests := map[string]func(w *strings.Builder){
+		"one line": func(w *strings.Builder) { w.WriteString(toolLine(total)) },
+		"many lines": func(w *strings.Builder) {
+			l := toolLine(2000)
+			for w.Len() < total {
+				w.WriteString(l)
+			}
+		},
+		"lines of 1 MB": func(w *strings.Builder) {
+			l := toolLine(1 << 20)
+			for w.Len() < total {
+				w.WriteString(l)
+			}
+		},
+	}
+	for name, fill := range tests {
+		t.Run(name, func(t *testing.T) {
+			var w strings.Builder
+			w.WriteString(`{"type":"user","message":{"role":"user","content":"go"}}` + "\n" + assistant)
+			fill(&w)
+			path := filepath.Join(t.TempDir(), "t.jsonl")
+			require.NoError(t, os.WriteFile(path, []byte(w.String()), 0o644))
+			w = strings.Builder{}
+
+			var before, after runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&before)
+			got, err := LastOutput(Input{TranscriptPath: path})
+			runtime.ReadMemStats(&after)
+			require.NoError(t, err)
+			assert.Equal(t, "Parser done. TASK_COMPLETE", got)
+			alloc := after.TotalAlloc - before.TotalAlloc
+			assert.Less(t, alloc, uint64(12<<20), "bytes allocated reading past 50 MB of tool output")
+		})
+	}
+}
+
+// TestLastOutputHugeAssistantRecord: an assistant record too long to hold
+// is an error, not a silent fall back to the message before it.
+func TestLastOutputHugeAssistantRecord(t *testing.T) {
+	huge := `{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"` + strings.Repeat("y", maxTranscriptLine+1) + `"}]}}`
+	path := filepath.Join(t.TempDir(), "t.jsonl")
+	require.NoError(t, os.WriteFile(path, []byte(`{"type":"assistant","message":{"role":"assistant","content":"older"}}`+"\n"+huge+"\n"), 0o644))
+	_, err := LastOutput(Input{TranscriptPath: path})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "an assistant record over 4 MB")
+}
+
+// TestLastOutputKeyAcrossChunks: an assistant record whose "assistant"
+// straddles two read chunks is still found.
+func TestLastOutputKeyAcrossChunks(t *testing.T) {
+	rec := `{"role":"assistant","message":{"content":"straddle TASK_COMPLETE"}}`
+	key := strings.Index(rec, `"assistant"`)
+	for j := 1; j < len(`"assistant"`); j++ {
+		filler := strings.Repeat("x", scanChunk+key+j-len(rec)-2)
+		path := filepath.Join(t.TempDir(), "t.jsonl")
+		require.NoError(t, os.WriteFile(path, []byte(rec+"\n"+filler+"\n"), 0o644))
+		got, err := LastOutput(Input{TranscriptPath: path})
+		require.NoError(t, err)
+		assert.Equal(t, "straddle TASK_COMPLETE", got, "boundary %d bytes into the key", j)
+	}
 }

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/ccc-checkpoint/ccc/progress"
@@ -109,7 +110,7 @@ func (d *draft) status(o *object, k string) {
 	}
 	st, lossless := normStatus(s)
 	switch {
-	case placeholderRe.MatchString(strings.TrimSpace(s)):
+	case placeholderRe().MatchString(strings.TrimSpace(s)):
 		d.warnf("%s: template placeholder %s, not a status; kept in extra", o.path(k), s)
 	case st == "":
 		d.warnf("%s: unknown status %q; kept in extra", o.path(k), s)
@@ -170,12 +171,12 @@ func normTask(s string) string {
 }
 
 // safeNameRe is what an agent name may hold: it names files.
-var safeNameRe = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+var safeNameRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^A-Za-z0-9._-]+`) })
 
 // SafeName makes a name usable as a file name and an id segment: runs of
 // other characters become "-", and no leading dot or dash is left.
 func SafeName(s string) string {
-	s = safeNameRe.ReplaceAllString(strings.TrimSpace(s), "-")
+	s = safeNameRe().ReplaceAllString(strings.TrimSpace(s), "-")
 	return strings.Trim(s, ".-")
 }
 

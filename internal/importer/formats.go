@@ -28,7 +28,7 @@ func (d *draft) initiative(o *object) {
 			if !p.value(k, &s, "a milestone status string") {
 				continue
 			}
-			if placeholderRe.MatchString(strings.TrimSpace(s)) {
+			if placeholderRe().MatchString(strings.TrimSpace(s)) {
 				d.warnf("%s: template placeholder %s, not a status; kept in extra", p.path(k), s)
 				continue
 			}
@@ -112,7 +112,7 @@ func (d *draft) workflowStatus() {
 
 func yamlString(doc map[string]any, keys ...string) string {
 	for _, k := range keys {
-		if s, ok := doc[k].(string); ok && !placeholderRe.MatchString(s) {
+		if s, ok := doc[k].(string); ok && !placeholderRe().MatchString(s) {
 			return strings.TrimSpace(s)
 		}
 	}

@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/ccc-checkpoint/ccc/internal/projectfs"
@@ -182,7 +183,7 @@ func Detect(path string, data []byte) (Format, error) {
 }
 
 // workflowNameRe is seed 001's file name: {workflow_type}_{project}_{YYYYMMDD_HHMMSS}.json.
-var workflowNameRe = regexp.MustCompile(`^[a-z][a-z0-9-]*_.+_\d{8}_\d{6}\.json$`)
+var workflowNameRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z][a-z0-9-]*_.+_\d{8}_\d{6}\.json$`) })
 
 // detect scores each format by the keys only it uses, plus a point for its
 // usual file name, and takes the best. Keys several formats share (status,
@@ -216,7 +217,7 @@ func detect(path string, st *state.State) (Format, bool) {
 		score[AgentCheckpoint]++
 	case strings.Contains(slash, "progress/checkpoints/"):
 		score[Sitebuilder]++
-	case workflowNameRe.MatchString(base):
+	case workflowNameRe().MatchString(base):
 		score[Workflow]++
 	}
 	best, top := Format(""), 1 // a file name alone is not enough

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/ccc-checkpoint/ccc/state"
@@ -34,7 +35,7 @@ func (o *object) path(k string) string {
 
 // placeholderRe matches an unfilled template value such as "{ISO_timestamp}"
 // or "{in_progress|completed|blocked}" (seed 000 writes its example so).
-var placeholderRe = regexp.MustCompile(`^\{[A-Za-z0-9_|. -]+\}$`)
+var placeholderRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\{[A-Za-z0-9_|. -]+\}$`) })
 
 func isNull(raw json.RawMessage) bool { return string(bytes.TrimSpace(raw)) == "null" }
 
@@ -70,7 +71,7 @@ func (o *object) null(k string) bool {
 // in a derived form, so the original stays in extra).
 func (o *object) peekStr(k string) string {
 	var s string
-	if !o.value(k, &s, "a string") || placeholderRe.MatchString(strings.TrimSpace(s)) {
+	if !o.value(k, &s, "a string") || placeholderRe().MatchString(strings.TrimSpace(s)) {
 		return ""
 	}
 	return strings.TrimSpace(s)
@@ -86,7 +87,7 @@ func (o *object) str(k string) string {
 	if !o.value(k, &s, "a string") {
 		return ""
 	}
-	if placeholderRe.MatchString(strings.TrimSpace(s)) {
+	if placeholderRe().MatchString(strings.TrimSpace(s)) {
 		o.d.warnf("%s: template placeholder %s, not a value; kept in extra", o.path(k), s)
 		return ""
 	}
@@ -152,7 +153,7 @@ func (o *object) time(k string) time.Time {
 	}
 	t, ok := parseTime(s)
 	if !ok {
-		if placeholderRe.MatchString(strings.TrimSpace(s)) {
+		if placeholderRe().MatchString(strings.TrimSpace(s)) {
 			o.d.warnf("%s: template placeholder %s, not a timestamp; kept in extra", o.path(k), s)
 		} else {
 			o.d.warnf("%s: %q is not a timestamp; kept in extra", o.path(k), s)

@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -27,6 +28,29 @@ var ErrChanged = errors.New("changed on disk since it was read")
 // write → fsync → close → rename → fsync the directory (restic's order).
 func WriteFileAtomic(path string, data []byte, perm os.FileMode) error {
 	return replace(path, data, perm, nil)
+}
+
+// WriteCopy writes a copy that another file already holds (a backup, a
+// history entry) the way WriteFileAtomic does, but without fsync: after a
+// crash the copy may be missing or empty, which costs nothing the primary
+// file does not still have, while its two fsyncs were most of what a
+// checkpoint spent on the disk.
+func WriteCopy(path string, data []byte, perm os.FileMode) error {
+	return write(path, data, perm, nil, false)
+}
+
+// fsyncs counts the fsyncs the file primitives made, files and directories.
+var fsyncs atomic.Int64
+
+// Fsyncs is how many fsyncs this process's file writes have made so far: a
+// test takes the difference around a checkpoint so the number cannot creep
+// back up unnoticed.
+func Fsyncs() int64 { return fsyncs.Load() }
+
+// syncFile is f.Sync, counted.
+func syncFile(f *os.File) error {
+	fsyncs.Add(1)
+	return f.Sync()
 }
 
 // ReplaceFile is WriteFileAtomic guarded by a compare: the file must still
@@ -54,7 +78,13 @@ func ReplaceFile(path string, expect, data []byte, perm os.FileMode) error {
 	})
 }
 
-func replace(path string, data []byte, perm os.FileMode, check func() error) (err error) {
+func replace(path string, data []byte, perm os.FileMode, check func() error) error {
+	return write(path, data, perm, check, true)
+}
+
+// write is replace, with durable false for a copy: no fsync of the file or
+// its directory.
+func write(path string, data []byte, perm os.FileMode, check func() error, durable bool) (err error) {
 	dir := filepath.Dir(path)
 	if fi, statErr := os.Stat(path); statErr == nil {
 		perm = fi.Mode().Perm()
@@ -83,8 +113,10 @@ func replace(path string, data []byte, perm os.FileMode, check func() error) (er
 	if _, err := tmp.Write(data); err != nil {
 		return err
 	}
-	if err := tmp.Sync(); err != nil {
-		return err
+	if durable {
+		if err := syncFile(tmp); err != nil {
+			return err
+		}
 	}
 	if err := tmp.Chmod(perm); err != nil {
 		return err
@@ -98,6 +130,9 @@ func replace(path string, data []byte, perm os.FileMode, check func() error) (er
 		return err
 	}
 	renamed = true
+	if !durable {
+		return nil
+	}
 	return syncDir(dir)
 }
 
@@ -109,7 +144,7 @@ func syncDir(dir string) error {
 	defer d.Close()
 	// Some file systems refuse fsync on a directory; the rename already
 	// happened there, so that alone is not worth failing the write for.
-	if err := d.Sync(); err != nil && !errors.Is(err, syscall.EINVAL) && !errors.Is(err, syscall.ENOTSUP) {
+	if err := syncFile(d); err != nil && !errors.Is(err, syscall.EINVAL) && !errors.Is(err, syscall.ENOTSUP) {
 		return err
 	}
 	return nil

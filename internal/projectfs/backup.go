@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -60,7 +61,9 @@ func Backup(root, path string, now time.Time) (string, error) {
 			return dest, nil
 		}
 	}
-	dest, err := writeCopy(root, name, data)
+	// A backup is a copy of a file that is itself written durably: no
+	// fsync (writeCopy's durable false).
+	dest, err := writeCopy(root, name, data, false)
 	if err != nil {
 		return "", err
 	}
@@ -75,11 +78,13 @@ func Backup(root, path string, now time.Time) (string, error) {
 // stampRe matches the timestamps ccc and CCC write: RFC 3339 (to the
 // second or finer, Z or an offset) and the progress file's "2006-01-02 15:04
 // UTC".
-var stampRe = regexp.MustCompile(`\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2}| UTC)?`)
+var stampRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2}| UTC)?`)
+})
 
 // sameButStamps reports whether a and b differ at most in their timestamps.
 func sameButStamps(a, b []byte) bool {
-	return bytes.Equal(stampRe.ReplaceAll(a, []byte("T")), stampRe.ReplaceAll(b, []byte("T")))
+	return bytes.Equal(stampRe().ReplaceAll(a, []byte("T")), stampRe().ReplaceAll(b, []byte("T")))
 }
 
 // newestBackup is the newest rotating backup of base other than except.
@@ -109,7 +114,9 @@ func SetAside(root, path string, now time.Time) (string, error) {
 	if same := keptCopy(root, base, data); same != "" {
 		return same, nil
 	}
-	return writeCopy(root, base+"."+Stamp(now)+".corrupt", data)
+	// Durable: the file set aside is usually about to be overwritten, and
+	// then this copy is the only one.
+	return writeCopy(root, base+"."+Stamp(now)+".corrupt", data, true)
 }
 
 // keptCopy finds a .corrupt copy of the file named base holding exactly
@@ -161,7 +168,9 @@ func keptBackup(root, base string, data []byte) (path string, newest bool) {
 	return "", false
 }
 
-func writeCopy(root, name string, data []byte) (string, error) {
+// writeCopy writes data as root/.ccc/backups/name; durable fsyncs it (and
+// the directory) as WriteFileAtomic does, otherwise it is a WriteCopy.
+func writeCopy(root, name string, data []byte, durable bool) (string, error) {
 	dir, err := ProjectDir(root, BackupDir)
 	if err != nil {
 		return "", fmt.Errorf("backup: %w", err)
@@ -170,7 +179,7 @@ func writeCopy(root, name string, data []byte) (string, error) {
 		return "", fmt.Errorf("backup: %w", err)
 	}
 	dest := filepath.Join(dir, name)
-	if err := WriteFileAtomic(dest, data, 0o600); err != nil {
+	if err := write(dest, data, 0o600, nil, durable); err != nil {
 		return "", fmt.Errorf("backup: %w", err)
 	}
 	return dest, nil

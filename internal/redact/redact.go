@@ -81,8 +81,8 @@ type Redactor struct {
 }
 
 var (
-	nameRe   = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
-	markerRe = regexp.MustCompile(`\[REDACTED:([A-Za-z0-9_.-]+)\]`)
+	nameRe   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`) })
+	markerRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\[REDACTED:([A-Za-z0-9_.-]+)\]`) })
 )
 
 const markerPrefix = "[REDACTED:"
@@ -106,8 +106,8 @@ func New(secrets []string, extra []Pattern) (*Redactor, error) {
 			}
 		}
 	}
-	r.rules = append(r.rules, builtin...)
-	for _, b := range builtin {
+	r.rules = append(r.rules, builtin()...)
+	for _, b := range builtin() {
 		r.kinds[b.kind] = true
 	}
 	for i, p := range extra {
@@ -115,7 +115,7 @@ func New(secrets []string, extra []Pattern) (*Redactor, error) {
 		if name == "" {
 			name = KindCustom
 		}
-		if !nameRe.MatchString(name) {
+		if !nameRe().MatchString(name) {
 			return nil, fmt.Errorf("redact: pattern %d %q: name must be letters, digits, '-', '_' or '.' (at most 64)", i+1, p.Name)
 		}
 		if p.Regexp == "" {
@@ -353,7 +353,7 @@ func (r *Redactor) markers(text string) [][2]int {
 		return nil
 	}
 	var out [][2]int
-	for _, m := range markerRe.FindAllStringSubmatchIndex(text, -1) {
+	for _, m := range markerRe().FindAllStringSubmatchIndex(text, -1) {
 		if r.kinds[text[m[2]:m[3]]] {
 			out = append(out, [2]int{m[0], m[1]})
 		}

@@ -242,7 +242,7 @@ func TestMarkersMatchNoRule(t *testing.T) {
 	kinds := []string{KindSecret, KindLinear, KindGitHub, KindAWS, KindSlack, KindOpenAI, KindAnthropic, KindPrivateKey, KindAuthorization, KindCustom}
 	for _, k := range kinds {
 		marker := "[REDACTED:" + k + "]"
-		for _, ru := range builtin {
+		for _, ru := range builtin() {
 			assert.Empty(t, ru.find(marker), "rule %s matches %s", ru.kind, marker)
 		}
 	}

@@ -3,6 +3,7 @@ package redact
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // rule is one way of finding a kind of credential.
@@ -26,169 +27,172 @@ type rule struct {
 
 // builtin is the ordered list of built-in rules; on a tie (same start and end) the earlier rule
 // names the finding, so specific token kinds come before the header rules that may cover the
-// same bytes.
-var builtin = []rule{
-	// A whole PEM or PGP block; an unterminated BEGIN runs to the end, since the rest of the
-	// text is then most likely key material. Anywhere: in a JSON string the block follows an
-	// escaped newline ("\n-----BEGIN").
-	{
-		kind:     KindPrivateKey,
-		keywords: []string{"-----BEGIN"},
-		anywhere: true,
-		re:       regexp.MustCompile(`^-----BEGIN[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----(?s:.*?)(?:-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----|\z)`),
-	},
-	// sk-ant-api03-…, sk-ant-admin01-…, sk-ant-oat01-…: before the OpenAI rule, which matches
-	// the same bytes.
-	{
-		kind:     KindAnthropic,
-		keywords: []string{"sk-ant-"},
-		re:       regexp.MustCompile(`^sk-ant-[A-Za-z0-9_-]{20,}`),
-		span:     randomBody(len("sk-ant-")),
-	},
-	// sk-<48 base62> (legacy), sk-proj-…, sk-svcacct-…, sk-admin-…, and the sk-<32 hex> keys of
-	// OpenAI-compatible APIs. The random-run check keeps branch names like sk-1234-fix-login out.
-	{
-		kind:     KindOpenAI,
-		keywords: []string{"sk-"},
-		re:       regexp.MustCompile(`^sk-[A-Za-z0-9_-]{20,}`),
-		span:     randomBody(len("sk-")),
-	},
-	// Prefixed tokens since 2021 are 36 base62 after the prefix and may grow; installation tokens
-	// (ghs_) are moving to a longer form with '.', '_' and '-' (ghs_<app id>_<JWT>).
-	{
-		kind:     KindGitHub,
-		keywords: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_"},
-		re:       regexp.MustCompile(`^(?:ghs_[A-Za-z0-9._-]{36,}|gh[pousr]_[A-Za-z0-9]{36,})`),
-		span:     githubToken,
-	},
-	// Fine-grained tokens: github_pat_<22>_<59>.
-	{
-		kind:     KindGitHub,
-		keywords: []string{"github_pat_"},
-		re:       regexp.MustCompile(`^github_pat_[A-Za-z0-9_]{22,}`),
-	},
-	// Personal API keys are lin_api_<40 base62>; OAuth tokens lin_oauth_<hex>. 32 leaves room for
-	// format changes while "lin_api_test" and the like stay visible.
-	{
-		kind:     KindLinear,
-		keywords: []string{"lin_api_", "lin_oauth_"},
-		re:       regexp.MustCompile(`^lin_(?:api|oauth)_[A-Za-z0-9]{32,}`),
-	},
-	// Access key ids are exactly 20 characters: long-term AKIA…, temporary (STS) ASIA….
-	{
-		kind:     KindAWS,
-		keywords: []string{"AKIA", "ASIA"},
-		re:       regexp.MustCompile(`^(?:AKIA|ASIA)[A-Z0-9]{16}\b`),
-	},
-	// xoxb-<team>-<bot>-<secret>, xoxp-…, legacy xoxa/xoxr/xoxs, refresh xoxe, app-level xapp.
-	// Real ones always carry digits; "xoxb-your-bot-token" does not.
-	{
-		kind:     KindSlack,
-		keywords: []string{"xox", "xapp-"},
-		re:       regexp.MustCompile(`^(?:xox[abprse]|xapp)-[A-Za-z0-9-]{10,}`),
-		span:     slackToken,
-	},
-	// An Authorization (or Proxy-Authorization) header in any case, as written in HTTP, curl,
-	// JSON, YAML or Markdown: the value is redacted, the header name and scheme stay visible.
-	{
-		kind:     KindAuthorization,
-		keywords: []string{"authorization"},
-		fold:     true,
-		re:       regexp.MustCompile(`^(?i:authorization)(\*\*|__|["'])?[ \t]*:`),
-		span:     authorizationValue,
-	},
-	// A bearer token outside a header (a log line, a code snippet); the word Bearer stays.
-	{
-		kind:     KindAuthorization,
-		keywords: []string{"bearer"},
-		fold:     true,
-		re:       regexp.MustCompile(`^(?i:bearer)[ \t]+([A-Za-z0-9._~+/-]{16,}=*)`),
-		span:     bearerToken,
-	},
-	// A JSON Web Token: three base64url segments, the header a JSON object ("eyJ" is `{"`).
-	// After the header rules, which name a token they cover.
-	{
-		kind:     KindJWT,
-		keywords: []string{"eyJ"},
-		re:       regexp.MustCompile(`^eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{16,}`),
-	},
-	// Google API keys: AIza and 35 more.
-	{
-		kind:     KindGoogle,
-		keywords: []string{"AIza"},
-		re:       regexp.MustCompile(`^AIza[0-9A-Za-z_-]{35}(?:[^0-9A-Za-z_-]|$)`),
-		span:     trimLast(39),
-	},
-	// npm access tokens: npm_ and 36 base62.
-	{
-		kind:     KindNPM,
-		keywords: []string{"npm_"},
-		re:       regexp.MustCompile(`^npm_[A-Za-z0-9]{36,}`),
-		span:     randomBody(len("npm_")),
-	},
-	// Stripe secret and restricted keys, live and test.
-	{
-		kind:     KindStripe,
-		keywords: []string{"sk_live_", "rk_live_", "sk_test_", "rk_test_"},
-		re:       regexp.MustCompile(`^[sr]k_(?:live|test)_[A-Za-z0-9]{16,}`),
-		span:     randomBody(len("sk_live_")),
-	},
-	// An AWS secret access key is 40 characters of base64 with nothing to recognise it by but
-	// its neighbours: a label (aws_secret_access_key, AWS_SECRET_ACCESS_KEY, "SecretAccessKey",
-	// secret_key, secret:) or the access key id it belongs to, a few separators before it
-	// (CSV, `aws configure` output, id:secret).
-	{
-		kind:     KindAWSSecret,
-		keywords: []string{"aws", "secret"},
-		fold:     true,
-		anywhere: true,
-		re:       regexp.MustCompile(`^(?i:(?:aws[ _-]?)?secret(?:[ _-]?access)?(?:[ _-]?key)?)["']?[ \t]*[:=][ \t]*["']?([A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|$)`),
-		span:     awsSecret,
-	},
-	{
-		kind:     KindAWSSecret,
-		keywords: []string{"AKIA", "ASIA"},
-		re:       regexp.MustCompile(`^(?:AKIA|ASIA)[A-Z0-9]{16}["']?[ \t,:;|=/]{1,6}["']?([A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|$)`),
-		span:     awsSecret,
-	},
-	// Classic GitHub tokens of old (OAuth, 40 hex) look like a commit SHA, so they count only
-	// where a token is expected: GITHUB_TOKEN= / GH_TOKEN= and the x-access-token: user of a
-	// clone URL. ("Authorization: token <hex>" is the header rule's.)
-	{
-		kind:     KindGitHub,
-		keywords: []string{"github_token", "gh_token"},
-		fold:     true,
-		anywhere: true,
-		re:       regexp.MustCompile(`^(?i:github_token|gh_token)["']?[ \t]*[:=][ \t]*["']?([0-9a-f]{40})\b`),
-		group:    1,
-	},
-	{
-		kind:     KindGitHub,
-		keywords: []string{"x-access-token:"},
-		fold:     true,
-		re:       regexp.MustCompile(`^(?i:x-access-token):([^\s@/]+)@`),
-		group:    1,
-	},
-	// The password of a URL's userinfo (scheme://user:password@host): the user stays. Greedy
-	// to the authority's last '@', since an unencoded '@' in a password happens.
-	{
-		kind:     KindPassword,
-		keywords: []string{"://"},
-		anywhere: true,
-		re:       regexp.MustCompile(`^://[^\s/?#@:]*:([^\s/?#]+)@`),
-		group:    1,
-	},
-	// password=…, passwd: …, "password": "…", DB_PASSWORD=…: the value, to its closing quote
-	// or the end of the word. Placeholders ($VAR, ${VAR}, <yours>, ****, %s) stay.
-	{
-		kind:     KindPassword,
-		keywords: []string{"password", "passwd"},
-		fold:     true,
-		anywhere: true,
-		re:       regexp.MustCompile(`^(?i:password|passwd)(["']?)[ \t]*[:=][ \t]*(?:"([^"\n]*)"|'([^'\n]*)'|([^\s"'&;,` + "`" + `]+))`),
-		span:     passwordValue,
-	},
-}
+// same bytes. Compiled on first use (sync.OnceValue), not at start-up: most ccc processes (a
+// hook that decides nothing, --version) never redact.
+var builtin = sync.OnceValue(func() []rule {
+	return []rule{
+		// A whole PEM or PGP block; an unterminated BEGIN runs to the end, since the rest of the
+		// text is then most likely key material. Anywhere: in a JSON string the block follows an
+		// escaped newline ("\n-----BEGIN").
+		{
+			kind:     KindPrivateKey,
+			keywords: []string{"-----BEGIN"},
+			anywhere: true,
+			re:       regexp.MustCompile(`^-----BEGIN[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----(?s:.*?)(?:-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----|\z)`),
+		},
+		// sk-ant-api03-…, sk-ant-admin01-…, sk-ant-oat01-…: before the OpenAI rule, which matches
+		// the same bytes.
+		{
+			kind:     KindAnthropic,
+			keywords: []string{"sk-ant-"},
+			re:       regexp.MustCompile(`^sk-ant-[A-Za-z0-9_-]{20,}`),
+			span:     randomBody(len("sk-ant-")),
+		},
+		// sk-<48 base62> (legacy), sk-proj-…, sk-svcacct-…, sk-admin-…, and the sk-<32 hex> keys of
+		// OpenAI-compatible APIs. The random-run check keeps branch names like sk-1234-fix-login out.
+		{
+			kind:     KindOpenAI,
+			keywords: []string{"sk-"},
+			re:       regexp.MustCompile(`^sk-[A-Za-z0-9_-]{20,}`),
+			span:     randomBody(len("sk-")),
+		},
+		// Prefixed tokens since 2021 are 36 base62 after the prefix and may grow; installation tokens
+		// (ghs_) are moving to a longer form with '.', '_' and '-' (ghs_<app id>_<JWT>).
+		{
+			kind:     KindGitHub,
+			keywords: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_"},
+			re:       regexp.MustCompile(`^(?:ghs_[A-Za-z0-9._-]{36,}|gh[pousr]_[A-Za-z0-9]{36,})`),
+			span:     githubToken,
+		},
+		// Fine-grained tokens: github_pat_<22>_<59>.
+		{
+			kind:     KindGitHub,
+			keywords: []string{"github_pat_"},
+			re:       regexp.MustCompile(`^github_pat_[A-Za-z0-9_]{22,}`),
+		},
+		// Personal API keys are lin_api_<40 base62>; OAuth tokens lin_oauth_<hex>. 32 leaves room for
+		// format changes while "lin_api_test" and the like stay visible.
+		{
+			kind:     KindLinear,
+			keywords: []string{"lin_api_", "lin_oauth_"},
+			re:       regexp.MustCompile(`^lin_(?:api|oauth)_[A-Za-z0-9]{32,}`),
+		},
+		// Access key ids are exactly 20 characters: long-term AKIA…, temporary (STS) ASIA….
+		{
+			kind:     KindAWS,
+			keywords: []string{"AKIA", "ASIA"},
+			re:       regexp.MustCompile(`^(?:AKIA|ASIA)[A-Z0-9]{16}\b`),
+		},
+		// xoxb-<team>-<bot>-<secret>, xoxp-…, legacy xoxa/xoxr/xoxs, refresh xoxe, app-level xapp.
+		// Real ones always carry digits; "xoxb-your-bot-token" does not.
+		{
+			kind:     KindSlack,
+			keywords: []string{"xox", "xapp-"},
+			re:       regexp.MustCompile(`^(?:xox[abprse]|xapp)-[A-Za-z0-9-]{10,}`),
+			span:     slackToken,
+		},
+		// An Authorization (or Proxy-Authorization) header in any case, as written in HTTP, curl,
+		// JSON, YAML or Markdown: the value is redacted, the header name and scheme stay visible.
+		{
+			kind:     KindAuthorization,
+			keywords: []string{"authorization"},
+			fold:     true,
+			re:       regexp.MustCompile(`^(?i:authorization)(\*\*|__|["'])?[ \t]*:`),
+			span:     authorizationValue,
+		},
+		// A bearer token outside a header (a log line, a code snippet); the word Bearer stays.
+		{
+			kind:     KindAuthorization,
+			keywords: []string{"bearer"},
+			fold:     true,
+			re:       regexp.MustCompile(`^(?i:bearer)[ \t]+([A-Za-z0-9._~+/-]{16,}=*)`),
+			span:     bearerToken,
+		},
+		// A JSON Web Token: three base64url segments, the header a JSON object ("eyJ" is `{"`).
+		// After the header rules, which name a token they cover.
+		{
+			kind:     KindJWT,
+			keywords: []string{"eyJ"},
+			re:       regexp.MustCompile(`^eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{16,}`),
+		},
+		// Google API keys: AIza and 35 more.
+		{
+			kind:     KindGoogle,
+			keywords: []string{"AIza"},
+			re:       regexp.MustCompile(`^AIza[0-9A-Za-z_-]{35}(?:[^0-9A-Za-z_-]|$)`),
+			span:     trimLast(39),
+		},
+		// npm access tokens: npm_ and 36 base62.
+		{
+			kind:     KindNPM,
+			keywords: []string{"npm_"},
+			re:       regexp.MustCompile(`^npm_[A-Za-z0-9]{36,}`),
+			span:     randomBody(len("npm_")),
+		},
+		// Stripe secret and restricted keys, live and test.
+		{
+			kind:     KindStripe,
+			keywords: []string{"sk_live_", "rk_live_", "sk_test_", "rk_test_"},
+			re:       regexp.MustCompile(`^[sr]k_(?:live|test)_[A-Za-z0-9]{16,}`),
+			span:     randomBody(len("sk_live_")),
+		},
+		// An AWS secret access key is 40 characters of base64 with nothing to recognise it by but
+		// its neighbours: a label (aws_secret_access_key, AWS_SECRET_ACCESS_KEY, "SecretAccessKey",
+		// secret_key, secret:) or the access key id it belongs to, a few separators before it
+		// (CSV, `aws configure` output, id:secret).
+		{
+			kind:     KindAWSSecret,
+			keywords: []string{"aws", "secret"},
+			fold:     true,
+			anywhere: true,
+			re:       regexp.MustCompile(`^(?i:(?:aws[ _-]?)?secret(?:[ _-]?access)?(?:[ _-]?key)?)["']?[ \t]*[:=][ \t]*["']?([A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|$)`),
+			span:     awsSecret,
+		},
+		{
+			kind:     KindAWSSecret,
+			keywords: []string{"AKIA", "ASIA"},
+			re:       regexp.MustCompile(`^(?:AKIA|ASIA)[A-Z0-9]{16}["']?[ \t,:;|=/]{1,6}["']?([A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|$)`),
+			span:     awsSecret,
+		},
+		// Classic GitHub tokens of old (OAuth, 40 hex) look like a commit SHA, so they count only
+		// where a token is expected: GITHUB_TOKEN= / GH_TOKEN= and the x-access-token: user of a
+		// clone URL. ("Authorization: token <hex>" is the header rule's.)
+		{
+			kind:     KindGitHub,
+			keywords: []string{"github_token", "gh_token"},
+			fold:     true,
+			anywhere: true,
+			re:       regexp.MustCompile(`^(?i:github_token|gh_token)["']?[ \t]*[:=][ \t]*["']?([0-9a-f]{40})\b`),
+			group:    1,
+		},
+		{
+			kind:     KindGitHub,
+			keywords: []string{"x-access-token:"},
+			fold:     true,
+			re:       regexp.MustCompile(`^(?i:x-access-token):([^\s@/]+)@`),
+			group:    1,
+		},
+		// The password of a URL's userinfo (scheme://user:password@host): the user stays. Greedy
+		// to the authority's last '@', since an unencoded '@' in a password happens.
+		{
+			kind:     KindPassword,
+			keywords: []string{"://"},
+			anywhere: true,
+			re:       regexp.MustCompile(`^://[^\s/?#@:]*:([^\s/?#]+)@`),
+			group:    1,
+		},
+		// password=…, passwd: …, "password": "…", DB_PASSWORD=…: the value, to its closing quote
+		// or the end of the word. Placeholders ($VAR, ${VAR}, <yours>, ****, %s) stay.
+		{
+			kind:     KindPassword,
+			keywords: []string{"password", "passwd"},
+			fold:     true,
+			anywhere: true,
+			re:       regexp.MustCompile(`^(?i:password|passwd)(["']?)[ \t]*[:=][ \t]*(?:"([^"\n]*)"|'([^'\n]*)'|([^\s"'&;,` + "`" + `]+))`),
+			span:     passwordValue,
+		},
+	}
+})
 
 // trimLast accepts a match of exactly n bytes and more that the expression needed to see its
 // end (one byte, or none at the end of the text).

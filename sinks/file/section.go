@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // endLine closes an agent's section. Begin lines name the agent and the
@@ -19,7 +20,9 @@ import (
 // Both are HTML comments, so a rendered STATUS.md shows only the statuses.
 const endLine = "<!-- /ccc:status -->"
 
-var beginLine = regexp.MustCompile(`^<!-- ccc:status agent=("(?:[^"\\]|\\.)*") id="([A-Za-z0-9_-]+)" -->$`)
+var beginLine = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^<!-- ccc:status agent=("(?:[^"\\]|\\.)*") id="([A-Za-z0-9_-]+)" -->$`)
+})
 
 func begin(agent, id string) string {
 	return fmt.Sprintf("<!-- ccc:status agent=%s id=%q -->", strconv.Quote(agent), id)
@@ -78,7 +81,7 @@ func parse(path string, data []byte) (*document, error) {
 			fence = f
 			continue
 		}
-		m := beginLine.FindStringSubmatch(line)
+		m := beginLine().FindStringSubmatch(line)
 		if m == nil {
 			continue
 		}
@@ -93,7 +96,7 @@ func parse(path string, data []byte) (*document, error) {
 				s.end = j
 				break
 			}
-			if beginLine.MatchString(l) {
+			if beginLine().MatchString(l) {
 				break
 			}
 		}
@@ -167,7 +170,7 @@ func (d *document) render(agent, id, body string) []string {
 		// A line of the body that reads as a marker would cut the
 		// section short when the file is read again.
 		t := strings.TrimRight(l, " \t")
-		if t == endLine || beginLine.MatchString(t) {
+		if t == endLine || beginLine().MatchString(t) {
 			l = "&lt;" + l[1:]
 		}
 		out = append(out, l+d.eol)

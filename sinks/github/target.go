@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Target is one issue or pull request; GitHub numbers both in one sequence
@@ -21,9 +22,9 @@ type Target struct {
 func (t Target) String() string { return fmt.Sprintf("%s/%s#%d", t.Owner, t.Repo, t.Number) }
 
 var (
-	ownerRe = regexp.MustCompile(`^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})$`)
-	repoRe  = regexp.MustCompile(`^[A-Za-z0-9._-]{1,100}$`)
-	shortRe = regexp.MustCompile(`^([^/#\s]+)/([^/#\s]+)#([0-9]+)$`)
+	ownerRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})$`) })
+	repoRe  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9._-]{1,100}$`) })
+	shortRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^([^/#\s]+)/([^/#\s]+)#([0-9]+)$`) })
 )
 
 // ParseTarget reads "owner/repo#123", or the web address of an issue or pull
@@ -47,16 +48,16 @@ func ParseTarget(s string) (Target, error) {
 		}
 		owner, repo, num = parts[0], parts[1], parts[3]
 	} else {
-		m := shortRe.FindStringSubmatch(s)
+		m := shortRe().FindStringSubmatch(s)
 		if m == nil {
 			return bad("want owner/repo#123")
 		}
 		owner, repo, num = m[1], m[2], m[3]
 	}
-	if !ownerRe.MatchString(owner) {
+	if !ownerRe().MatchString(owner) {
 		return bad("owner is not a GitHub account name")
 	}
-	if !repoRe.MatchString(repo) || repo == "." || repo == ".." {
+	if !repoRe().MatchString(repo) || repo == "." || repo == ".." {
 		return bad("repo is not a GitHub repository name")
 	}
 	n, err := strconv.Atoi(num)
@@ -66,7 +67,7 @@ func ParseTarget(s string) (Target, error) {
 	return Target{Owner: owner, Repo: repo, Number: n}, nil
 }
 
-var pullRefRe = regexp.MustCompile(`^refs/pull/([0-9]+)/(?:merge|head)$`)
+var pullRefRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^refs/pull/([0-9]+)/(?:merge|head)$`) })
 
 // TargetFromActions finds the target of a GitHub Actions job: the
 // repository from GITHUB_REPOSITORY and the number from the event payload
@@ -84,7 +85,7 @@ func TargetFromActions(getenv func(string) string) (Target, string, bool) {
 		return Target{}, "GITHUB_REPOSITORY not set", false
 	}
 	owner, repo, ok := strings.Cut(full, "/")
-	if !ok || !ownerRe.MatchString(owner) || !repoRe.MatchString(repo) {
+	if !ok || !ownerRe().MatchString(owner) || !repoRe().MatchString(repo) {
 		return Target{}, fmt.Sprintf("GITHUB_REPOSITORY %q is not owner/repo", full), false
 	}
 	event := getenv("GITHUB_EVENT_NAME")
@@ -102,7 +103,7 @@ func TargetFromActions(getenv func(string) string) (Target, string, bool) {
 			reason = why
 		}
 	}
-	if m := pullRefRe.FindStringSubmatch(getenv("GITHUB_REF")); m != nil {
+	if m := pullRefRe().FindStringSubmatch(getenv("GITHUB_REF")); m != nil {
 		if n, err := strconv.Atoi(m[1]); err == nil && n > 0 {
 			return Target{Owner: owner, Repo: repo, Number: n}, "", true
 		}

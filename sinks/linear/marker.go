@@ -4,6 +4,7 @@ import (
 	"html"
 	"regexp"
 	"strings"
+	"sync"
 	"unicode"
 
 	"github.com/ccc-checkpoint/ccc/sinks"
@@ -29,8 +30,8 @@ func Marker(agent string) string {
 func encodeAgent(agent string) string { return sinks.PercentEncode(agent, "-._") }
 
 var (
-	htmlTag  = regexp.MustCompile(`<[^>]*>`)
-	mdEscape = regexp.MustCompile("\\\\([!-/:-@\\[-`{-~])")
+	htmlTag  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`<[^>]*>`) })
+	mdEscape = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("\\\\([!-/:-@\\[-`{-~])") })
 )
 
 // emphasis marks that may wrap the whole line. The marker never starts with
@@ -42,9 +43,9 @@ var emphasis = []string{"**", "__", "*", "_"}
 // single spaces. It leaves an encoded agent name as it is (the encoding has
 // none of the characters it removes), so it keeps markers apart.
 func plain(s string) string {
-	s = htmlTag.ReplaceAllString(s, "")
+	s = htmlTag().ReplaceAllString(s, "")
 	s = html.UnescapeString(s)
-	s = mdEscape.ReplaceAllString(s, "$1")
+	s = mdEscape().ReplaceAllString(s, "$1")
 	s = strings.ReplaceAll(s, "`", "")
 	s = strings.Join(strings.Fields(s), " ")
 	for _, e := range emphasis {

@@ -15,6 +15,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/ccc-checkpoint/ccc/internal/projectfs"
@@ -56,10 +57,10 @@ func (e Entry) Key() string {
 	return fmt.Sprintf("%s-%s-%s-%s", e.Sink, safeName(e.Target), safeName(e.Agent), hex.EncodeToString(sum[:4]))
 }
 
-var unsafeChars = regexp.MustCompile(`[^A-Za-z0-9_-]+`)
+var unsafeChars = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^A-Za-z0-9_-]+`) })
 
 func safeName(s string) string {
-	s = unsafeChars.ReplaceAllString(s, "_")
+	s = unsafeChars().ReplaceAllString(s, "_")
 	if len(s) > 40 {
 		s = s[:40]
 	}

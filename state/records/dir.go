@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/ccc-checkpoint/ccc/internal/gitrepo"
 	"github.com/ccc-checkpoint/ccc/internal/projectfs"
 )
 
@@ -21,17 +22,16 @@ const SubDir = ".ccc/checkpoints"
 // worktree of a repository shares it; outside git, root/.ccc/checkpoints.
 // It does not create the directory.
 func Dir(ctx context.Context, root string) (string, error) {
-	out, err := runGit(ctx, root, "rev-parse", "--git-common-dir")
-	if errors.Is(err, errNotRepo) {
+	// The same git call as every other question about the repository, so
+	// a checkpoint asks git once.
+	found, err := gitrepo.Discover(ctx, root)
+	if errors.Is(err, gitrepo.ErrNotRepo) || errors.Is(err, exec.ErrNotFound) {
 		return confined(root, filepath.Join(root, filepath.FromSlash(SubDir)))
 	}
 	if err != nil {
 		return "", fmt.Errorf("records: find the shared directory: %w", err)
 	}
-	common := strings.TrimSpace(out)
-	if !filepath.IsAbs(common) {
-		common = filepath.Join(root, common)
-	}
+	common := found.CommonDir
 	main := filepath.Dir(common)
 	if filepath.Base(common) != ".git" {
 		// A repository whose git directory lives elsewhere

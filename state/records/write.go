@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gofrs/flock"
@@ -437,7 +438,8 @@ func keepHistory(dir, agent string, prev *Record, data []byte) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("records: history: %w", err)
 	}
-	if err := projectfs.WriteFileAtomic(path, data, 0o644); err != nil {
+	// A copy of a record that is itself written durably: no fsync.
+	if err := projectfs.WriteCopy(path, data, 0o644); err != nil {
 		return fmt.Errorf("records: history: %w", err)
 	}
 	return pruneHistory(filepath.Dir(path))
@@ -453,7 +455,7 @@ func historyID(agent string, r *Record) string {
 }
 
 // stampRE finds the time in an id: -YYYYMMDD-HHMMSS, maybe suffixed -N.
-var stampRE = regexp.MustCompile(`-(\d{8}-\d{6})(?:-(\d+))?\.json$`)
+var stampRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`-(\d{8}-\d{6})(?:-(\d+))?\.json$`) })
 
 // pruneHistory orders by the time in the file name, not by reading every
 // file: ids carry it, and the issue part may contain dashes.
@@ -470,7 +472,7 @@ func pruneHistory(agentDir string) error {
 	}
 	var files []named
 	for _, e := range entries {
-		m := stampRE.FindStringSubmatch(e.Name())
+		m := stampRE().FindStringSubmatch(e.Name())
 		if m == nil || e.IsDir() {
 			continue
 		}
