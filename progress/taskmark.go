@@ -6,16 +6,26 @@ import (
 )
 
 // taskMarkRe is the hidden identity comment of a captured task at the end of an item's first line.
-var taskMarkRe = regexp.MustCompile(`[ \t]*<!-- ccc:task ([A-Za-z0-9_.:-]+(?: dropped)?) -->[ \t]*$`)
+var taskMarkRe = regexp.MustCompile(`^[ \t]*<!-- ccc:task ([A-Za-z0-9_.:-]+(?: dropped)?) -->[ \t]*$`)
+
+// taskMarkOpen starts a task mark.
+const taskMarkOpen = "<!-- ccc:task "
 
 // splitTaskMark removes a task's identity comment from the end of its first line.
 func splitTaskMark(text string) (rest, mark string) {
 	first, more, multi := strings.Cut(text, "\n")
-	m := taskMarkRe.FindStringSubmatchIndex(first)
+	// Only the line's tail is matched: a task line can be megabytes long,
+	// and the mark, when there is one, is the last thing on it.
+	at := strings.LastIndex(first, taskMarkOpen)
+	if at < 0 {
+		return text, ""
+	}
+	start := len(strings.TrimRight(first[:at], " \t"))
+	m := taskMarkRe.FindStringSubmatchIndex(first[start:])
 	if m == nil {
 		return text, ""
 	}
-	mark, first = first[m[2]:m[3]], first[:m[0]]
+	mark, first = first[start+m[2]:start+m[3]], first[:start]
 	if multi {
 		first += "\n" + more
 	}

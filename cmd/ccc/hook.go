@@ -228,19 +228,9 @@ func newCmdHookEvent(f *Factory, dir *string, name, short, long, example string,
 			if len(unknown) > 0 {
 				fmt.Fprintf(f.IO.ErrOut, "ccc hook %s: ignoring unknown flag %s\n", name, strings.Join(unknown, ", "))
 			}
-			var (
-				stdin []byte
-				err   error
-			)
-			if f.IO.In != nil {
-				if stdin, err = io.ReadAll(io.LimitReader(f.IO.In, maxHookInput+1)); err != nil {
-					fmt.Fprintf(f.IO.ErrOut, "ccc hook %s: stdin: %v\n", name, err)
-					return nil
-				}
-				if len(stdin) > maxHookInput { // the rest is left unread
-					fmt.Fprintf(f.IO.ErrOut, "ccc hook %s: stdin: over %d MB, not a hook input; ignored\n", name, maxHookInput>>20)
-					return nil
-				}
+			stdin, ok := f.hookInput(name)
+			if !ok {
+				return nil
 			}
 			ctx := cmd.Context()
 			if ctx == nil {
@@ -248,6 +238,7 @@ func newCmdHookEvent(f *Factory, dir *string, name, short, long, example string,
 			}
 			env := f.hookEnv(*dir)
 			agent, _ := flags.GetString("agent")
+			var err error
 			if env.Agent, err = hook.ParseAgent(agent); err != nil {
 				fmt.Fprintf(f.IO.ErrOut, "ccc hook %s: %v; detecting it from the input\n", name, err)
 			}
@@ -259,6 +250,25 @@ func newCmdHookEvent(f *Factory, dir *string, name, short, long, example string,
 			return nil
 		},
 	}
+}
+
+// hookInput reads a hook's stdin, at most maxHookInput bytes: more is not
+// a hook's input, and is left unread. ok is false when the hook has nothing
+// to read (said in one stderr line).
+func (f *Factory) hookInput(name string) (stdin []byte, ok bool) {
+	if f.IO.In == nil {
+		return nil, true
+	}
+	stdin, err := io.ReadAll(io.LimitReader(f.IO.In, maxHookInput+1))
+	if err != nil {
+		fmt.Fprintf(f.IO.ErrOut, "ccc hook %s: stdin: %v\n", name, err)
+		return nil, false
+	}
+	if len(stdin) > maxHookInput { // the rest is left unread
+		fmt.Fprintf(f.IO.ErrOut, "ccc hook %s: stdin: over %d MB, not a hook input; ignored\n", name, maxHookInput>>20)
+		return nil, false
+	}
+	return stdin, true
 }
 
 // unknownFlags lists the flags of args that fs does not define, as written

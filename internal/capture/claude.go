@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/ccc-checkpoint/ccc/internal/projectfs"
 )
@@ -29,10 +30,10 @@ const (
 	maxTaskFile = 256 << 10
 )
 
-var unsafeID = regexp.MustCompile(`[^a-zA-Z0-9_-]`)
+var unsafeID = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^a-zA-Z0-9_-]`) })
 
 // sanitize is Claude Code's own file-name sanitizer for list and task ids.
-func sanitize(s string) string { return unsafeID.ReplaceAllString(s, "-") }
+func sanitize(s string) string { return unsafeID().ReplaceAllString(s, "-") }
 
 // ClaudeConfigDir is $CLAUDE_CONFIG_DIR, else ~/.claude ("" when neither
 // is known).

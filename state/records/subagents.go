@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/ccc-checkpoint/ccc/internal/projectfs"
@@ -31,7 +32,7 @@ type Subagent struct {
 	UpdatedAt   time.Time `json:"updatedAt"`
 }
 
-var unsafeName = regexp.MustCompile(`[^a-zA-Z0-9_-]`)
+var unsafeName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^a-zA-Z0-9_-]`) })
 
 // WriteSubagent records a subagent's state in root's .ccc/subagents and
 // keeps the newest KeepSubagents files.
@@ -50,7 +51,7 @@ func WriteSubagent(root string, s Subagent) error {
 	if err != nil {
 		return err
 	}
-	name := unsafeName.ReplaceAllString(s.ID, "-")
+	name := unsafeName().ReplaceAllString(s.ID, "-")
 	if name == "" {
 		name = "unnamed"
 	}
@@ -59,7 +60,7 @@ func WriteSubagent(root string, s Subagent) error {
 	}
 	subs := ReadSubagents(root)
 	for _, old := range subs[min(len(subs), KeepSubagents):] {
-		_ = os.Remove(filepath.Join(dir, unsafeName.ReplaceAllString(old.ID, "-")+".json"))
+		_ = os.Remove(filepath.Join(dir, unsafeName().ReplaceAllString(old.ID, "-")+".json"))
 	}
 	return nil
 }
