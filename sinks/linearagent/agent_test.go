@@ -45,7 +45,7 @@ func newFake(t *testing.T) *linearfake.Server {
 			return
 		}
 		for _, req := range srv.Requests() {
-			doc, errs := gqlparser.LoadQuery(schema, req.Query)
+			doc, errs := gqlparser.LoadQueryWithRules(schema, req.Query, nil)
 			require.Empty(t, errs, "%s", req.Query)
 			for _, op := range doc.Operations {
 				_, err := validator.VariableValues(schema, op, req.Variables)
