@@ -13,7 +13,7 @@ import (
 
 	"github.com/ccc-checkpoint/ccc/checkpoint"
 	"github.com/ccc-checkpoint/ccc/config"
-	"github.com/ccc-checkpoint/ccc/internal/sinktest"
+	"github.com/ccc-checkpoint/ccc/internal/testutil"
 	"github.com/ccc-checkpoint/ccc/sinks"
 )
 
@@ -141,7 +141,7 @@ func TestStepSummaryClosesTheBody(t *testing.T) {
 	got, err := os.ReadFile(path)
 	require.NoError(t, err)
 	var headings, closings int
-	for _, b := range sinktest.Blocks(string(got)) {
+	for _, b := range testutil.Blocks(string(got)) {
 		switch {
 		case b == "Heading: ccc post":
 			headings++

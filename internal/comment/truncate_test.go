@@ -7,34 +7,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
-	"github.com/yuin/goldmark"
-	"github.com/yuin/goldmark/ast"
-	"github.com/yuin/goldmark/text"
 
 	"github.com/ccc-checkpoint/ccc/internal/testutil"
 )
-
-// blocks lists the top-level blocks a CommonMark renderer sees in md, each
-// as its kind and its source lines: "Paragraph: text", "HTMLBlock: <!-- x -->".
-func blocks(md string) []string {
-	src := []byte(md)
-	root := goldmark.DefaultParser().Parse(text.NewReader(src))
-	var out []string
-	for n := root.FirstChild(); n != nil; n = n.NextSibling() {
-		var lines []string
-		segs := n.Lines()
-		for i := range segs.Len() {
-			seg := segs.At(i)
-			lines = append(lines, strings.TrimRight(string(seg.Value(src)), "\n"))
-		}
-		if h, ok := n.(*ast.HTMLBlock); ok && h.HasClosure() {
-			cl := h.ClosureLine
-			lines = append(lines, strings.TrimRight(string(cl.Value(src)), "\n"))
-		}
-		out = append(out, n.Kind().String()+": "+strings.Join(lines, "\n"))
-	}
-	return out
-}
 
 // A body cut inside a fenced block, or one that ends inside it, has the
 // fence closed before the note, within the limit: the note is a paragraph
@@ -66,7 +41,7 @@ func TestTruncateStatusClosesBlocks(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			got := Truncate(tt.body, tt.limit, note)
 			assert.LessOrEqual(t, utf8.RuneCountInString(got), tt.limit)
-			bs := blocks(got + "\n\n<!-- marker -->")
+			bs := testutil.Blocks(got + "\n\n<!-- marker -->")
 			assert.Equal(t, "HTMLBlock: <!-- marker -->", bs[len(bs)-1], got)
 			bs = bs[:len(bs)-1]
 			for i, want := range tt.last {
@@ -92,7 +67,7 @@ func TestTruncateStatusClosesAtAnyLimit(t *testing.T) {
 		if limit < 60 {
 			continue
 		}
-		bs := blocks(got + "\n\n<!-- marker -->")
+		bs := testutil.Blocks(got + "\n\n<!-- marker -->")
 		assert.Equal(t, "HTMLBlock: <!-- marker -->", bs[len(bs)-1], "limit %d: %q", limit, got)
 		if strings.HasSuffix(got, note) {
 			assert.Equal(t, "Paragraph: "+note, bs[len(bs)-2], "limit %d: %q", limit, got)

@@ -19,11 +19,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"github.com/yuin/goldmark"
-	"github.com/yuin/goldmark/ast"
-	"github.com/yuin/goldmark/text"
 
 	"github.com/ccc-checkpoint/ccc/internal/comment"
+	"github.com/ccc-checkpoint/ccc/internal/testutil"
 	"github.com/ccc-checkpoint/ccc/sinks"
 )
 
@@ -480,7 +478,7 @@ func testClosedBlocks(t *testing.T, h Harness) {
 			require.NoError(t, err)
 			got := only(t, in).Body
 			assert.LessOrEqual(t, utf8.RuneCountInString(got), maxBody)
-			bs := Blocks(got)
+			bs := testutil.Blocks(got)
 			require.Greater(t, len(bs), len(tt.last), got)
 			assert.Equal(t, markerKind+": "+marker, bs[len(bs)-1], "the marker is a block of its own: %q", got)
 			bs = bs[:len(bs)-1]
@@ -490,29 +488,6 @@ func testClosedBlocks(t *testing.T, h Harness) {
 			}
 		})
 	}
-}
-
-// Blocks lists the top-level blocks a CommonMark renderer (goldmark) finds
-// in md, each as its kind and its source lines: "Paragraph: text",
-// "HTMLBlock: <!-- x -->", "FencedCodeBlock: the code".
-func Blocks(md string) []string {
-	src := []byte(md)
-	root := goldmark.DefaultParser().Parse(text.NewReader(src))
-	var out []string
-	for n := root.FirstChild(); n != nil; n = n.NextSibling() {
-		var lines []string
-		segs := n.Lines()
-		for i := range segs.Len() {
-			seg := segs.At(i)
-			lines = append(lines, strings.TrimRight(string(seg.Value(src)), "\r\n"))
-		}
-		if h, ok := n.(*ast.HTMLBlock); ok && h.HasClosure() {
-			cl := h.ClosureLine
-			lines = append(lines, strings.TrimRight(string(cl.Value(src)), "\r\n"))
-		}
-		out = append(out, n.Kind().String()+": "+strings.Join(lines, "\n"))
-	}
-	return out
 }
 
 // Waits records a sink's retry waits instead of spending them: Sleep goes

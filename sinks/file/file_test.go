@@ -15,7 +15,7 @@ import (
 
 	"github.com/ccc-checkpoint/ccc/internal/comment"
 	"github.com/ccc-checkpoint/ccc/internal/fake/filefake"
-	"github.com/ccc-checkpoint/ccc/internal/sinktest"
+	"github.com/ccc-checkpoint/ccc/internal/testutil"
 	"github.com/ccc-checkpoint/ccc/sinks"
 	"github.com/ccc-checkpoint/ccc/sinks/file"
 )
@@ -335,7 +335,7 @@ func TestSectionsRenderAfterAnOpenFence(t *testing.T) {
 
 	data, err := os.ReadFile(filepath.Join(root, "STATUS.md"))
 	require.NoError(t, err)
-	bs := sinktest.Blocks(string(data))
+	bs := testutil.Blocks(string(data))
 	var comments, agents []string
 	for _, b := range bs {
 		switch {
