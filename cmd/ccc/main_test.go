@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -44,46 +45,94 @@ func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/script",
 		RequireExplicitExec: true,
-		Setup: func(env *testscript.Env) error {
-			isolateGit(env.Setenv, env.WorkDir)
-			env.Setenv("CCC_NOW", "2026-11-21T13:45:00Z")
-			// The user's config (its signing key) lives outside the
-			// project, as a real user's does: $HOME is the project here.
-			conf, err := os.MkdirTemp("", "ccc-userconf-")
-			if err != nil {
+		Setup:               func(env *testscript.Env) error { return setupScript(env, false) },
+		Cmds:                scriptCmds(),
+	})
+}
+
+// TestJourneys runs the user journeys in testdata/journeys exactly as README
+// and docs/ tell a new user to do them: each script starts on a fresh
+// machine (an empty $HOME with its own XDG config and cache directories, no
+// CCC_CONFIG_DIR) and a fresh git repository in $WORK/repo, with the
+// project's fakes as the only servers.
+func TestJourneys(t *testing.T) {
+	t.Parallel()
+	testscript.Run(t, testscript.Params{
+		Dir:                 "testdata/journeys",
+		RequireExplicitExec: true,
+		Setup:               func(env *testscript.Env) error { return setupScript(env, true) },
+		Cmds:                scriptCmds(),
+	})
+}
+
+// setupScript gives a script its environment and its own fakes. A fresh
+// machine (journeys) has an empty $HOME whose XDG directories hold the
+// user's config, and a new git repository in $WORK/repo; otherwise $HOME is
+// the project and the user's config is a temporary CCC_CONFIG_DIR.
+func setupScript(env *testscript.Env, fresh bool) error {
+	if fresh {
+		home := filepath.Join(env.WorkDir, "home")
+		repo := filepath.Join(env.WorkDir, "repo")
+		for _, d := range []string{home, repo} {
+			if err := os.MkdirAll(d, 0o755); err != nil {
 				return err
 			}
-			env.Defer(func() { os.RemoveAll(conf) })
-			env.Setenv("CCC_CONFIG_DIR", conf)
-			// Every script gets its own fake Linear; LINEAR_API_KEY stays
-			// unset until a script sets it from FAKE_LINEAR_KEY.
-			lin := linearfake.New()
-			env.Defer(lin.Close)
-			env.Values["linear"] = fake(linearFake{lin})
-			env.Setenv("LINEAR_API_URL", lin.URL)
-			env.Setenv("LINEAR_AUTHORIZE_URL", lin.AuthorizeURL())
-			env.Setenv("LINEAR_TOKEN_URL", lin.TokenURL())
-			env.Setenv("LINEAR_REVOKE_URL", lin.RevokeURL())
-			env.Setenv("FAKE_LINEAR_CLIENT_ID", linearfake.ClientID)
-			env.Setenv("FAKE_LINEAR_KEY", linearfake.APIKey)
-			env.Setenv("FAKE_LINEAR_OAUTH", linearfake.OAuthToken)
-			gh := githubfake.New()
-			env.Defer(gh.Close)
-			env.Values["github"] = fake(githubFake{gh})
-			env.Setenv("GITHUB_API_URL", gh.URL)
-			env.Setenv("FAKE_GITHUB_TOKEN", githubfake.InstallationToken)
-			env.Setenv("FAKE_GITHUB_READONLY_TOKEN", githubfake.ReadOnlyToken)
-			return nil
-		},
-		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"linear":       cmdFake("linear"),
-			"github":       cmdFake("github"),
-			"exits":        cmdExits,
-			"oauth":        cmdOAuth,
-			"zstd":         cmdZstd,
-			"linear-agent": cmdLinearAgent,
-		},
-	})
+		}
+		isolateGit(env.Setenv, home)
+		env.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+		env.Setenv("XDG_CACHE_HOME", filepath.Join(home, ".cache"))
+		env.Setenv("XDG_STATE_HOME", filepath.Join(home, ".local", "state"))
+		env.Setenv("CCC_CONFIG_DIR", "")
+		init := exec.Command("git", "init", "-q", "-b", "main", repo)
+		init.Env = append(os.Environ(), "HOME="+home, "GIT_CONFIG_GLOBAL="+os.DevNull, "GIT_CONFIG_NOSYSTEM=1")
+		if out, err := init.CombinedOutput(); err != nil {
+			return fmt.Errorf("git init: %v: %s", err, out)
+		}
+	} else {
+		isolateGit(env.Setenv, env.WorkDir)
+	}
+	env.Setenv("CCC_NOW", "2026-11-21T13:45:00Z")
+	if !fresh {
+		// The user's config (its signing key) lives outside the
+		// project, as a real user's does: $HOME is the project here.
+		conf, err := os.MkdirTemp("", "ccc-userconf-")
+		if err != nil {
+			return err
+		}
+		env.Defer(func() { os.RemoveAll(conf) })
+		env.Setenv("CCC_CONFIG_DIR", conf)
+	}
+	// Every script gets its own fake Linear; LINEAR_API_KEY stays
+	// unset until a script sets it from FAKE_LINEAR_KEY.
+	lin := linearfake.New()
+	env.Defer(lin.Close)
+	env.Values["linear"] = fake(linearFake{lin})
+	env.Setenv("LINEAR_API_URL", lin.URL)
+	env.Setenv("LINEAR_AUTHORIZE_URL", lin.AuthorizeURL())
+	env.Setenv("LINEAR_TOKEN_URL", lin.TokenURL())
+	env.Setenv("LINEAR_REVOKE_URL", lin.RevokeURL())
+	env.Setenv("FAKE_LINEAR_CLIENT_ID", linearfake.ClientID)
+	env.Setenv("FAKE_LINEAR_KEY", linearfake.APIKey)
+	env.Setenv("FAKE_LINEAR_OAUTH", linearfake.OAuthToken)
+	gh := githubfake.New()
+	env.Defer(gh.Close)
+	env.Values["github"] = fake(githubFake{gh})
+	env.Setenv("GITHUB_API_URL", gh.URL)
+	env.Setenv("FAKE_GITHUB_TOKEN", githubfake.InstallationToken)
+	env.Setenv("FAKE_GITHUB_READONLY_TOKEN", githubfake.ReadOnlyToken)
+	return nil
+}
+
+// scriptCmds are the commands scripts add to testscript's own.
+func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []string) {
+	return map[string]func(ts *testscript.TestScript, neg bool, args []string){
+		"linear":       cmdFake("linear"),
+		"github":       cmdFake("github"),
+		"exits":        cmdExits,
+		"oauth":        cmdOAuth,
+		"zstd":         cmdZstd,
+		"linear-agent": cmdLinearAgent,
+	}
 }
 
 // cmdExits runs a program and checks its exact exit status, keeping its
