@@ -25,13 +25,17 @@ func NewCmdInit(f *Factory, dir *string) *cobra.Command {
 its task list, checkpoint at its boundaries, re-inject the continuation
 prompt) into the project. It is idempotent, prints what it changes as a
 diff, and never changes or removes the user's own hooks.` + exitStatusHelp(
-			"0  help printed (name an agent: ccc init claude)",
-			"2  usage error"),
+			"0  help printed (name an agent: ccc init claude, codex or gemini)",
+			"2  usage error: an unknown agent"),
 		Example: `  ccc init claude --dry-run
-  ccc init claude`,
-		Args: noArgs,
+  ccc init claude
+  ccc init codex
+  ccc init gemini`,
 	}
 	cmd.AddCommand(newCmdInitClaude(f, dir))
+	for _, a := range initAgents() {
+		cmd.AddCommand(newCmdInitAgent(f, dir, a))
+	}
 	return cmd
 }
 
@@ -73,9 +77,14 @@ itself.` + exitStatusHelp(
 			return nil
 		},
 	}
-	fl := cmd.Flags()
-	fl.BoolVarP(&opts.DryRun, "dry-run", "n", false, "print the change; write nothing")
-	fl.BoolVar(&opts.TodoTools, "enable-todo-tools", false, "also set CLAUDE_CODE_ENABLE_TODO_TOOLS=1 in the settings' env")
+	initFlags(cmd, opts)
+	cmd.Flags().BoolVar(&opts.TodoTools, "enable-todo-tools", false, "also set CLAUDE_CODE_ENABLE_TODO_TOOLS=1 in the settings' env")
+	return cmd
+}
+
+// initFlags adds the flags every agent's init takes.
+func initFlags(cmd *cobra.Command, opts *InitOptions) *cobra.Command {
+	cmd.Flags().BoolVarP(&opts.DryRun, "dry-run", "n", false, "print the change; write nothing")
 	return cmd
 }
 

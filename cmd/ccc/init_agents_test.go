@@ -12,11 +12,13 @@ import (
 // `ccc init codex|gemini` runs these: each writes its agent's settings.
 func TestAgentInstallers(t *testing.T) {
 	files := map[string]string{"codex": ".codex/hooks.json", "gemini": ".gemini/settings.json"}
-	inst := agentInstallers()
-	require.Len(t, inst, len(files))
-	for agent, file := range files {
+	agents := initAgents()
+	require.Len(t, agents, len(files))
+	for _, a := range agents {
+		agent, file := a.name, files[a.name]
+		assert.Equal(t, file, a.file, agent)
 		root := t.TempDir()
-		res, err := inst[agent](root, false)
+		res, err := a.install(root, false)
 		require.NoError(t, err, agent)
 		assert.True(t, res.Changed, agent)
 		data, err := os.ReadFile(filepath.Join(root, file))

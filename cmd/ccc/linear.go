@@ -25,7 +25,7 @@ type LinearLoginOptions struct {
 // NewCmdLinear builds `ccc linear` and its sign-in commands.
 func NewCmdLinear(f *Factory, runF func(*LinearLoginOptions) error) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "linear",
+		Use:   "linear <command>",
 		Short: "Sign ccc in to Linear as an agent",
 		Long: `Sign ccc in to Linear as an agent (an "app user" of your own OAuth
 application), once per machine. See docs/linear-agent.md.` + exitStatusHelp(

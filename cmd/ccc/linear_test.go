@@ -59,19 +59,26 @@ func cmdOAuth(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("usage: oauth refreshes N | author TARGET app | nosecrets")
 	}
 	srv := ts.Value("linear").(fake).(linearFake).Server
+	// The store where the script's ccc keeps it: $CCC_CONFIG_DIR, else
+	// the user's config dir (a journey's fresh $HOME sets XDG_CONFIG_HOME;
+	// os.UserConfigDir reads this process's environment, not the script's).
+	o := oauth.Options{Dir: ts.Getenv("CCC_CONFIG_DIR")}
+	if o.Dir == "" {
+		o.Dir = filepath.Join(ts.Getenv("XDG_CONFIG_HOME"), "ccc")
+	}
 	switch args[0] {
 	case "refreshes":
 		if got := fmt.Sprint(srv.OAuthStats().Refreshes); got != args[1] {
 			ts.Fatalf("%s refreshes, want %s", got, args[1])
 		}
 	case "plant":
-		tok, err := oauth.Load(ts.Getenv("CCC_CONFIG_DIR"))
+		tok, err := oauth.Load(o.Dir)
 		ts.Check(err)
 		ts.Setenv("PLANTED", "access="+tok.AccessToken+",refresh="+tok.RefreshToken)
 	case "revoke":
 		srv.RevokeGrants()
 	case "due":
-		dir := ts.Getenv("CCC_CONFIG_DIR")
+		dir := o.Dir
 		tok, err := oauth.Load(dir)
 		ts.Check(err)
 		tok.Expiry = time.Now().Add(time.Minute)
@@ -89,8 +96,8 @@ func cmdOAuth(ts *testscript.TestScript, neg bool, args []string) {
 			ts.Fatalf("the fake issued no token")
 		}
 		texts := map[string]string{"stdout": ts.ReadFile("stdout"), "stderr": ts.ReadFile("stderr")}
-		store := oauth.StorePath(ts.Getenv("CCC_CONFIG_DIR"))
-		for _, root := range []string{ts.Getenv("WORK"), ts.Getenv("CCC_CONFIG_DIR")} {
+		store := oauth.StorePath(o.Dir)
+		for _, root := range []string{ts.Getenv("WORK"), o.Dir} {
 			_ = filepath.Walk(root, func(path string, fi os.FileInfo, err error) error {
 				if err == nil && fi.Mode().IsRegular() && path != store {
 					b, _ := os.ReadFile(path)

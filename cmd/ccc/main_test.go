@@ -23,19 +23,22 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	cmds := map[string]func(){
+		"ccc":         func() { os.Exit(run(os.Args[1:], systemFactory())) },
+		"fakebrowser": func() { os.Exit(fakeBrowser()) },
+	}
 	// In-process tests whose Getenv names no CCC_CONFIG_DIR fall back to
 	// os.UserConfigDir: keep the signing key they make out of the real one.
-	if os.Getenv("CCC_CONFIG_DIR") == "" {
+	// Not in a script's ccc (testscript runs this binary under the
+	// command's name): a journey's XDG_CONFIG_HOME is the user's.
+	if _, script := cmds[filepath.Base(os.Args[0])]; !script && os.Getenv("CCC_CONFIG_DIR") == "" {
 		dir, err := os.MkdirTemp("", "ccc-test-config-")
 		if err != nil {
 			panic(err)
 		}
 		os.Setenv("XDG_CONFIG_HOME", dir)
 	}
-	testscript.Main(m, map[string]func(){
-		"ccc":         func() { os.Exit(run(os.Args[1:], systemFactory())) },
-		"fakebrowser": func() { os.Exit(fakeBrowser()) },
-	})
+	testscript.Main(m, cmds)
 }
 
 // TestScripts runs the end-to-end CLI scripts in testdata/script: each is a

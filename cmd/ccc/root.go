@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"strings"
 	"time"
 
@@ -81,7 +82,67 @@ tracker in a body.` + exitStatusHelp(
 		NewCmdGenDocs(nil),
 	)
 	documentGenerated(cmd)
+	strictGroups(cmd)
 	return cmd
+}
+
+// strictGroups makes an unknown sub-command of a command group (ccc init
+// foo, ccc linear foo) and an unknown help topic usage errors naming the
+// choices; cobra checks only the root's. A group named alone still prints
+// its help (and, runnable now, its usage line: Use names the argument).
+// ccc hook is no group: an event it does not know is its own
+// business (an older ccc under a newer plugin), and a hook never fails.
+func strictGroups(root *cobra.Command) {
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+		if c == root || c.Runnable() || !c.HasAvailableSubCommands() {
+			return
+		}
+		c.Args = cobra.ArbitraryArgs
+		c.RunE = func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return cmd.Help()
+			}
+			return unknownSubcommand(cmd, args[0])
+		}
+	}
+	walk(root)
+	for _, c := range root.Commands() {
+		if c.Name() != "help" {
+			continue
+		}
+		c.Run = nil
+		c.RunE = func(_ *cobra.Command, args []string) error {
+			target, rest, err := root.Find(args)
+			if err != nil || target == nil {
+				return &usageError{fmt.Errorf("unknown help topic %q; choose one of: %s", strings.Join(args, " "), strings.Join(subcommandNames(root), ", "))}
+			}
+			if len(rest) > 0 && target.HasAvailableSubCommands() {
+				return unknownSubcommand(target, rest[0])
+			}
+			target.InitDefaultHelpFlag()
+			target.InitDefaultVersionFlag()
+			return target.Help()
+		}
+	}
+}
+
+func unknownSubcommand(c *cobra.Command, name string) error {
+	return &usageError{fmt.Errorf("unknown command %q for %q; choose one of: %s", name, c.CommandPath(), strings.Join(subcommandNames(c), ", "))}
+}
+
+// subcommandNames are c's sub-commands a user may run, as its help lists them.
+func subcommandNames(c *cobra.Command) []string {
+	var names []string
+	for _, sub := range c.Commands() {
+		if sub.IsAvailableCommand() {
+			names = append(names, sub.Name())
+		}
+	}
+	return names
 }
 
 // completionExamples load each shell's completion script in the current
@@ -103,9 +164,11 @@ func documentGenerated(root *cobra.Command) {
 		switch c.Name() {
 		case "help":
 			c.Long = `Print the help of a command: the same text as 'ccc COMMAND --help'.` + exitStatusHelp(
-				"0  help printed (also for an unknown command: the list of commands)")
+				"0  help printed",
+				"2  usage error: an unknown command or help topic (the message lists the choices)")
 			c.Example = "  ccc help checkpoint\n  ccc help hook stop"
 		case "completion":
+			c.Use = "completion <shell>"
 			c.Long = strings.TrimSpace(c.Long) + exitStatusHelp(
 				"0  this help was printed (a shell's sub-command prints its script)",
 				"2  usage error")

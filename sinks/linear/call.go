@@ -48,5 +48,16 @@ func (s *Sink) Exec(ctx context.Context, op, query string, vars map[string]any, 
 	return r.requests, &CallError{Error: se, NotFound: f.notFound, Exists: f.exists, Forbidden: f.forbidden}
 }
 
-// HasCredential says whether the sink has a key or a token to send.
-func (s *Sink) HasCredential() bool { h, _ := s.credential(); return h != "" }
+// HasCredential says whether the sink has a key or a token to send:
+// LINEAR_API_KEY, LINEAR_OAUTH_TOKEN, or the sign-in of `ccc linear login`,
+// read (and refreshed when due) on the first ask, once per sink; with
+// neither variable set and nothing stored, that costs one failed open.
+// err: the stored sign-in cannot be used (Linear refused its refresh:
+// log in again), a retryable *sinks.Error.
+func (s *Sink) HasCredential(ctx context.Context) (bool, error) {
+	if err := s.loadStored(ctx); err != nil {
+		return false, err
+	}
+	h, _ := s.credential()
+	return h != "", nil
+}

@@ -152,8 +152,12 @@ func (s *Sink) Upsert(ctx context.Context, d sinks.Delivery) (sinks.Result, erro
 	s.mu.Lock()
 	s.fell, s.note = "", ""
 	s.mu.Unlock()
-	if !s.gql.HasCredential() {
-		return sinks.Result{Action: sinks.Skipped}, sinks.Skip("no Linear app token (LINEAR_OAUTH_TOKEN not set)")
+	switch ok, err := s.gql.HasCredential(ctx); {
+	case err != nil:
+		// The delivery waits in the outbox for the next login.
+		return sinks.Result{Action: sinks.Failed, Ref: d.Prev}, err
+	case !ok:
+		return sinks.Result{Action: sinks.Skipped}, sinks.Skip("no Linear app token (run ccc linear login, or set LINEAR_OAUTH_TOKEN)")
 	}
 	if d.Target.Issue == "" {
 		return sinks.Result{Action: sinks.Skipped}, sinks.Skip("no Linear issue to update")

@@ -2,6 +2,7 @@ package linearagent_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -19,6 +20,7 @@ import (
 	"github.com/ccc-checkpoint/ccc/internal/fake/linearfake"
 	"github.com/ccc-checkpoint/ccc/sinks"
 	"github.com/ccc-checkpoint/ccc/sinks/linear"
+	"github.com/ccc-checkpoint/ccc/sinks/linear/oauth"
 	"github.com/ccc-checkpoint/ccc/sinks/linearagent"
 )
 
@@ -398,4 +400,57 @@ func TestPlanAndActivitiesAreRedacted(t *testing.T) {
 	a := srv.Sessions("CIA-9")[0]
 	assert.Contains(t, fmt.Sprint(a.Plan), "rotate [REDACTED:github-token]")
 	assert.Equal(t, "revoke [REDACTED:github-token]", a.Activities[0].Content["body"])
+}
+
+// The sign-in of `ccc linear login` (Config.StoredToken) is a credential
+// like LINEAR_OAUTH_TOKEN for every call: a delivery, the hooks' prompts
+// and keep-alives, each in a process of its own that has not read the
+// store yet. Nobody signed in: a skip, as without a token.
+func TestStoredSignInIsACredential(t *testing.T) {
+	srv := newFake(t)
+	root := t.TempDir()
+	write(t, root, progressFile)
+	now := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
+	srv.Clock = func() time.Time { return now }
+	reads := 0
+	fresh := func(tok string, err error) *linearagent.Sink {
+		cfg := linear.Config{URL: srv.URL, StoredToken: func(context.Context) (string, error) { reads++; return tok, err }}
+		cfg.Now = func() time.Time { return now }
+		return linearagent.New(linearagent.Config{Linear: cfg, Root: root})
+	}
+	d := &deliverer{s: fresh(linearfake.OAuthToken, nil)}
+	res, err := d.deliver(t, "one")
+	require.NoError(t, err)
+	assert.Equal(t, sinks.Created, res.Action)
+	require.Len(t, srv.Sessions("CIA-9"), 1)
+	assert.Equal(t, 1, reads, "the store is read once per sink")
+
+	ctx := context.Background()
+	srv.AddPrompt(res.Ref.ID, "Ada", "use the keychain", false)
+	ps, err := fresh(linearfake.OAuthToken, nil).Prompts(ctx, "CIA-9", "main")
+	require.NoError(t, err)
+	require.Len(t, ps, 1)
+	assert.Equal(t, "use the keychain", ps[0].Body)
+
+	now = now.Add(31 * time.Minute)
+	sent, err := fresh(linearfake.OAuthToken, nil).Thought(ctx, "CIA-9", "main", "still working")
+	require.NoError(t, err)
+	assert.True(t, sent)
+
+	// Signed out: a skip naming both ways to sign in, nothing sent.
+	before := len(srv.Requests())
+	d = &deliverer{s: fresh("", oauth.ErrNoToken), prev: d.prev}
+	res, err = d.deliver(t, "two")
+	var skip *sinks.SkipError
+	require.ErrorAs(t, err, &skip)
+	assert.Contains(t, err.Error(), "ccc linear login")
+	assert.Equal(t, sinks.Skipped, res.Action)
+	assert.Len(t, srv.Requests(), before)
+
+	// A sign-in Linear no longer accepts: a retryable failure that says
+	// to log in again, not a skip.
+	_, err = (&deliverer{s: fresh("", &sinks.Error{Cause: "refused: run ccc linear login again", Err: oauth.ErrLoginRequired}), prev: d.prev}).deliver(t, "three")
+	require.Error(t, err)
+	assert.False(t, errors.As(err, &skip), "%v", err)
+	assert.Contains(t, err.Error(), "ccc linear login again")
 }

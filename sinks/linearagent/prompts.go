@@ -25,8 +25,11 @@ type Prompt struct {
 // response naming who stopped it. No session: nothing, and no request.
 func (s *Sink) Prompts(ctx context.Context, issue, agent string) ([]Prompt, error) {
 	mm, path := s.load(issue, agent)
-	if mm.Session == "" || !s.gql.HasCredential() {
+	if mm.Session == "" {
 		return nil, nil
+	}
+	if ok, err := s.gql.HasCredential(ctx); !ok {
+		return nil, err
 	}
 	var out struct {
 		S struct {
@@ -97,8 +100,11 @@ func (s *Sink) Prompts(ctx context.Context, issue, agent string) ([]Prompt, erro
 func (s *Sink) Thought(ctx context.Context, issue, agent, body string) (sent bool, err error) {
 	mm, path := s.load(issue, agent)
 	now := s.cfg.Linear.Now()
-	if mm.Session == "" || !s.gql.HasCredential() || now.Sub(mm.Thought) < thoughtEvery {
+	if mm.Session == "" || now.Sub(mm.Thought) < thoughtEvery {
 		return false, nil
+	}
+	if ok, err := s.gql.HasCredential(ctx); !ok {
+		return false, err
 	}
 	x := &delivery{s: s, d: sinks.Delivery{Target: sinks.Target{Issue: issue, Agent: agent}}}
 	m := &live{memo: mm}
