@@ -35,8 +35,8 @@ const DefaultCIAgent = "ci"
 const DefaultCommitMessage = "chore({issue}): checkpoint — task {n}/{m}: {task}"
 
 // Prefs is every key of .ccc-preferences.yaml that ccc reads, in its
-// sections. Keys it does not know are ignored, never rewritten: ccc does not
-// write this file. The commands' sections (checkpoint, sync, redact, sinks)
+// sections. A key it does not know is a problem (with the nearest known
+// key), never rewritten: ccc does not write this file. The commands' sections (checkpoint, sync, redact, sinks)
 // are decoded strictly: a bad value is an error. The hooks' keys are read as
 // CCC's own hooks read them, and agents: by its rule (see Load), so they are
 // not decoded by their tags.
@@ -326,15 +326,30 @@ func RedactOff(repo, user Prefs) (off map[string]bool, ignored []string) {
 	return off, ignored
 }
 
+// decodePrefs reads doc over the defaults. A file that does not parse, a
+// commands' key that does not decode, or a key ccc does not know fails
+// closed: the git snapshot runs no repository hooks, since the file may
+// have been turning them off (checkpoint.git_hooks: false, the safeguard
+// for a repository you did not write). Redaction needs nothing: it is on
+// unless a readable user file turns it off.
 func decodePrefs(doc *yaml.Node, path string, err error) (Prefs, Problems) {
 	p := Default()
 	if doc == nil {
+		if err != nil {
+			p.Checkpoint.GitHooks = new(bool)
+		}
 		return p, Problems{Commands: err, Hooks: err, Agents: err}
 	}
 	var pr Problems
 	p.HookPrefs, pr.Hooks = readHookPrefs(doc, path)
 	p.Agents, pr.Agents = readAgentPrefs(doc, path)
 	pr.Commands = decodeCommands(doc, path, &p)
+	if pr.Commands == nil {
+		pr.Commands = unknownKey(doc, path)
+	}
+	if pr.Commands != nil {
+		p.Checkpoint.GitHooks = new(bool)
+	}
 	return p, pr
 }
 

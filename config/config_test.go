@@ -53,7 +53,7 @@ func TestLoadPrefs(t *testing.T) {
 			assert.Empty(t, p.Sinks)
 		}, ""},
 		{"bad duration", "checkpoint:\n  timeout: soon\n",
-			func(t *testing.T, p Prefs) { assert.Equal(t, Default(), p) }, `line 2: "soon" is not a duration`},
+			func(t *testing.T, p Prefs) { assert.Equal(t, failedClosed(), p) }, `line 2: "soon" is not a duration`},
 		{"days", "checkpoint:\n  stale_after: 2d\n  timeout: 1.5\n",
 			func(t *testing.T, p Prefs) {
 				assert.Equal(t, Duration(48*time.Hour), p.Checkpoint.StaleAfter)
@@ -61,8 +61,8 @@ func TestLoadPrefs(t *testing.T) {
 			}, ""},
 		// "5u" was read as "5us" (5µs) before the parsers were one.
 		{"unit without s", "checkpoint:\n  timeout: 5u\n",
-			func(t *testing.T, p Prefs) { assert.Equal(t, Default(), p) }, `line 2: "5u" is not a duration`},
-		{"not yaml", "checkpoint: [\n", func(t *testing.T, p Prefs) { assert.Equal(t, Default(), p) }, "line"},
+			func(t *testing.T, p Prefs) { assert.Equal(t, failedClosed(), p) }, `line 2: "5u" is not a duration`},
+		{"not yaml", "checkpoint: [\n", func(t *testing.T, p Prefs) { assert.Equal(t, failedClosed(), p) }, "line"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -253,7 +253,15 @@ func TestUserPrefsAndRedactOff(t *testing.T) {
 	require.NoError(t, os.WriteFile(path, []byte("sinks: [\n"), 0o644))
 	user, err = LoadUserPrefs(getenv)
 	assert.ErrorContains(t, err, path)
-	assert.Equal(t, Default(), user)
+	assert.Equal(t, failedClosed(), user)
+}
+
+// failedClosed is what a preferences file that cannot be used gives: the
+// defaults, and no repository git hooks.
+func failedClosed() Prefs {
+	p := Default()
+	p.Checkpoint.GitHooks = new(bool)
+	return p
 }
 
 func TestGitHooksCanOnlyBeTurnedOff(t *testing.T) {
@@ -314,7 +322,7 @@ func TestLoadSectionsApart(t *testing.T) {
 	assert.ErrorContains(t, pr.Commands, `"soon" is not a duration`)
 	assert.NoError(t, pr.Hooks)
 	assert.NoError(t, pr.Agents)
-	assert.Equal(t, Default().Checkpoint, p.Checkpoint, "a bad commands' key: their defaults")
+	assert.Equal(t, failedClosed().Checkpoint, p.Checkpoint, "a bad commands' key: their defaults, git hooks off")
 	assert.False(t, p.Replan.Enabled)
 	assert.Equal(t, AgentPrefs{WarnAfter: Duration(10 * time.Minute), StaleAfter: Duration(2 * time.Hour)}, p.Agents)
 
@@ -330,5 +338,53 @@ func TestLoadSectionsApart(t *testing.T) {
 	assert.Error(t, pr.Commands)
 	assert.EqualError(t, pr.Hooks, "preferences: "+filepath.Join(root, PrefsFile)+": not a mapping")
 	assert.Error(t, pr.Agents)
-	assert.Equal(t, Default(), p)
+	assert.Equal(t, failedClosed(), p)
+}
+
+// A preferences file that does not parse, or has a key ccc does not know,
+// fails closed: the git snapshot runs no repository hooks (the safeguard
+// the file may have been turning on), and the error names the file, the
+// line and, for an unknown key, the nearest known one.
+func TestBrokenPrefsFailClosed(t *testing.T) {
+	tests := []struct {
+		name, yaml, want string
+	}{
+		{"a YAML error", "checkpoint:\n  git_hooks: false\n sync: [\n", `\.ccc-preferences\.yaml: yaml: line \d+`},
+		{"a bad value", "checkpoint:\n  git_hooks: nope\n", `\.ccc-preferences\.yaml: yaml: unmarshal errors`},
+		{"a misspelt section", "checkpont:\n  git_hooks: false\n", `\.ccc-preferences\.yaml:1: unknown key checkpont \(did you mean checkpoint\?\)$`},
+		{"a misspelt key", "sync:\n  debounce: 3s\ncheckpoint:\n  git_hook: false\n", `\.ccc-preferences\.yaml:4: unknown key checkpoint\.git_hook \(did you mean checkpoint\.git_hooks\?\)$`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root := t.TempDir()
+			require.NoError(t, os.WriteFile(filepath.Join(root, PrefsFile), []byte(tt.yaml), 0o644))
+			p, err := LoadPrefs(root)
+			require.Error(t, err)
+			assert.Regexp(t, tt.want, err.Error())
+			assert.False(t, GitHooks(p, func(string) string { return "" }), "no repository hooks while the file is broken")
+		})
+	}
+
+	t.Run("the user's own file", func(t *testing.T) {
+		dir := t.TempDir()
+		require.NoError(t, os.WriteFile(filepath.Join(dir, UserPrefsName), []byte("checkpoint: {git_hooks: false\n"), 0o644))
+		p, err := LoadUserPrefs(func(k string) string {
+			if k == "CCC_CONFIG_DIR" {
+				return dir
+			}
+			return ""
+		})
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), filepath.Join(dir, UserPrefsName))
+		assert.False(t, GitHooks(p, func(string) string { return "" }))
+	})
+
+	t.Run("known keys are no problem", func(t *testing.T) {
+		root := t.TempDir()
+		require.NoError(t, os.WriteFile(filepath.Join(root, PrefsFile), []byte(
+			"checkpoint:\n  timeout: 5s\nhooks:\n  checkpoint_timeout: 3s\nagents:\n  warn_after: 1h\nexecution:\n  default_mode: x\nsinks:\n  github:\n    repo: a/b\n"), 0o644))
+		p, err := LoadPrefs(root)
+		require.NoError(t, err)
+		assert.True(t, GitHooks(p, func(string) string { return "" }))
+	})
 }

@@ -197,7 +197,7 @@ func checkpointRun(ctx context.Context, f *Factory, opts *CheckpointOptions) err
 func (f *Factory) newCheckpoint(root string, profile checkpoint.Profile, agent string, timeout time.Duration, tf TrackerFlags) (*checkpoint.Context, error) {
 	prefs, err := config.LoadPrefs(root)
 	if err != nil {
-		fmt.Fprintf(f.IO.ErrOut, "Warning: %v; using defaults\n", err)
+		fmt.Fprintf(f.IO.ErrOut, "Warning: %v; using the defaults, without the repository's git hooks\n", err)
 	}
 	if timeout == 0 {
 		timeout = time.Duration(prefs.Checkpoint.Timeout)
@@ -220,7 +220,7 @@ func (f *Factory) newCheckpoint(root string, profile checkpoint.Profile, agent s
 	cp.Trackers, cp.Warnings = f.trackers(root, prefs, tf)
 	user, uerr := config.LoadUserPrefs(f.Getenv)
 	if uerr != nil {
-		cp.Warnings = append(cp.Warnings, fmt.Sprintf("%v; using defaults", uerr))
+		cp.Warnings = append(cp.Warnings, fmt.Sprintf("%v; using the defaults, without the repository's git hooks", uerr))
 	}
 	if v := user.Checkpoint.GitHooks; v != nil && !*v {
 		cp.Prefs.Checkpoint.GitHooks = v // the user's "off" holds in every project

@@ -100,9 +100,12 @@ func doctorRun(ctx context.Context, f *Factory, opts *DoctorOptions) error {
 
 	checks = append(checks, runLocalChecks(ctx, root, config.Agent(opts.Agent, f.Getenv))...)
 	if _, err := config.LoadPrefs(root); err != nil {
-		add("preferences", "fail", err.Error(), "fix the YAML; defaults are used meanwhile")
+		add("preferences", "fail", err.Error(), "fix it; meanwhile checkpoints use the defaults without the repository's git hooks")
 	} else {
 		add("preferences", "ok", "loaded", "")
+	}
+	if _, err := config.LoadUserPrefs(f.Getenv); err != nil {
+		add("user preferences", "fail", err.Error(), "fix it; meanwhile checkpoints use the defaults without the repository's git hooks")
 	}
 	checks = append(checks, linearSignInCheck(ctx, f, opts.Timeout)...)
 

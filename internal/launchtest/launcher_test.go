@@ -269,8 +269,8 @@ func TestLauncherTenConcurrentStartsDownloadOnce(t *testing.T) {
 }
 
 // TestLauncherUsesCccOnPathWhenNewEnough: a ccc on PATH at least as new as
-// the plugin is run without any download; an older one, a development build
-// or another copy of the launcher is passed over.
+// the plugin, or a development build, is run without any download; an older
+// one, a prerelease or another copy of the launcher is passed over.
 func TestLauncherUsesCccOnPathWhenNewEnough(t *testing.T) {
 	needTools(t)
 	rel := getRelease(t)
@@ -286,8 +286,9 @@ func TestLauncherUsesCccOnPathWhenNewEnough(t *testing.T) {
 		{"ccc v1.0.0-rc1", true},
 		{"ccc v0.0.9", false},
 		{"ccc v0.1.0-rc1", false},
-		{"ccc (devel) (commit abc1234, modified)", false},
-		{"ccc v0.0.0-20261125134500-abc1234def56", false},
+		{"ccc (devel) (commit abc1234, modified)", true},
+		{"ccc v0.0.0-20261125134500-abc1234def56", true},
+		{"ccc v0.0.0", false},
 		{"something else", false},
 	}
 	for _, tt := range tests {
@@ -337,4 +338,44 @@ func TestLauncherUsesCccOnPathWhenNewEnough(t *testing.T) {
 		require.Equal(t, 0, r.code, r.stderr)
 		assert.Equal(t, "fake-ccc linux/arm64 go\n", r.stdout)
 	})
+}
+
+// TestLauncherUsesADevelopmentBuildOnPath: `claude --plugin-dir ./plugin`
+// with a ccc built from the checkout on PATH runs that build, offline, and
+// says so once per cache rather than on every hook.
+func TestLauncherUsesADevelopmentBuildOnPath(t *testing.T) {
+	needTools(t)
+	rel := getRelease(t)
+	home, path, dev := t.TempDir(), fakeBin(t), t.TempDir()
+	devCcc := filepath.Join(dev, "ccc")
+	writeExec(t, devCcc, "#!/bin/sh\n[ \"$1\" = --version ] && { echo 'ccc (devel) (commit abc1234, modified)'; exit 0; }\necho \"dev-ccc $*\"\n")
+	url := closedURL(t)
+	r := launch(t, dev+":"+path, home, url, nil, "hook", "stop")
+	assert.Equal(t, 0, r.code)
+	assert.Equal(t, "dev-ccc hook stop\n", r.stdout)
+	assert.Equal(t, "ccc: using the development build "+devCcc+" ((devel)) on PATH instead of ccc v"+rel.version+" (shown once; CCC_BIN chooses a binary)\n", r.stderr)
+	for range 2 {
+		r = launch(t, dev+":"+path, home, url, nil, "hook", "stop")
+		assert.Equal(t, result{stdout: "dev-ccc hook stop\n"}, r, "the notice is shown once")
+	}
+}
+
+// TestLauncherCccBin: CCC_BIN names the binary to run, as-is (no version
+// check, no download); one that is not an executable file is refused, and a
+// hook still exits 0.
+func TestLauncherCccBin(t *testing.T) {
+	needTools(t)
+	home, path, dir := t.TempDir(), fakeBin(t), t.TempDir()
+	mine := filepath.Join(dir, "my-ccc")
+	writeExec(t, mine, "#!/bin/sh\necho \"my-ccc $*\"\n")
+	url := closedURL(t)
+	r := launch(t, path, home, url, map[string]string{"CCC_BIN": mine}, "hook", "stop")
+	assert.Equal(t, result{stdout: "my-ccc hook stop\n"}, r)
+
+	for _, bad := range []string{dir, filepath.Join(dir, "missing")} {
+		r = launch(t, path, home, url, map[string]string{"CCC_BIN": bad}, "hook", "stop")
+		assert.Equal(t, result{stderr: "ccc: CCC_BIN=" + bad + " is not an executable file; install it: https://github.com/ccc-checkpoint/ccc#install\n"}, r)
+		r = launch(t, path, home, url, map[string]string{"CCC_BIN": bad}, "status")
+		assert.Equal(t, 1, r.code)
+	}
 }

@@ -13,6 +13,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -89,7 +90,7 @@ func write(path string, data []byte, perm os.FileMode, check func() error, durab
 	if fi, statErr := os.Stat(path); statErr == nil {
 		perm = fi.Mode().Perm()
 	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	tmp, err := os.CreateTemp(dir, tempPattern(filepath.Base(path)))
 	if err != nil {
 		var pe *fs.PathError
 		if errors.As(err, &pe) {
@@ -150,6 +151,28 @@ func syncDir(dir string) error {
 	return nil
 }
 
+// tempPattern names the temp file of a write to name: ".<name>.tmp-<pid>-*".
+// The pid lets the next run remove the leftover of a killed writer at
+// once, however young: a dead pid holds nothing.
+func tempPattern(name string) string {
+	return "." + name + ".tmp-" + strconv.Itoa(os.Getpid()) + "-*"
+}
+
+// writerPid is the pid in a temp file's name, 0 when it has none (a file
+// from before names carried one).
+func writerPid(name string) int {
+	rest := name[strings.LastIndex(name, ".tmp-")+len(".tmp-"):]
+	pid, _, ok := strings.Cut(rest, "-")
+	if !ok {
+		return 0
+	}
+	n, err := strconv.Atoi(pid)
+	if err != nil || n <= 0 {
+		return 0
+	}
+	return n
+}
+
 // StaleTemp is how old the temp file of an atomic write must be before
 // RemoveStaleTemp deletes it, when no process holds it. A write lasts
 // milliseconds and its writer flocks the temp file from just after creating
@@ -167,10 +190,13 @@ type TempReport struct {
 
 // RemoveStaleTemp deletes the temp files of atomic writes (".<name>.tmp-*")
 // in the project root and anywhere under .ccc that were left by a process
-// killed between creating one and the rename: older than StaleTemp and
-// flocked by no one (a lock dies with its process, so a held one belongs to
-// a write in flight). It needs no project lock: not every writer takes it,
-// the temp file's own lock is what counts.
+// killed between creating one and the rename: flocked by no one (a lock
+// dies with its process, so a held one belongs to a write in flight), and
+// either named for a pid that is no longer running or older than StaleTemp
+// (a live pid may be a reused one; the age also covers the instant between
+// creating a file and locking it, and file systems without flock). It needs
+// no project lock: not every writer takes it, the temp file's own lock is
+// what counts.
 func RemoveStaleTemp(root string) TempReport {
 	cutoff := time.Now().Add(-StaleTemp)
 	var rep TempReport
@@ -183,7 +209,7 @@ func RemoveStaleTemp(root string) TempReport {
 		if err != nil {
 			return // gone since the listing: renamed by its writer
 		}
-		if fi.ModTime().After(cutoff) {
+		if fi.ModTime().After(cutoff) && !processGone(writerPid(name)) {
 			rep.Kept = append(rep.Kept, path)
 			return
 		}

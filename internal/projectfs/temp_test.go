@@ -1,7 +1,10 @@
 package projectfs
 
 import (
+	"bufio"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"syscall"
 	"testing"
@@ -65,4 +68,41 @@ func TestReplaceHoldsItsTempFile(t *testing.T) {
 	data, err := os.ReadFile(path)
 	require.NoError(t, err)
 	assert.Equal(t, "new", string(data))
+}
+
+// A process killed in the middle of a write leaves its temp file; the next
+// run removes it at once, young as it is, since the pid in its name is
+// dead and no one holds it. (TestHangingWrite is that process.)
+func TestRemoveStaleTempRemovesADeadWritersFileAtOnce(t *testing.T) {
+	root := t.TempDir()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestHangingWrite$")
+	cmd.Env = append(os.Environ(), "PROJECTFS_HANG_IN="+root)
+	out, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	line, err := bufio.NewReader(out).ReadString('\n')
+	require.NoError(t, err)
+	require.Equal(t, "writing\n", line)
+	require.NoError(t, cmd.Process.Kill())
+	_ = cmd.Wait()
+
+	tmps, _ := filepath.Glob(filepath.Join(root, "..ccc-state.json.tmp-*"))
+	require.Len(t, tmps, 1, "the killed writer's leftover")
+	rep := RemoveStaleTemp(root)
+	assert.Equal(t, tmps, rep.Removed)
+	assert.NoFileExists(t, tmps[0])
+}
+
+// TestHangingWrite is the writer TestRemoveStaleTempRemovesADeadWritersFileAtOnce
+// kills: it stops between writing its temp file and the rename.
+func TestHangingWrite(t *testing.T) {
+	root := os.Getenv("PROJECTFS_HANG_IN")
+	if root == "" {
+		t.Skip("run by TestRemoveStaleTempRemovesADeadWritersFileAtOnce")
+	}
+	_ = replace(filepath.Join(root, ".ccc-state.json"), []byte(`{"torn`), 0o644, func() error {
+		fmt.Println("writing")
+		time.Sleep(time.Hour)
+		return nil
+	})
 }

@@ -14,3 +14,6 @@ var errHeld = errors.New("held by a running process")
 func holdTemp(*os.File) {}
 
 func removeUnheld(path string) error { return os.Remove(path) }
+
+// processGone cannot tell here: the age alone decides.
+func processGone(int) bool { return false }

@@ -33,3 +33,12 @@ func removeUnheld(path string) error {
 	// writer could not lock either; the age alone decides.
 	return os.Remove(path)
 }
+
+// processGone reports whether no process has this pid (0: unknown, so no).
+// EPERM means one exists that is not ours to signal.
+func processGone(pid int) bool {
+	if pid <= 0 {
+		return false
+	}
+	return errors.Is(syscall.Kill(pid, 0), syscall.ESRCH)
+}
