@@ -15,7 +15,10 @@ The list is Claude Code's own: the Task tools' files in
 $CLAUDE_CONFIG_DIR/tasks/<list id>/ (~/.claude by default; the list id is
 $CLAUDE_CODE_TASK_LIST_ID, else the session id), else the newest TodoWrite
 call. Captured tasks carry a hidden <!-- ccc:task claude:<id> --> mark in
-.ccc-progress.md; tasks written by hand are never changed. A project
+.ccc-progress.md. A task typed or written by hand with the text of one of
+the agent's is that task; the agent's in_progress task takes the Current
+Task from a typed one, which leads Remaining; other typed tasks are never
+changed. A project
 without .ccc-progress.md gets one from the agent's first list with a task
 (said once on stderr: "created .ccc-progress.md from the agent's task
 list"), so after ccc init claude nobody has to run ccc checkpoint first.`
