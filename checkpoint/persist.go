@@ -271,6 +271,7 @@ func (cp *Context) edit(doc *progress.Document, created bool, modTime time.Time)
 	// adding to them, so CCC's loop and the document count the same tasks.
 	if total := cp.planTotal(); total > 0 {
 		doc.FillSlots(total)
+		cp.followTotal(doc, total)
 	}
 	return task, nil
 }

@@ -80,3 +80,19 @@ func (cp *Context) syncSources(doc *progress.Document, created bool, docTime tim
 	}
 	return fmt.Sprintf("Sync corrected: %s updated to match %s.", state.FileName, progress.FileName)
 }
+
+// followTotal gives the state's plan the document's task count after the
+// run's edits: a task added past totalTasks (--add-task, or the agent's
+// list) is one more task for CCC's loop too, or the stop hook would end the
+// loop "3 of 3 done" with a task still listed. One count, everywhere. A
+// position the stop hook just set, and a state the stop hook owns
+// (KeepState), are left to it.
+func (cp *Context) followTotal(doc *progress.Document, total int) {
+	m := doc.TaskM()
+	if m == total || cp.Loop != nil || cp.KeepState || cp.State == nil || cp.stateReadOnly {
+		return
+	}
+	if err := cp.State.Set("totalTasks", m); err != nil {
+		cp.warnf("%v", err)
+	}
+}

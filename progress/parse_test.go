@@ -272,7 +272,8 @@ func TestDerivedValues(t *testing.T) {
 		{"checked remaining counts as done", "## Remaining Tasks\n- [x] a\n- [ ] b\n", 1, 2, 50, InProgress},
 		{"unchecked completed is not done", "## Completed Tasks\n- [ ] a\n- [x] b\n", 1, 2, 50, InProgress},
 		{"all done", "## Completed Tasks\n- a ✓\n## Current Task\n- None\n", 1, 1, 100, Complete},
-		{"nothing at all", "# T\n", 0, 0, 0, Complete},
+		{"nothing at all is not started", "# T\n", 0, 0, 0, NotStarted},
+		{"a blocker without tasks is blocked", "# T\n## Blockers\n- x\n", 0, 0, 0, Blocked},
 		{"blocked wins", "## Completed Tasks\n- a ✓\n## Blockers\n- x\n", 1, 1, 100, Blocked},
 		{"resolved blocker does not block", "## Current Task\n- a\n## Blockers\n- [x] x\n", 1, 1, 0, InProgress},
 	}

@@ -131,6 +131,7 @@ func (l Layout) String() string {
 type Status string
 
 const (
+	NotStarted Status = "Not Started"
 	InProgress Status = "In Progress"
 	Blocked    Status = "Blocked"
 	Complete   Status = "Complete"
@@ -210,13 +211,16 @@ func (d *Document) Percent() int {
 	return d.done() * 100 / m
 }
 
-// Status returns Blocked while an unresolved blocker exists, Complete when no task is left to do and
-// InProgress otherwise.
+// Status returns Blocked while an unresolved blocker exists, NotStarted while there is no task at all
+// (no plan is not a finished plan), Complete when no task is left to do and InProgress otherwise.
 func (d *Document) Status() Status {
 	for _, b := range d.Blockers {
 		if !(b.Checkbox && b.Checked) {
 			return Blocked
 		}
+	}
+	if d.TaskM() == 0 {
+		return NotStarted
 	}
 	if d.done() == d.TaskM() {
 		return Complete

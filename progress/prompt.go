@@ -57,7 +57,8 @@ func promptText(s string) string { return clipN(sentence(s), MaxPromptText) }
 // Next returns the next action: the Next Action field; else, while the work has failed (an open
 // FAILED: blocker), looking into the failure; else continuing the current task (which the prompt and
 // the status name just before, so the action does not repeat its text); else starting the first
-// remaining task; else resolving an open blocker; else reviewing the finished work.
+// remaining task; else resolving an open blocker; else, with no task at all, planning the work; else
+// reviewing the finished work.
 func (d *Document) Next() string {
 	if d.NextAction != "" {
 		return d.NextAction
@@ -78,8 +79,14 @@ func (d *Document) Next() string {
 	if open := d.OpenBlockers(); len(open) > 0 {
 		return "resolve the blocker: " + sentence(open[0].String())
 	}
+	if d.TaskM() == 0 {
+		return PlanAction
+	}
 	return "review the finished work"
 }
+
+// PlanAction is the next action while the document lists no task: the work has not started.
+const PlanAction = "plan the work: list its tasks (ccc checkpoint --add-task, or the agent's own task list)"
 
 // legacyNext is what Next said before it stopped repeating the current task and learned about
 // failures and blockers: prompts ccc wrote then, in files without a mark, are still its own.

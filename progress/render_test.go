@@ -120,7 +120,7 @@ func TestNewTemplate(t *testing.T) {
 	assert.Empty(t, Validate("p.md", d.Render()))
 
 	d.RefreshPrompt(nil, false)
-	assert.Equal(t, "Resume CIA-123. Current task: none (0 of 0 tasks done). Key files: none. Next action: review the finished work.", d.ContinuationPrompt)
+	assert.Equal(t, "Resume CIA-123. Current task: none (0 of 0 tasks done). Key files: none. Next action: "+PlanAction+".", d.ContinuationPrompt)
 }
 
 func TestRenderZeroDocument(t *testing.T) {

@@ -91,7 +91,9 @@ pending gate, a halt, a replan, a finished task) it first runs the
 automated checkpoint (persist progress, update the tracker) within
 hooks.checkpoint_timeout (10s).
 
-A state without totalTasks takes the task count from .ccc-progress.md.
+A state without totalTasks takes the task count from .ccc-progress.md, and
+one whose totalTasks is below the tasks .ccc-progress.md lists takes the
+file's count.
 When the last task is done the hook deletes .ccc-state.json, as CCC does,
 and names its backup in .ccc/backups/ on stderr. The assistant's last
 output is last_assistant_message, else the transcript at transcript_path;

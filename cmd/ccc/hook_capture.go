@@ -15,8 +15,13 @@ The list is Claude Code's own: the Task tools' files in
 $CLAUDE_CONFIG_DIR/tasks/<list id>/ (~/.claude by default; the list id is
 $CLAUDE_CODE_TASK_LIST_ID, else the session id), else the newest TodoWrite
 call. Captured tasks carry a hidden <!-- ccc:task claude:<id> --> mark in
-.ccc-progress.md; tasks written by hand are never changed. Outside a ccc
-project (no .ccc-progress.md or .ccc-state.json) the hook does nothing.`
+.ccc-progress.md. A task typed or written by hand with the text of one of
+the agent's is that task; the agent's in_progress task takes the Current
+Task from a typed one, which leads Remaining; other typed tasks are never
+changed. A project
+without .ccc-progress.md gets one from the agent's first list with a task
+(said once on stderr: "created .ccc-progress.md from the agent's task
+list"), so after ccc init claude nobody has to run ccc checkpoint first.`
 
 // newCmdHookCapture builds the hooks that capture the agent's own task list.
 func newCmdHookCapture(f *Factory, dir *string) []*cobra.Command {
@@ -27,7 +32,8 @@ folds the agent's task list into .ccc-progress.md (completed tasks to
 Completed, the in_progress one to Current Task with its activeForm,
 pending ones to Remaining; open blockedBy ids as a note; a task that leaves
 the list is checked off as dropped). It writes only when the list changed,
-reads no transcript and prints nothing. It updates the tracker only when
+reads no transcript and prints nothing (but the one line when it creates
+the file). It updates the tracker only when
 hooks.capture_interval (5m) has passed since the last capture that did;
 the boundaries (task-completed, stop, pre-compact, session-end) always do.`+captureHelp,
 			`  # in .claude/settings.json

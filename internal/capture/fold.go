@@ -26,11 +26,12 @@ const droppedNote = " (dropped)"
 // whether the document changed. The rules (DESIGN.md, "Capture"):
 //
 //   - Only tasks that carry this agent's mark (progress.Task.Mark,
-//     "<agent>:<id>") are ever changed; a task a person or `ccc checkpoint`
-//     wrote is left exactly where and as it is.
+//     "<agent>:<id>") are ever changed. A task a person or `ccc checkpoint`
+//     wrote with a list task's text (spacing and case aside) is that task
+//     and takes its mark; any other keeps its text.
 //   - completed → Completed Tasks; in_progress → Current Task with the
-//     activeForm as its status (a hand-written current task keeps the slot;
-//     the captured one then leads Remaining); pending and blocked →
+//     activeForm as its status (a typed current task the list does not name
+//     gives way and leads Remaining); pending and blocked →
 //     Remaining Tasks; cancelled → dropped. Open blockedBy ids become a note,
 //     "(blocked by: <subject>, …)".
 //   - A task is found by its mark, so a renamed task is updated in place.
@@ -130,28 +131,40 @@ func tasks(doc *progress.Document) []*progress.Task {
 }
 
 // adopt gives a list task that no marked task names the mark of a marked
-// task with the same text whose id is gone from the list.
+// task with the same text whose id is gone from the list, else of a task
+// without any mark with the same text: one that was typed (`ccc checkpoint
+// --current/--add-task`) or written by hand before the agent listed it is
+// the same task, not a second one beside it.
 func (f *folder) adopt(doc *progress.Document) {
 	known := map[string]bool{}
-	var orphans []*progress.Task
+	var orphans, typed []*progress.Task
 	for _, t := range tasks(doc) {
 		if id, _, ours := f.id(*t); ours {
 			known[id] = true
 			if _, listed := f.byID[id]; !listed {
 				orphans = append(orphans, t)
 			}
+		} else if t.Mark == "" {
+			typed = append(typed, t)
 		}
 	}
+	take := func(from []*progress.Task, lt Task, text func(string) string) bool {
+		for i, o := range from {
+			if o != nil && sameText(text(o.Text), lt.Text) {
+				o.Mark = f.mark(lt.ID)
+				from[i] = nil
+				return true
+			}
+		}
+		return false
+	}
+	same := func(s string) string { return s }
 	for _, lt := range f.order {
-		if known[lt.ID] {
+		if known[lt.ID] || lt.Status == Cancelled {
 			continue
 		}
-		for i, o := range orphans {
-			if o != nil && sameText(baseText(o.Text), lt.Text) {
-				o.Mark = f.mark(lt.ID)
-				orphans[i] = nil
-				break
-			}
+		if !take(orphans, lt, baseText) {
+			take(typed, lt, same)
 		}
 	}
 }
@@ -165,8 +178,9 @@ func baseText(s string) string {
 	return s
 }
 
+// sameText compares texts as a person reads them: spacing and case aside.
 func sameText(a, b string) bool {
-	return strings.Join(strings.Fields(a), " ") == strings.Join(strings.Fields(b), " ")
+	return strings.EqualFold(strings.Join(strings.Fields(a), " "), strings.Join(strings.Fields(b), " "))
 }
 
 // text is how a list task reads in the progress file.
@@ -202,18 +216,26 @@ const (
 )
 
 func (f *folder) fold(doc *progress.Document) {
-	// The current slot: the first in_progress task, unless a person's task holds it.
+	// The current slot: the first in_progress task. The agent says what it
+	// works on now, so a typed or hand-written current task it does not
+	// list gives way and leads Remaining, unfinished.
 	var current string
-	handCurrent := doc.Current != nil && !f.ours(*doc.Current)
-	if !handCurrent {
-		for _, t := range f.order {
-			if t.Status == InProgress {
-				current = t.ID
-				break
-			}
+	for _, t := range f.order {
+		if t.Status == InProgress {
+			current = t.ID
+			break
 		}
 	}
 	f.current = current
+	var displaced []progress.Task
+	if doc.Current != nil && current != "" && !f.ours(*doc.Current) {
+		t := *doc.Current
+		if t.Status != "" { // Remaining has no status: the words stay in the text
+			t.Text, t.Status = t.Text+" — "+t.Status, ""
+		}
+		displaced = append(displaced, t)
+		doc.Current = nil
+	}
 	where := f.where
 	f.placed = map[string]bool{}
 	var completed, remaining, dropped []progress.Task
@@ -304,7 +326,7 @@ func (f *folder) fold(doc *progress.Document) {
 	}
 	doc.Completed = completed
 	doc.Current = cur
-	doc.Remaining = slices.Concat(lead, remaining, dropped)
+	doc.Remaining = slices.Concat(displaced, lead, remaining, dropped)
 }
 
 // ours reports whether t carries this agent's mark.

@@ -72,12 +72,23 @@ func (e Env) onceRoot() Env {
 }
 
 // captureList reads the agent's list and folds it into the progress file,
-// which it writes only when something changed. Outside a ccc project, and
-// with no list and nothing else to set, it does nothing and says nothing.
+// which it writes only when something changed. A project without a progress
+// file gets one from the agent's first list with a task, said once on
+// stderr: after `ccc init claude` nobody has to type a checkpoint first (as
+// Codex and Gemini capture already did). With no list and nothing else to
+// set it does nothing and says nothing, and outside a ccc project a list
+// without tasks leaves it one.
 func captureList(ctx context.Context, env Env, event string, in Input, o captureOpts) captured {
 	root, err := env.Root(ctx, in.Cwd)
-	if err != nil || project(root) != nil {
+	if err != nil {
 		return captured{}
+	}
+	fresh := false
+	if err := project(root); err != nil {
+		if !errors.Is(err, errNoProject) {
+			return captured{}
+		}
+		fresh = true
 	}
 	c := captured{root: root}
 	list, err := readList(env, in, o, &c.tr)
@@ -90,6 +101,10 @@ func captureList(ctx context.Context, env Env, event string, in Input, o capture
 		rememberSession(root, in.SessionID)
 	}
 	if c.list == nil && o.apiError == "" && !o.stopped {
+		return c
+	}
+	if fresh {
+		c = c.create(env, event, root, o)
 		return c
 	}
 	path := filepath.Join(root, ProgressFile)
@@ -117,6 +132,32 @@ func captureList(ctx context.Context, env Env, event string, in Input, o capture
 	}
 	env.logf(event, "capture: %s keeps changing; not written", ProgressFile)
 	c.changed = false
+	return c
+}
+
+// create writes the first progress file of a project from the agent's
+// list; a list that adds no task leaves the directory as it was (and is
+// not a boundary: captured says no list).
+func (c captured) create(env Env, event, root string, o captureOpts) captured {
+	if c.list == nil {
+		return captured{}
+	}
+	doc := progress.New("", env.now())
+	if !c.fold(doc, o) || doc.TaskM() == 0 {
+		return captured{}
+	}
+	c.doc, c.changed = doc, true
+	err := projectfs.ReplaceFile(filepath.Join(root, ProgressFile), nil, doc.Render(), 0o644)
+	switch {
+	case errors.Is(err, projectfs.ErrChanged):
+		// Someone (a checkpoint, another hook) created it meanwhile: the
+		// next capture folds into theirs.
+		return captured{}
+	case err != nil:
+		env.logf(event, "capture: %v", err)
+		return captured{}
+	}
+	env.logf(event, "created %s from the agent's task list", ProgressFile)
 	return c
 }
 

@@ -80,11 +80,20 @@ func captureAgentList(ctx context.Context, env Env, event string, in Input, root
 			}
 		}
 		capture.Fold(doc, l)
+		if orig == nil && doc.TaskM() == 0 {
+			return nil // a list without tasks creates no file
+		}
 		out := doc.Render()
 		if bytes.Equal(out, orig) {
 			return nil // unchanged: not even rewritten
 		}
-		return projectfs.WriteFileAtomic(path, out, 0o644)
+		if err := projectfs.WriteFileAtomic(path, out, 0o644); err != nil {
+			return err
+		}
+		if orig == nil {
+			env.logf(event, "created %s from the agent's task list", ProgressFile)
+		}
+		return nil
 	})
 	if err != nil {
 		env.logf(event, "capture: %v", err)

@@ -91,12 +91,28 @@ func TestPostToolUseTodoWriteFromItsInput(t *testing.T) {
 	assert.Contains(t, got, "- Parser — Parsing <!-- ccc:task claude:todo-2 -->\n")
 }
 
-func TestPostToolUseOutsideAProjectOrOtherTools(t *testing.T) {
+func TestPostToolUseCreatesTheProgressFileFromTheFirstList(t *testing.T) {
 	p, env, cfg := captureProj(t)
 	require.NoError(t, os.Remove(p.path(ProgressFile)))
+	PostToolUse(context.Background(), env, hookInput(t, map[string]any{"tool_name": "TodoWrite", "tool_input": map[string]any{"todos": []any{}}}))
+	assert.Nil(t, p.read(ProgressFile), "an empty list creates nothing")
+	assert.Zero(t, p.cp.count())
+	assert.Empty(t, p.errs.String())
+
 	taskFile(t, cfg, "s-1", "1", "Write the lexer", "pending")
 	PostToolUse(context.Background(), env, hookInput(t, map[string]any{"tool_name": "TaskUpdate"}))
-	assert.Nil(t, p.read(ProgressFile), "not a ccc project: nothing created")
+	assert.Contains(t, string(p.read(ProgressFile)), "- Write the lexer <!-- ccc:task claude:1 -->\n")
+	assert.Equal(t, "ccc hook post-tool-use: created .ccc-progress.md from the agent's task list\n", p.errs.String())
+	assert.Equal(t, 1, p.cp.count(), "the first capture tells the tracker")
+
+	taskFile(t, cfg, "s-1", "2", "Write the parser", "pending")
+	PostToolUse(context.Background(), env, hookInput(t, map[string]any{"tool_name": "TaskCreate"}))
+	assert.Contains(t, string(p.read(ProgressFile)), "- Write the parser <!-- ccc:task claude:2 -->\n")
+	assert.Equal(t, "ccc hook post-tool-use: created .ccc-progress.md from the agent's task list\n", p.errs.String(), "said once")
+}
+
+func TestPostToolUseOtherTools(t *testing.T) {
+	p, env, _ := captureProj(t)
 	p.write(ProgressFile, []byte(handProgress))
 	PostToolUse(context.Background(), env, hookInput(t, map[string]any{"tool_name": "Bash"}))
 	assert.Equal(t, handProgress, string(p.read(ProgressFile)))

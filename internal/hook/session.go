@@ -31,8 +31,11 @@ func project(root string) error {
 			return err
 		}
 	}
-	return fmt.Errorf("no %s or %s in %s: not a ccc project", ProgressFile, state.FileName, root)
+	return fmt.Errorf("no %s or %s in %s: %w", ProgressFile, state.FileName, root, errNoProject)
 }
+
+// errNoProject is project's answer for a directory with neither file.
+var errNoProject = errors.New("not a ccc project")
 
 // PreCompact saves progress before Claude Code compacts the context: the
 // automated checkpoint profile, within its deadline. It prints nothing, so

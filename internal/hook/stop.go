@@ -249,6 +249,13 @@ func (s *stopper) decide(ctx context.Context) Decision {
 			return Decision{Outcome: Allow, Rule: RuleRejected}
 		}
 		f.totalTasks, s.f.totalTasks = n, n
+	} else if m := s.documentTasks(); m > f.totalTasks {
+		// One count everywhere: tasks listed past the plan (the agent's
+		// own list, an --add-task the state missed) are the loop's too.
+		if _, err := s.write(ctx, map[string]any{"totalTasks": m}); err != nil {
+			return s.writeFailed(err)
+		}
+		f.totalTasks, s.f.totalTasks = m, m
 	}
 	i, n, t, g, rc := f.taskIndex, f.totalTasks, f.taskIteration, f.globalIteration, f.replanCount
 
@@ -323,7 +330,7 @@ func (s *stopper) save(ctx context.Context, set map[string]any) ([]byte, error) 
 			changes[k] = v
 		}
 	}
-	order := []string{"replanCount", "phase", "taskIndex", "taskIteration", "globalIteration"}
+	order := []string{"replanCount", "phase", "taskIndex", "totalTasks", "taskIteration", "globalIteration"}
 	for _, k := range order {
 		if v, ok := set[k]; ok {
 			if err := s.st.Set(k, v); err != nil {
@@ -455,6 +462,20 @@ func (s *stopper) progressTasks() (int64, bool) {
 	s.env.logf("stop", "%s has no totalTasks and %s cannot be read for the task count: %v; allowing the stop and leaving the file as it is",
 		state.FileName, ProgressFile, err)
 	return 0, false
+}
+
+// documentTasks is the progress file's task count, 0 when it cannot be
+// read (progressTasks reports that, where the count is all there is).
+func (s *stopper) documentTasks() int64 {
+	data, err := projectfs.ReadProjectFile(s.root, filepath.Join(s.root, ProgressFile), progress.MaxSize)
+	if err != nil {
+		return 0
+	}
+	doc, err := progress.Parse(data)
+	if err != nil {
+		return 0
+	}
+	return int64(doc.TaskM())
 }
 
 func (s *stopper) writeFailed(err error) Decision {
