@@ -118,17 +118,18 @@ func OpenOwnFile(root, path string) (*os.File, error) {
 
 // openChecked is the one open of every file ccc reads.
 func openChecked(root, path string, nofollow bool) (*os.File, error) {
-	if root != "" {
-		if err := Inside(root, path); err != nil {
-			return nil, err
-		}
-	}
 	flags := os.O_RDONLY | openNonblock
 	if nofollow {
 		flags |= openNofollow
-		// Said before the open: O_NOFOLLOW's ELOOP would not say why.
+		// Said first, and before the open: "a symlink" is the problem
+		// wherever it leads, and O_NOFOLLOW's ELOOP would not say why.
 		if fi, err := os.Lstat(path); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
 			return nil, &FileError{Path: path, Problem: "is a symlink, not a regular file", Kind: ErrNotRegular}
+		}
+	}
+	if root != "" {
+		if err := Inside(root, path); err != nil {
+			return nil, err
 		}
 	}
 	// O_NONBLOCK: opening a FIFO for reading would otherwise wait for a
