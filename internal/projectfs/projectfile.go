@@ -211,6 +211,21 @@ func Inside(root, path string) error {
 	return nil
 }
 
+// Resolve is p, absolute, with the symlinks of its deepest existing part
+// followed (dangling ones included) and the rest appended: where a read or
+// a write of p would land.
+func Resolve(p string) (string, error) {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return "", err
+	}
+	return resolve(abs, 40)
+}
+
+// Within says whether p is dir or below it, lexically; both are clean
+// absolute paths.
+func Within(dir, p string) bool { return within(dir, p) }
+
 // within: p is dir or below it; both are clean absolute paths.
 func within(dir, p string) bool {
 	rel, err := filepath.Rel(dir, p)
