@@ -123,7 +123,13 @@ func openChecked(root, path string, nofollow bool) (*os.File, error) {
 		flags |= openNofollow
 		// Said first, and before the open: "a symlink" is the problem
 		// wherever it leads, and O_NOFOLLOW's ELOOP would not say why.
-		if fi, err := os.Lstat(path); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		fi, err := os.Lstat(path)
+		if errors.Is(err, fs.ErrNotExist) {
+			// Missing wherever its folders lead: nothing to read, and
+			// nothing to say (a folder leading out is the writer's to refuse).
+			return nil, err
+		}
+		if err == nil && fi.Mode()&fs.ModeSymlink != 0 {
 			return nil, &FileError{Path: path, Problem: "is a symlink, not a regular file", Kind: ErrNotRegular}
 		}
 	}
