@@ -54,17 +54,10 @@ func UserKey(getenv func(string) string) ([]byte, error) {
 }
 
 func readKey(path string) ([]byte, error) {
-	fi, err := os.Lstat(path)
-	if err != nil {
+	key, _, err := ReadPrivateFile(filepath.Dir(path), path)
+	if errors.Is(err, os.ErrNotExist) {
 		return nil, err
 	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("signing key: %s is not a regular file", path)
-	}
-	if fi.Mode().Perm()&0o077 != 0 {
-		return nil, fmt.Errorf("signing key: %s is readable by others (mode %04o): chmod 600 it", path, fi.Mode().Perm())
-	}
-	key, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("signing key: %w", err)
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
@@ -12,6 +11,7 @@ import (
 
 	"github.com/ccc-checkpoint/ccc/checkpoint"
 	"github.com/ccc-checkpoint/ccc/config"
+	"github.com/ccc-checkpoint/ccc/internal/projectfs"
 	"github.com/ccc-checkpoint/ccc/progress"
 )
 
@@ -141,7 +141,7 @@ func readBody(stdin io.Reader, name string) (string, error) {
 	if name == "-" {
 		data, err = io.ReadAll(io.LimitReader(stdin, 1<<20))
 	} else {
-		data, err = os.ReadFile(name)
+		data, err = projectfs.ReadProjectFile("", name, projectfs.MaxBodySize)
 	}
 	if err != nil {
 		return "", fmt.Errorf("--body-file: %w", err)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -9,6 +10,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/ccc-checkpoint/ccc/config"
+	"github.com/ccc-checkpoint/ccc/sinks/linear/oauth"
 )
 
 // NewCmdRoot builds the command tree.
@@ -54,6 +56,11 @@ tracker in a body.` + exitStatusHelp(
 		SilenceErrors: true,
 		SilenceUsage:  true,
 	}
+	// The secret files of the user's config directory are checked before
+	// any command reads them, so that a refusal fails every command the
+	// same way (and is one line from a hook), and a repaired mode is said
+	// once per run rather than by each reader.
+	cmd.PersistentPreRunE = func(*cobra.Command, []string) error { return checkPrivateFiles(f) }
 	cmd.PersistentFlags().StringVar(&dir, "dir", "", "project root (default: $CCC_PROJECT_ROOT, else the git top level, else the current directory)")
 	cmd.SetVersionTemplate("ccc {{.Version}}\n")
 	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err} })
@@ -209,4 +216,18 @@ func durationVar(fl *pflag.FlagSet, p *time.Duration, name string, value time.Du
 // exitStatusHelp ends a command's long help.
 func exitStatusHelp(lines ...string) string {
 	return "\n\nEXIT STATUS\n  " + strings.Join(lines, "\n  ")
+}
+
+// checkPrivateFiles checks the signing key and the Linear token store
+// (config.CheckPrivateFiles) and says each repaired mode on stderr.
+func checkPrivateFiles(f *Factory) error {
+	dir, err := config.UserConfigDir(f.Getenv)
+	if err != nil {
+		return nil // no config directory: nothing stored to check
+	}
+	notes, err := config.CheckPrivateFiles(dir, filepath.Join(dir, config.KeyName), oauth.StorePath(dir))
+	for _, n := range notes {
+		fmt.Fprintln(f.IO.ErrOut, "Warning: "+n)
+	}
+	return err
 }

@@ -12,6 +12,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/ccc-checkpoint/ccc/internal/projectfs"
 )
 
 // Refusal is a path from the scope that Snapshot would not touch.
@@ -333,7 +335,7 @@ func saveIndex(path string) (*indexCopy, error) {
 	if err != nil {
 		return nil, err
 	}
-	if c.data, err = os.ReadFile(path); err != nil {
+	if c.data, err = projectfs.ReadOwnFile("", path, projectfs.MaxIndexSize); err != nil {
 		return nil, err
 	}
 	c.existed, c.mode, c.mtime = true, fi.Mode().Perm(), fi.ModTime()
@@ -343,7 +345,7 @@ func saveIndex(path string) (*indexCopy, error) {
 // restore puts the saved index back through index.lock, as git itself
 // writes it, so a concurrent git either waits for us or fails cleanly.
 func (c *indexCopy) restore() error {
-	cur, err := os.ReadFile(c.path)
+	cur, err := projectfs.ReadOwnFile("", c.path, projectfs.MaxIndexSize)
 	switch {
 	case c.existed && err == nil && bytes.Equal(cur, c.data):
 		return nil

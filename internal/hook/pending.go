@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -96,24 +95,9 @@ func savePending(root string, p pendingChange) (string, error) {
 func readPending(root, session string) (pendingChange, string, error) {
 	var p pendingChange
 	path := pendingPath(root, session)
-	fi, err := os.Lstat(path)
+	data, err := projectfs.ReadOwnFile(root, path, maxPending)
 	if err != nil {
 		return p, path, err
-	}
-	if !fi.Mode().IsRegular() {
-		return p, path, fmt.Errorf("%s: not a regular file", path)
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return p, path, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxPending+1))
-	if err != nil {
-		return p, path, err
-	}
-	if len(data) > maxPending {
-		return p, path, fmt.Errorf("%s: over %d bytes", path, maxPending)
 	}
 	if err := json.Unmarshal(data, &p); err != nil {
 		return p, path, fmt.Errorf("%s: %w", path, err)

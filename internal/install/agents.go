@@ -1,9 +1,10 @@
 package install
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/ccc-checkpoint/ccc/internal/projectfs"
 )
 
 // codexHooks are ccc's hooks for Codex CLI (timeouts in seconds). Codex
@@ -56,7 +57,7 @@ func Codex(root string, dryRun bool) (Result, error) {
 	if err != nil {
 		return res, err
 	}
-	if toml, err := os.ReadFile(filepath.Join(root, ".codex", "config.toml")); err == nil && hasTOMLHooks(string(toml)) {
+	if toml, err := projectfs.ReadProjectFile(root, filepath.Join(root, ".codex", "config.toml"), projectfs.MaxPrefsSize); err == nil && hasTOMLHooks(string(toml)) {
 		res.Notes = append(res.Notes, ".codex/config.toml has a [hooks] table too: Codex reads both and warns; keep one")
 	}
 	res.Notes = append(res.Notes,

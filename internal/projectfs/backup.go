@@ -68,7 +68,9 @@ func Backup(root, path string, now time.Time) (string, error) {
 		return "", err
 	}
 	if prev := newestBackup(root, base, dest); prev != "" {
-		if kept, err := os.ReadFile(prev); err == nil && sameButStamps(kept, data) {
+		// prev may be anything the repository committed under that name (a
+		// FIFO, a link to /dev/zero): it is read as ccc's own file or not at all.
+		if kept, err := ReadOwnFile(root, prev, MaxCopySize); err == nil && sameButStamps(kept, data) {
 			_ = os.Remove(prev) // superseded: the new copy holds the same version
 		}
 	}
@@ -143,7 +145,7 @@ func keptCopy(root, base string, data []byte) string {
 		if fi, err := entries[i].Info(); err != nil || fi.Size() != int64(len(data)) {
 			continue
 		}
-		if kept, err := ReadProjectFile(root, p, MaxCopySize); err == nil && bytes.Equal(kept, data) {
+		if kept, err := ReadOwnFile(root, p, MaxCopySize); err == nil && bytes.Equal(kept, data) {
 			return p
 		}
 	}
@@ -161,7 +163,7 @@ func keptBackup(root, base string, data []byte) (path string, newest bool) {
 		if fi, err := os.Stat(p); err != nil || fi.Size() != int64(len(data)) {
 			continue
 		}
-		if kept, err := ReadProjectFile(root, p, MaxCopySize); err == nil && bytes.Equal(kept, data) {
+		if kept, err := ReadOwnFile(root, p, MaxCopySize); err == nil && bytes.Equal(kept, data) {
 			return p, i == 0
 		}
 	}

@@ -23,6 +23,11 @@ const (
 	MaxRecordSize = 4 << 20  // a record under .ccc/checkpoints
 	MaxOutboxSize = 4 << 20  // an outbox entry: one body (at most 65 536 characters) and its metadata
 	MaxCopySize   = 16 << 20 // any other file ccc copies or compares (backups, session copies, status files)
+	MaxMemoSize   = 1 << 20  // a memo of the Linear agent sink under .ccc/linear-agent
+	MaxSecretSize = 64 << 10 // the signing key and the token store in the user's config directory
+	MaxEventSize  = 16 << 20 // GitHub Actions' event payload (GITHUB_EVENT_PATH)
+	MaxBodySize   = 1 << 20  // ccc post --body-file
+	MaxIndexSize  = 1 << 30  // the git index a manual checkpoint saves and puts back
 )
 
 // Errors of ReadProjectFile and Inside, for errors.Is; the error itself says
@@ -59,6 +64,25 @@ func ReadProjectFile(root, path string, limit int64) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
+	return ReadOpened(f, path, limit)
+}
+
+// ReadOwnFile is ReadProjectFile for a file only ccc writes (under .ccc/,
+// in the user's config directory): the file itself must not be a symlink
+// at all, even one that stays inside root. It is opened with O_NOFOLLOW, so
+// a link planted between the check and the open is refused too.
+func ReadOwnFile(root, path string, limit int64) ([]byte, error) {
+	f, err := OpenOwnFile(root, path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return ReadOpened(f, path, limit)
+}
+
+// ReadOpened reads f, opened by OpenProjectFile or OpenOwnFile, to its end
+// through limit: a file over it is an error of kind ErrTooLarge naming path.
+func ReadOpened(f *os.File, path string, limit int64) ([]byte, error) {
 	var size int64
 	if fi, err := f.Stat(); err == nil {
 		if fi.Size() > limit {
@@ -83,6 +107,32 @@ func ReadProjectFile(root, path string, limit int64) ([]byte, error) {
 // ReadProjectFile (inside root unless root is "", a regular file); the
 // caller bounds what it reads.
 func OpenProjectFile(root, path string) (*os.File, error) {
+	return openChecked(root, path, false)
+}
+
+// OpenOwnFile opens path for reading after the checks of ReadOwnFile; the
+// caller bounds what it reads.
+func OpenOwnFile(root, path string) (*os.File, error) {
+	return openChecked(root, path, true)
+}
+
+// openChecked is the one open of every file ccc reads.
+func openChecked(root, path string, nofollow bool) (*os.File, error) {
+	flags := os.O_RDONLY | openNonblock
+	if nofollow {
+		flags |= openNofollow
+		// Said first, and before the open: "a symlink" is the problem
+		// wherever it leads, and O_NOFOLLOW's ELOOP would not say why.
+		fi, err := os.Lstat(path)
+		if errors.Is(err, fs.ErrNotExist) {
+			// Missing wherever its folders lead: nothing to read, and
+			// nothing to say (a folder leading out is the writer's to refuse).
+			return nil, err
+		}
+		if err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+			return nil, &FileError{Path: path, Problem: "is a symlink, not a regular file", Kind: ErrNotRegular}
+		}
+	}
 	if root != "" {
 		if err := Inside(root, path); err != nil {
 			return nil, err
@@ -90,7 +140,10 @@ func OpenProjectFile(root, path string) (*os.File, error) {
 	}
 	// O_NONBLOCK: opening a FIFO for reading would otherwise wait for a
 	// writer forever. It changes nothing for a regular file.
-	f, err := os.OpenFile(path, os.O_RDONLY|openNonblock, 0)
+	f, err := os.OpenFile(path, flags, 0)
+	if isLoop(err) {
+		return nil, &FileError{Path: path, Problem: "is a symlink, not a regular file", Kind: ErrNotRegular}
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -163,6 +216,21 @@ func Inside(root, path string) error {
 	}
 	return nil
 }
+
+// Resolve is p, absolute, with the symlinks of its deepest existing part
+// followed (dangling ones included) and the rest appended: where a read or
+// a write of p would land.
+func Resolve(p string) (string, error) {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return "", err
+	}
+	return resolve(abs, 40)
+}
+
+// Within says whether p is dir or below it, lexically; both are clean
+// absolute paths.
+func Within(dir, p string) bool { return within(dir, p) }
 
 // within: p is dir or below it; both are clean absolute paths.
 func within(dir, p string) bool {

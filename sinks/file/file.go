@@ -8,6 +8,7 @@
 package file
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -153,7 +154,90 @@ func CheckTarget(root, target string) error {
 		}
 		return fmt.Errorf("sinks.file.path %q %s; the file sink writes only inside it", target, problem)
 	}
+	path := filepath.Join(root, target)
+	if gitDir(root, target, path) {
+		return fmt.Errorf("sinks.file.path %q is inside the git directory; the file sink never writes there", target)
+	}
+	// Only ccc's own status file: a file of the project without a ccc
+	// status section (a Makefile, .envrc, a workflow) must not get the
+	// agent's text appended. A missing or empty file is a new status file.
+	data, err := projectfs.ReadProjectFile(root, path, projectfs.MaxCopySize)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		return fmt.Errorf("sinks.file.path %q: %w", target, err)
+	case len(bytes.TrimSpace(data)) > 0 && !bytes.Contains(data, []byte(beginPrefix)):
+		return fmt.Errorf("sinks.file.path %q is not ccc's status file (it holds no ccc status section); the file sink writes only a new file or one with a section (docs/trackers.md)", target)
+	}
 	return nil
+}
+
+// gitDir says whether path (target under root) is in a git directory: a
+// path element named .git (any case: macOS and Windows fold it), or,
+// symlinks followed, inside the git directory or the common directory that
+// root's .git file names (a worktree's, a submodule's). Found without
+// spawning git; the hooks' budget is small.
+func gitDir(root, target, path string) bool {
+	for _, el := range strings.Split(filepath.ToSlash(target), "/") {
+		if strings.EqualFold(el, ".git") {
+			return true
+		}
+	}
+	real, err := projectfs.Resolve(path)
+	if err != nil {
+		return true // a loop: nothing to write to anyway
+	}
+	for _, dir := range gitDirs(root) {
+		if rd, err := projectfs.Resolve(dir); err == nil && projectfs.Within(rd, real) {
+			return true
+		}
+	}
+	return false
+}
+
+// gitDirs are the git directory of the repository root is in and its
+// common directory, found by walking up to the first .git (a folder, or a
+// file "gitdir: <dir>" whose dir may hold a "commondir" file).
+func gitDirs(root string) []string {
+	dir, err := filepath.Abs(root)
+	if err != nil {
+		return nil
+	}
+	for {
+		dotgit := filepath.Join(dir, ".git")
+		fi, err := os.Lstat(dotgit)
+		switch {
+		case err == nil && fi.IsDir():
+			return []string{dotgit}
+		case err == nil && fi.Mode().IsRegular():
+			data, err := projectfs.ReadProjectFile("", dotgit, 4096)
+			if err != nil {
+				return nil
+			}
+			gd, ok := strings.CutPrefix(strings.TrimSpace(string(data)), "gitdir:")
+			if !ok {
+				return nil
+			}
+			gd = strings.TrimSpace(gd)
+			if !filepath.IsAbs(gd) {
+				gd = filepath.Join(dir, gd)
+			}
+			dirs := []string{gd}
+			if c, err := projectfs.ReadProjectFile("", filepath.Join(gd, "commondir"), 4096); err == nil {
+				common := strings.TrimSpace(string(c))
+				if !filepath.IsAbs(common) {
+					common = filepath.Join(gd, common)
+				}
+				dirs = append(dirs, filepath.Clean(common))
+			}
+			return dirs
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return nil
+		}
+		dir = parent
+	}
 }
 
 // Path resolves a configured path against the project root.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -49,20 +50,22 @@ func TestFileLayout(t *testing.T) {
 			want:  "<!-- ccc:status agent=\"main\" id=\"s-a\" -->\n## Checkpoint Status\n\none\n\n_ccc agent `main`_\n<!-- /ccc:status -->\n",
 		},
 		{
+			// A file of one's own becomes a status file with a section
+			// in it, here an empty one of an agent that is not writing.
 			name:   "user text kept, second agent appended, first updated in place",
-			before: ptr("# Team status\n\nWritten by hand.\n"),
+			before: ptr("# Team status\n\nWritten by hand.\n\n<!-- ccc:status agent=\"lead\" id=\"s-0\" -->\n<!-- /ccc:status -->\n"),
 			steps: []struct{ agent, body string }{
 				{"main", "main one"}, {"worker-2", "w one"}, {"main", "main two\n\n"},
 			},
-			want: "# Team status\n\nWritten by hand.\n\n" +
+			want: "# Team status\n\nWritten by hand.\n\n<!-- ccc:status agent=\"lead\" id=\"s-0\" -->\n<!-- /ccc:status -->\n\n" +
 				"<!-- ccc:status agent=\"main\" id=\"s-a\" -->\nmain two\n\n_ccc agent `main`_\n<!-- /ccc:status -->\n\n" +
 				"<!-- ccc:status agent=\"worker-2\" id=\"s-b\" -->\nw one\n\n_ccc agent `worker-2`_\n<!-- /ccc:status -->\n",
 		},
 		{
 			name:   "CRLF file and no final newline",
-			before: ptr("Notes\r\nmore"),
+			before: ptr("<!-- ccc:status agent=\"lead\" id=\"s-0\" -->\r\n<!-- /ccc:status -->\r\nNotes\r\nmore"),
 			steps:  []struct{ agent, body string }{{"main", "a\r\nb"}},
-			want:   "Notes\r\nmore\r\n\r\n<!-- ccc:status agent=\"main\" id=\"s-a\" -->\r\na\r\nb\r\n\r\n_ccc agent `main`_\r\n<!-- /ccc:status -->\r\n",
+			want:   "<!-- ccc:status agent=\"lead\" id=\"s-0\" -->\r\n<!-- /ccc:status -->\r\nNotes\r\nmore\r\n\r\n<!-- ccc:status agent=\"main\" id=\"s-a\" -->\r\na\r\nb\r\n\r\n_ccc agent `main`_\r\n<!-- /ccc:status -->\r\n",
 		},
 		{
 			name: "a section shown in a code block is an example, not a section",
@@ -354,4 +357,58 @@ func TestSectionsRenderAfterAnOpenFence(t *testing.T) {
 	}, comments, "%s", data)
 	assert.Equal(t, []string{"Paragraph: _ccc agent `main`_", "Paragraph: _ccc agent `worker-2`_"}, agents)
 	assert.Contains(t, bs, "List: ", "the fields of worker-2's status are a list")
+}
+
+// TestTargetsInGitOrNotCCCs: a repository's preferences must not make the
+// file sink write into the clone's git directory (.git/config, HEAD, a
+// hook: every git command would then fail, or run the status), nor into a
+// file of the project that is not ccc's status file.
+func TestTargetsInGitOrNotCCCs(t *testing.T) {
+	root := t.TempDir()
+	for _, c := range [][]string{
+		{"init", "-q", root},
+		{"-C", root, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "init"},
+		{"-C", root, "worktree", "add", "-q", "--detach", filepath.Join(root, "wt")},
+	} {
+		cmd := exec.Command("git", c...)
+		cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL="+os.DevNull, "GIT_CONFIG_NOSYSTEM=1")
+		out, err := cmd.CombinedOutput()
+		require.NoError(t, err, "%s", out)
+	}
+	config := filepath.Join(root, ".git", "config")
+	before, err := os.ReadFile(config)
+	require.NoError(t, err)
+	require.NoError(t, os.Symlink(".git/HEAD", filepath.Join(root, "head.md")))
+	require.NoError(t, os.WriteFile(filepath.Join(root, "Makefile"), []byte("all:\n\tgo build\n"), 0o644))
+
+	for _, tt := range []struct{ root, target, why string }{
+		{root, ".git/config", "is inside the git directory"},
+		{root, ".git/hooks/pre-commit", "is inside the git directory"},
+		{root, ".GIT/HEAD", "is inside the git directory"},
+		{root, "head.md", "is inside the git directory"},
+		{filepath.Join(root, "wt"), "../.git/config", "names a path outside the project"},
+		{root, "Makefile", "is not ccc's status file (it holds no ccc status section)"},
+	} {
+		s := file.New(file.Config{Root: tt.root})
+		_, err := deliver(t, s, tt.target, "main", "x", sinks.Ref{})
+		var skip *sinks.SkipError
+		require.True(t, errors.As(err, &skip), "%s: %v", tt.target, err)
+		assert.Contains(t, skip.Reason, fmt.Sprintf("sinks.file.path %q %s", tt.target, tt.why))
+		_, err = s.Health(context.Background(), tt.target)
+		assert.True(t, errors.As(err, &skip), "health of %s: %v", tt.target, err)
+	}
+	after, err := os.ReadFile(config)
+	require.NoError(t, err)
+	assert.Equal(t, string(before), string(after))
+	mk, err := os.ReadFile(filepath.Join(root, "Makefile"))
+	require.NoError(t, err)
+	assert.Equal(t, "all:\n\tgo build\n", string(mk))
+
+	// The worktree's own git directory, reached through its .git file, is
+	// the common dir's worktrees/wt: a target there is refused too.
+	wt := filepath.Join(root, "wt")
+	require.NoError(t, os.Symlink(filepath.Join(root, ".git", "worktrees", "wt", "HEAD"), filepath.Join(wt, "h.md")))
+	_, err = deliver(t, file.New(file.Config{Root: wt}), "h.md", "main", "x", sinks.Ref{})
+	var skip *sinks.SkipError
+	require.True(t, errors.As(err, &skip), "%v", err)
 }

@@ -20,6 +20,10 @@ import (
 // Both are HTML comments, so a rendered STATUS.md shows only the statuses.
 const endLine = "<!-- /ccc:status -->"
 
+// beginPrefix starts every begin line: a file that holds it anywhere is a
+// status file (CheckTarget), one without it is someone else's.
+const beginPrefix = "<!-- ccc:status "
+
 var beginLine = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`^<!-- ccc:status agent=("(?:[^"\\]|\\.)*") id="([A-Za-z0-9_-]+)" -->$`)
 })

@@ -4,11 +4,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
-	"os"
 	"regexp"
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/ccc-checkpoint/ccc/internal/projectfs"
 )
 
 // Target is one issue or pull request; GitHub numbers both in one sequence
@@ -114,7 +115,7 @@ func TargetFromActions(getenv func(string) string) (Target, string, bool) {
 // numberFromEvent reads the issue or pull request number from an Actions
 // event payload; why explains a payload that could not be read.
 func numberFromEvent(path string) (n int, why string) {
-	data, err := os.ReadFile(path)
+	data, err := projectfs.ReadProjectFile("", path, projectfs.MaxEventSize)
 	if err != nil {
 		return 0, "cannot read GITHUB_EVENT_PATH: " + err.Error()
 	}
@@ -155,7 +156,7 @@ func ForkFromActions(getenv func(string) string) bool {
 	if path == "" {
 		return false
 	}
-	data, err := os.ReadFile(path)
+	data, err := projectfs.ReadProjectFile("", path, projectfs.MaxEventSize)
 	if err != nil {
 		return false
 	}

@@ -54,8 +54,11 @@ func loadMemo(path string) memo {
 	if path == "" {
 		return m
 	}
-	if data, err := os.ReadFile(path); err == nil {
-		_ = json.Unmarshal(data, &m) // a broken memo is a fresh one
+	// The repository can commit .ccc/linear-agent too: a memo that is not
+	// ccc's own regular file (a FIFO, a link to /dev/zero) or is over the
+	// limit is a fresh one, as a broken one is, and the next save replaces it.
+	if data, err := projectfs.ReadOwnFile(filepath.Dir(path), path, projectfs.MaxMemoSize); err == nil {
+		_ = json.Unmarshal(data, &m)
 	}
 	return m
 }

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -352,4 +353,39 @@ func TestWhoamiReportsARefusedTokenWithoutShowingIt(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "HTTP 400")
 	assert.NotContains(t, err.Error(), tok.AccessToken)
+}
+
+// The store in the user's config directory as a FIFO, a symlink to
+// /dev/zero or a symlink to a regular file elsewhere: Load refuses it at
+// once, naming the path (before: hung, ran out of memory, or used the
+// tokens the link led to).
+func TestLoadRefusesASpecialStore(t *testing.T) {
+	t.Parallel()
+	for name, plant := range map[string]func(dir, path string) error{
+		"fifo":      func(_, p string) error { return syscall.Mkfifo(p, 0o600) },
+		"/dev/zero": func(_, p string) error { return os.Symlink("/dev/zero", p) },
+		"symlink": func(dir, p string) error {
+			other := filepath.Join(dir, "other.json")
+			if err := os.WriteFile(other, []byte(`{"access_token": "x"}`), 0o600); err != nil {
+				return err
+			}
+			return os.Symlink(other, p)
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			path := oauth.StorePath(dir)
+			require.NoError(t, plant(dir, path))
+			done := make(chan error, 1)
+			go func() { _, err := oauth.Load(dir); done <- err }()
+			select {
+			case err := <-done:
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), path+" is a ")
+				assert.NotErrorIs(t, err, oauth.ErrNoToken)
+			case <-time.After(time.Second):
+				t.Fatal("Load still blocked after a second")
+			}
+		})
+	}
 }

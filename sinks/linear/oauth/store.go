@@ -13,6 +13,7 @@ import (
 
 	"github.com/gofrs/flock"
 
+	"github.com/ccc-checkpoint/ccc/config"
 	"github.com/ccc-checkpoint/ccc/internal/projectfs"
 	"github.com/ccc-checkpoint/ccc/sinks"
 )
@@ -32,9 +33,11 @@ const (
 // StorePath is the token store's path under dir.
 func StorePath(dir string) string { return filepath.Join(dir, StoreName) }
 
-// Load reads the stored sign-in; ErrNoToken when there is none.
+// Load reads the stored sign-in; ErrNoToken when there is none. The store
+// is read as config.ReadPrivateFile reads a secret: a symlink, a FIFO or a
+// device there is an error naming it, a store others can read is made 0600.
 func Load(dir string) (Token, error) {
-	data, err := os.ReadFile(StorePath(dir))
+	data, _, err := config.ReadPrivateFile(dir, StorePath(dir))
 	if errors.Is(err, os.ErrNotExist) {
 		return Token{}, ErrNoToken
 	}
