@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"bytes"
 	"context"
 	"os"
@@ -222,10 +223,19 @@ func doctorAsNobody(t *testing.T, base, root string) (int, string) {
 	require.NoError(t, err)
 	bin := filepath.Join(base, "ccc")
 	require.NoError(t, os.WriteFile(bin, data, 0o755))
-	cmd := exec.Command(bin, "doctor")
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + base, "CCC_PROJECT_ROOT=" + root, "NO_COLOR=1"}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
-	out, err := cmd.CombinedOutput()
+	var out []byte
+	// A parallel test's fork can still hold bin's write descriptor for a
+	// moment (until its exec closes it): exec then fails with ETXTBSY.
+	for try := 0; ; try++ {
+		cmd := exec.Command(bin, "doctor")
+		cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + base, "CCC_PROJECT_ROOT=" + root, "NO_COLOR=1"}
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+		out, err = cmd.CombinedOutput()
+		if !errors.Is(err, syscall.ETXTBSY) || try == 20 {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 	code := 0
 	var ee *exec.ExitError
 	switch {
