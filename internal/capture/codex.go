@@ -109,7 +109,7 @@ func CodexPlanInput(toolInput json.RawMessage) ([]Task, bool) {
 func codexTasks(plan []codexStep) []Task {
 	tasks := make([]Task, 0, len(plan))
 	for i, s := range plan {
-		text := strings.Join(strings.Fields(s.Step), " ")
+		text := Clean(s.Step)
 		if text == "" {
 			continue
 		}

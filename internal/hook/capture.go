@@ -372,11 +372,11 @@ func StopFailure(ctx context.Context, env Env, stdin []byte) {
 		env.logf(event, "%v", err)
 		return
 	}
-	msg := in.Error
+	msg := capture.Clean(in.Error)
 	if msg == "" {
 		msg = "unknown"
 	}
-	if d := strings.Join(strings.Fields(in.ErrorDetails), " "); d != "" {
+	if d := capture.Clean(in.ErrorDetails); d != "" {
 		msg += " — " + clipText(d, 200)
 	}
 	if c := captureList(ctx, env, event, in, captureOpts{transcript: true, apiError: APIErrorPrefix + msg}); c.changed {
@@ -471,5 +471,5 @@ func Subagent(ctx context.Context, env Env, stdin []byte, stopped bool) {
 
 func lastLine(s string) string {
 	lines := strings.Split(strings.TrimSpace(s), "\n")
-	return strings.TrimSpace(lines[len(lines)-1])
+	return capture.Clean(lines[len(lines)-1])
 }

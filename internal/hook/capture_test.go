@@ -138,6 +138,15 @@ func TestStopFailureBlocksUntilTheNextStop(t *testing.T) {
 	assert.NotContains(t, string(p.read(ProgressFile)), "API error")
 }
 
+// An API error's text is captured text too: a NUL byte or an escape in it
+// must not make a progress file ccc refuses.
+func TestStopFailureCleansTheErrorText(t *testing.T) {
+	p, env, _ := captureProj(t)
+	StopFailure(context.Background(), env, hookInput(t, map[string]any{"hook_event_name": "StopFailure", "error": "rate\x00_limit",
+		"error_details": "\x1b[31m429\x1b[0m\u202e Too Many Requests"}))
+	assert.Contains(t, string(p.read(ProgressFile)), "## Blockers\n- API error: rate_limit — 429 Too Many Requests\n")
+}
+
 func TestSessionStartClearCarriesTheTaskListOver(t *testing.T) {
 	_, env, cfg := captureProj(t)
 	taskFile(t, cfg, "s-1", "1", "Write the lexer", "in_progress")
