@@ -50,6 +50,13 @@ func ClaudeConfigDir(getenv func(string) string) string {
 	return ""
 }
 
+// ValidSessionID reports whether id can be a Claude Code session or list
+// id as it names a folder: 1 to 128 of Claude Code's own id characters
+// (letters, digits, '-', '_'), so never a path out of tasks/.
+func ValidSessionID(id string) bool {
+	return id != "" && len(id) <= 128 && !unsafeID().MatchString(id)
+}
+
 // ClaudeListID is $CLAUDE_CODE_TASK_LIST_ID, else the session id.
 func ClaudeListID(getenv func(string) string, sessionID string) string {
 	if id := getenv("CLAUDE_CODE_TASK_LIST_ID"); id != "" {
