@@ -11,6 +11,7 @@ import (
 
 	"github.com/ccc-checkpoint/ccc/internal/capture"
 	"github.com/ccc-checkpoint/ccc/internal/projectfs"
+	"github.com/ccc-checkpoint/ccc/internal/redact"
 	"github.com/ccc-checkpoint/ccc/progress"
 	"github.com/ccc-checkpoint/ccc/state/records"
 )
@@ -377,6 +378,9 @@ func StopFailure(ctx context.Context, env Env, stdin []byte) {
 		msg = "unknown"
 	}
 	if d := capture.Clean(in.ErrorDetails); d != "" {
+		// Redacted before the cut: a credential cut in two is no longer
+		// recognised by the checkpoint's redactor.
+		d, _ = redact.Text(d)
 		msg += " — " + clipText(d, 200)
 	}
 	if c := captureList(ctx, env, event, in, captureOpts{transcript: true, apiError: APIErrorPrefix + msg}); c.changed {

@@ -157,6 +157,19 @@ func clearInput(t *testing.T, transcripts string) []byte {
 	return data
 }
 
+// The error's details are cut to 200 characters after they are redacted,
+// never before: a token cut in two no longer has a token's shape, and its
+// first part would reach the progress file and the tracker.
+func TestStopFailureRedactsBeforeItCuts(t *testing.T) {
+	p, env, _ := captureProj(t)
+	tok := "gh" + "p_" + strings.Repeat("Ab3", 12)
+	details := strings.Repeat("x", 180) + " " + tok + " rejected"
+	StopFailure(context.Background(), env, hookInput(t, map[string]any{"hook_event_name": "StopFailure", "error": "authentication_failed", "error_details": details}))
+	got := string(p.read(ProgressFile))
+	assert.Contains(t, got, "- API error: authentication_failed — ")
+	assert.NotContains(t, got, tok[:12])
+}
+
 func TestSessionStartClearCarriesTheTaskListOver(t *testing.T) {
 	p, env, cfg := captureProj(t)
 	taskFile(t, cfg, "s-1", "1", "Write the lexer", "in_progress")
