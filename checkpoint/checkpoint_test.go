@@ -2,6 +2,7 @@ package checkpoint
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"os"
@@ -19,6 +20,7 @@ import (
 	"github.com/ccc-checkpoint/ccc/config"
 	"github.com/ccc-checkpoint/ccc/internal/gitrepo"
 	"github.com/ccc-checkpoint/ccc/internal/projectfs"
+	"github.com/ccc-checkpoint/ccc/internal/redact"
 	"github.com/ccc-checkpoint/ccc/progress"
 	"github.com/ccc-checkpoint/ccc/sinks"
 	"github.com/ccc-checkpoint/ccc/state"
@@ -862,6 +864,34 @@ func TestIssueKeysInAnyCase(t *testing.T) {
 		got, from := cp.trackerIssue()
 		assert.Equal(t, want, got)
 		assert.Equal(t, "branch "+branch, from)
+	}
+}
+
+// A task is redacted before it is cut to the subject's length: cut first, a
+// token across the cut left its first part in the subject, where no
+// redactor could recognise it any more (a GitHub token cut short is no
+// longer a token's shape). A held token base64-encoded across the cut is
+// gone too.
+func TestCommitMessageRedactsBeforeItCuts(t *testing.T) {
+	const held = "held-secret-0123456789-abcdefghij"
+	enc := base64.StdEncoding.EncodeToString([]byte(held))
+	tok := "gh" + "p_" + strings.Repeat("Ab3", 12)
+	for name, secret := range map[string]string{"pattern token": tok, "held token base64": enc} {
+		t.Run(name, func(t *testing.T) {
+			root := newRepo(t)
+			write(t, root, state.FileName, `{"activeTaskFiles": ["parser.go"]}`)
+			write(t, root, "parser.go", "package parser // changed\n")
+			task := strings.Repeat("a", maxSubjectTask-len(secret)/2) + " " + secret + " and more"
+			cp := newCP(root, Manual, progress.Edits{Issue: "CIA-10", Current: task})
+			red, err := redact.New([]string{held}, nil)
+			require.NoError(t, err)
+			cp.Redactor = red
+			r := runCP(cp)
+			require.Equal(t, OK, step(t, r, "Git snapshot").Status, r.Lines())
+			msg := git(t, root, "log", "-1", "--format=%B")
+			assert.NotContains(t, msg, secret[:12], "no part of the token survives the cut")
+			assert.Contains(t, msg, "[REDACTED:")
+		})
 	}
 }
 

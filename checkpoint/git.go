@@ -54,7 +54,7 @@ func (gitStep) take(ctx context.Context, cp *Context) (snapshot, error) {
 	if err != nil {
 		return snapshot{}, err
 	}
-	msg, redacted := cp.Redactor.Redact(cp.commitMessage())
+	msg, redacted := cp.commitMessage()
 	if redacted > 0 {
 		cp.warnf("git snapshot: %d secret(s) redacted from the commit message", redacted)
 	}
@@ -100,8 +100,11 @@ func gitFailure(err error) error {
 }
 
 // commitMessage fills the preferences' template (CCC's `type(ISSUE):`
-// Conventional Commits form by default).
-func (cp *Context) commitMessage() string {
+// Conventional Commits form by default), redacted, and says how many
+// credentials it replaced. The task is redacted before it is cut to the
+// subject's length: a credential cut in two is no longer recognised, and its
+// first part would stay in the history.
+func (cp *Context) commitMessage() (string, int) {
 	issue, task := "checkpoint", "no current task"
 	n, m := 0, 0
 	if d := cp.Doc; d != nil {
@@ -118,6 +121,7 @@ func (cp *Context) commitMessage() string {
 			task, n = c.text, c.n
 		}
 	}
+	task, n1 := cp.Redactor.Redact(task)
 	subject := clipRunes(firstLine(task), maxSubjectTask)
 	msg := strings.NewReplacer(
 		"{issue}", issue, "{n}", strconv.Itoa(n), "{m}", strconv.Itoa(m), "{task}", subject,
@@ -127,7 +131,8 @@ func (cp *Context) commitMessage() string {
 	if full := strings.TrimSpace(task); subject != full && strings.Contains(cp.Prefs.Checkpoint.CommitMessage, "{task}") {
 		msg += "\n\n" + clipRunes(full, maxBodyTask)
 	}
-	return clipRunes(msg, maxCommitMessage)
+	msg, n2 := cp.Redactor.Redact(msg) // the template and the issue key; the task's markers stay
+	return clipRunes(msg, maxCommitMessage), n1 + n2
 }
 
 // The commit message's limits: the task in the subject line (a summary

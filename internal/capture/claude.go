@@ -50,6 +50,13 @@ func ClaudeConfigDir(getenv func(string) string) string {
 	return ""
 }
 
+// ValidSessionID reports whether id can be a Claude Code session or list
+// id as it names a folder: 1 to 128 of Claude Code's own id characters
+// (letters, digits, '-', '_'), so never a path out of tasks/.
+func ValidSessionID(id string) bool {
+	return id != "" && len(id) <= 128 && !unsafeID().MatchString(id)
+}
+
 // ClaudeListID is $CLAUDE_CODE_TASK_LIST_ID, else the session id.
 func ClaudeListID(getenv func(string) string, sessionID string) string {
 	if id := getenv("CLAUDE_CODE_TASK_LIST_ID"); id != "" {
@@ -113,8 +120,18 @@ func ReadClaudeTasks(dir string) (List, error) {
 		if json.Unmarshal(data, &t) != nil || t.ID == "" || t.Subject == "" {
 			continue
 		}
-		list.Tasks = append(list.Tasks, Task{ID: t.ID, Text: t.Subject, Status: Status(t.Status),
-			ActiveForm: t.ActiveForm, BlockedBy: t.BlockedBy})
+		text := Clean(t.Subject)
+		if text == "" {
+			continue
+		}
+		blockedBy := t.BlockedBy
+		for i, id := range blockedBy {
+			blockedBy[i] = sanitize(id)
+		}
+		// The id ends up in the task's mark, an HTML comment: Claude Code's
+		// own file-name sanitizer keeps it one word.
+		list.Tasks = append(list.Tasks, Task{ID: sanitize(t.ID), Text: text, Status: Status(t.Status),
+			ActiveForm: Clean(t.ActiveForm), BlockedBy: blockedBy})
 	}
 	if len(list.Tasks) == 0 {
 		return list, ErrNoList
@@ -154,8 +171,8 @@ func ClaudeTodoWrite(input []byte, source string) (List, error) {
 	}
 	list := List{Agent: "claude", Source: source, Tasks: make([]Task, 0, len(in.Todos))}
 	for i, t := range in.Todos {
-		list.Tasks = append(list.Tasks, Task{ID: "todo-" + strconv.Itoa(i+1), Text: t.Content,
-			Status: Status(t.Status), ActiveForm: t.ActiveForm})
+		list.Tasks = append(list.Tasks, Task{ID: "todo-" + strconv.Itoa(i+1), Text: Clean(t.Content),
+			Status: Status(t.Status), ActiveForm: Clean(t.ActiveForm)})
 	}
 	return list, nil
 }
@@ -291,8 +308,8 @@ func editedPath(it toolUse) string {
 	return in.NotebookPath
 }
 
-// lastLine is the last non-blank line of s, trimmed.
+// lastLine is the last non-blank line of s, cleaned.
 func lastLine(s string) string {
 	lines := strings.Split(strings.TrimSpace(s), "\n")
-	return strings.TrimSpace(lines[len(lines)-1])
+	return Clean(lines[len(lines)-1])
 }

@@ -13,12 +13,31 @@ import (
 	"github.com/klauspost/compress/zstd"
 )
 
+// MaxRollout bounds the rollout text one capture reads: the decompressed
+// bytes of a .jsonl.zst (a 276 KB file can expand to gigabytes of plan
+// calls, which kept a hook busy for minutes), the tail of a plain log.
+const MaxRollout = 64 << 20
+
+// Bounds of the zstd decoder's own memory: Codex writes frames with small
+// windows (zstd's default levels use at most 8 MB).
+const (
+	maxZstdWindow = 32 << 20
+	maxZstdMemory = 64 << 20
+)
+
+// ErrTooBig is a compressed log that expands past MaxRollout: its plan, at
+// the end, cannot be reached within the hook's budget.
+var ErrTooBig = errors.New("more than 64 MB of decompressed text")
+
 // ReadCodex reads the plan of a Codex CLI session from its rollout log
 // (~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl, which Codex later
 // compresses to .jsonl.zst): the arguments of the last update_plan call,
 // {"plan":[{"step":…,"status":"pending|in_progress|completed"}]}. A path
-// whose plain file is gone is read from its .zst sibling. ErrNoList: the
-// session never called update_plan.
+// whose plain file is gone is read from its .zst sibling. Only the last
+// MaxRollout bytes of a plain log are read (the last call wins); a
+// compressed log that expands past MaxRollout is ErrTooBig, as a stream
+// cannot be read from its end. ErrNoList: the session never called
+// update_plan.
 func ReadCodex(path string) (List, error) {
 	f, name, err := openRollout(path)
 	if err != nil {
@@ -26,18 +45,32 @@ func ReadCodex(path string) (List, error) {
 	}
 	defer func() { _ = f.Close() }() // read only
 	var r io.Reader = f
+	skipFirst := false
 	if strings.HasSuffix(name, ".zst") {
 		dec, err := zstd.NewReader(f, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true),
-			zstd.WithDecoderMaxMemory(1<<30))
+			zstd.WithDecoderMaxWindow(maxZstdWindow), zstd.WithDecoderMaxMemory(maxZstdMemory))
 		if err != nil {
 			return List{}, fmt.Errorf("%s: %w", name, err)
 		}
 		defer dec.Close()
-		r = dec
+		r = &capped{r: dec, left: MaxRollout}
+	} else if fi, err := f.Stat(); err == nil && fi.Size() > MaxRollout {
+		if _, err := f.Seek(fi.Size()-MaxRollout, io.SeekStart); err != nil {
+			return List{}, fmt.Errorf("%s: %w", name, err)
+		}
+		// The tail starts inside a line unless a newline ends the one before.
+		var prev [1]byte
+		if _, err := f.ReadAt(prev[:], fi.Size()-MaxRollout-1); err != nil || prev[0] != '\n' {
+			skipFirst = true
+		}
 	}
 	var last []codexStep
 	found := false
 	_, err = eachLine(r, MaxLine, func(line []byte) {
+		if skipFirst {
+			skipFirst = false
+			return
+		}
 		if !bytes.Contains(line, []byte(`update_plan`)) {
 			return
 		}
@@ -52,6 +85,29 @@ func ReadCodex(path string) (List, error) {
 		return List{}, fmt.Errorf("%s: %w", name, ErrNoList)
 	}
 	return List{Agent: "codex", Source: name, Tasks: codexTasks(last)}, nil
+}
+
+// capped reads at most left bytes of r, then fails with ErrTooBig.
+type capped struct {
+	r    io.Reader
+	left int64
+}
+
+func (c *capped) Read(p []byte) (int, error) {
+	if c.left <= 0 {
+		// One byte more tells a stream that ends exactly here from one
+		// that goes on.
+		if n, err := c.r.Read(p[:min(len(p), 1)]); n == 0 && err != nil {
+			return 0, err
+		}
+		return 0, ErrTooBig
+	}
+	if int64(len(p)) > c.left {
+		p = p[:c.left]
+	}
+	n, err := c.r.Read(p)
+	c.left -= int64(n)
+	return n, err
 }
 
 // openRollout opens path, or path.zst when the plain log was compressed.
@@ -109,7 +165,7 @@ func CodexPlanInput(toolInput json.RawMessage) ([]Task, bool) {
 func codexTasks(plan []codexStep) []Task {
 	tasks := make([]Task, 0, len(plan))
 	for i, s := range plan {
-		text := strings.Join(strings.Fields(s.Step), " ")
+		text := Clean(s.Step)
 		if text == "" {
 			continue
 		}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"strconv"
-	"strings"
 )
 
 // ReadGemini reads the todo list of a Gemini CLI session from its chat
@@ -171,7 +170,7 @@ func GeminiTodosInput(toolInput json.RawMessage) ([]Task, bool) {
 func geminiTasks(todos []geminiTodo) []Task {
 	tasks := make([]Task, 0, len(todos))
 	for i, t := range todos {
-		text := strings.Join(strings.Fields(t.Description), " ")
+		text := Clean(t.Description)
 		if text == "" {
 			continue
 		}

@@ -3,6 +3,7 @@ package capture
 import (
 	"bytes"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -181,4 +182,65 @@ func TestReadGeminiRewrittenWithoutList(t *testing.T) {
 	assert.False(t, ok, "an escaped id is parsed in full: %q", id)
 	_, ok = plainMessageID([]byte(`{"type":"user","id":"x"}`))
 	assert.False(t, ok)
+}
+
+// bomb is a rollout of n bytes of one update_plan line repeated, with a
+// last plan at its end, as a hostile or runaway log holds.
+func bomb(t *testing.T, w io.Writer, n int) {
+	t.Helper()
+	data, err := os.ReadFile(codexRollout)
+	require.NoError(t, err)
+	lines := bytes.SplitAfter(data, []byte("\n"))
+	pad := []byte(`{"type":"event_msg","payload":{"type":"agent_message","message":"` + strings.Repeat("x", 1<<20) + `"}}` + "\n")
+	for written := 0; written < n; written += len(pad) {
+		_, err := w.Write(pad)
+		require.NoError(t, err)
+	}
+	_, err = w.Write(bytes.Join(lines[:5], nil)) // the first plan, last
+	require.NoError(t, err)
+}
+
+// A compressed rollout that expands past MaxRollout is refused once the cap
+// is read: the hook does not decompress gigabytes to reach the plan at the
+// end. One that stays within the cap is read whole.
+func TestReadCodexCapsDecompressedText(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		size int
+		err  error
+	}{
+		{"past the cap", MaxRollout + 2<<20, ErrTooBig},
+		{"within the cap", MaxRollout - 2<<20, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := filepath.Join(t.TempDir(), "rollout-bomb.jsonl.zst")
+			f, err := os.Create(p)
+			require.NoError(t, err)
+			enc, err := zstd.NewWriter(f, zstd.WithEncoderLevel(zstd.SpeedFastest))
+			require.NoError(t, err)
+			bomb(t, enc, tc.size)
+			require.NoError(t, enc.Close())
+			require.NoError(t, f.Close())
+			l, err := ReadCodex(p)
+			if tc.err != nil {
+				assert.ErrorIs(t, err, tc.err)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, firstPlan, l.Tasks)
+		})
+	}
+}
+
+// A plain rollout past MaxRollout is read from its tail: the last plan is
+// there.
+func TestReadCodexReadsThePlainTail(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "rollout-long.jsonl")
+	f, err := os.Create(p)
+	require.NoError(t, err)
+	bomb(t, f, MaxRollout+2<<20)
+	require.NoError(t, f.Close())
+	l, err := ReadCodex(p)
+	require.NoError(t, err)
+	assert.Equal(t, firstPlan, l.Tasks)
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/ccc-checkpoint/ccc/internal/capture"
 	"github.com/ccc-checkpoint/ccc/internal/projectfs"
+	"github.com/ccc-checkpoint/ccc/internal/redact"
 	"github.com/ccc-checkpoint/ccc/progress"
 	"github.com/ccc-checkpoint/ccc/state/records"
 )
@@ -372,11 +373,14 @@ func StopFailure(ctx context.Context, env Env, stdin []byte) {
 		env.logf(event, "%v", err)
 		return
 	}
-	msg := in.Error
+	msg := capture.Clean(in.Error)
 	if msg == "" {
 		msg = "unknown"
 	}
-	if d := strings.Join(strings.Fields(in.ErrorDetails), " "); d != "" {
+	if d := capture.Clean(in.ErrorDetails); d != "" {
+		// Redacted before the cut: a credential cut in two is no longer
+		// recognised by the checkpoint's redactor.
+		d, _ = redact.Text(d)
 		msg += " — " + clipText(d, 200)
 	}
 	if c := captureList(ctx, env, event, in, captureOpts{transcript: true, apiError: APIErrorPrefix + msg}); c.changed {
@@ -394,7 +398,14 @@ func clipText(s string, n int) string {
 // carryOver copies the task folder of the session before a /clear to the
 // new session's, which Claude Code would otherwise start empty. A folder
 // the new session already has is left alone.
-func carryOver(env Env, root, session string) error {
+//
+// The old session comes from .ccc/capture-session, a project file that a
+// cloned repository can plant: it is followed only when it is a session id
+// (Claude Code's id alphabet, so it names a folder inside tasks/) of this
+// project, one whose transcript Claude Code keeps beside the new session's
+// (transcript_path). Anything else is ignored, with an error saying so.
+func carryOver(env Env, root string, in Input) error {
+	session := in.SessionID
 	if env.Getenv == nil || session == "" || env.Getenv("CLAUDE_CODE_TASK_LIST_ID") != "" {
 		return nil // a named list survives /clear by itself
 	}
@@ -402,11 +413,19 @@ func carryOver(env Env, root, session string) error {
 	if err != nil {
 		return err
 	}
-	old, err := projectfs.ReadProjectFile(root, filepath.Join(dir, lastSessionFile), 4096)
-	if err != nil || string(old) == session || len(old) == 0 {
+	raw, err := projectfs.ReadProjectFile(root, filepath.Join(dir, lastSessionFile), 4096)
+	old := string(raw)
+	if err != nil || old == session || len(old) == 0 {
 		return nil
 	}
-	from, to := capture.ClaudeTaskDir(env.Getenv, string(old)), capture.ClaudeTaskDir(env.Getenv, session)
+	if !capture.ValidSessionID(old) {
+		return fmt.Errorf("ignoring %s/%s: not a session id", projectfs.Dir, lastSessionFile)
+	}
+	if !sameProjectSession(in.TranscriptPath, old) {
+		return fmt.Errorf("ignoring %s/%s: session %s is not one of this project's Claude Code sessions (no transcript beside %s)",
+			projectfs.Dir, lastSessionFile, old, in.TranscriptPath)
+	}
+	from, to := capture.ClaudeTaskDir(env.Getenv, old), capture.ClaudeTaskDir(env.Getenv, session)
 	ents, err := os.ReadDir(from)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
@@ -441,6 +460,18 @@ func carryOver(env Env, root, session string) error {
 	return nil
 }
 
+// sameProjectSession reports whether Claude Code keeps a transcript of
+// session beside transcript, the hook's own: Claude Code files a project's
+// sessions in one folder (~/.claude/projects/<project>/<session>.jsonl), so
+// a session of another project, or a made-up one, has none there.
+func sameProjectSession(transcript, session string) bool {
+	if transcript == "" || !filepath.IsAbs(transcript) {
+		return false
+	}
+	fi, err := os.Lstat(filepath.Join(filepath.Dir(transcript), session+".jsonl"))
+	return err == nil && fi.Mode().IsRegular()
+}
+
 // Subagent records a subagent's start or stop in .ccc/subagents, for
 // `ccc status` to show under the session's agent. It prints nothing.
 func Subagent(ctx context.Context, env Env, stdin []byte, stopped bool) {
@@ -471,5 +502,5 @@ func Subagent(ctx context.Context, env Env, stdin []byte, stopped bool) {
 
 func lastLine(s string) string {
 	lines := strings.Split(strings.TrimSpace(s), "\n")
-	return strings.TrimSpace(lines[len(lines)-1])
+	return capture.Clean(lines[len(lines)-1])
 }

@@ -138,18 +138,50 @@ func TestStopFailureBlocksUntilTheNextStop(t *testing.T) {
 	assert.NotContains(t, string(p.read(ProgressFile)), "API error")
 }
 
+// An API error's text is captured text too: a NUL byte or an escape in it
+// must not make a progress file ccc refuses.
+func TestStopFailureCleansTheErrorText(t *testing.T) {
+	p, env, _ := captureProj(t)
+	StopFailure(context.Background(), env, hookInput(t, map[string]any{"hook_event_name": "StopFailure", "error": "rate\x00_limit",
+		"error_details": "\x1b[31m429\x1b[0m\u202e Too Many Requests"}))
+	assert.Contains(t, string(p.read(ProgressFile)), "## Blockers\n- API error: rate_limit — 429 Too Many Requests\n")
+}
+
+// clearInput is SessionStart source clear for session s-2, whose transcript
+// sits in transcripts beside the ones of the project's earlier sessions.
+func clearInput(t *testing.T, transcripts string) []byte {
+	t.Helper()
+	data, err := json.Marshal(map[string]any{"hook_event_name": "SessionStart", "source": "clear", "session_id": "s-2",
+		"cwd": "/w", "transcript_path": filepath.Join(transcripts, "s-2.jsonl")})
+	require.NoError(t, err)
+	return data
+}
+
+// The error's details are cut to 200 characters after they are redacted,
+// never before: a token cut in two no longer has a token's shape, and its
+// first part would reach the progress file and the tracker.
+func TestStopFailureRedactsBeforeItCuts(t *testing.T) {
+	p, env, _ := captureProj(t)
+	tok := "gh" + "p_" + strings.Repeat("Ab3", 12)
+	details := strings.Repeat("x", 180) + " " + tok + " rejected"
+	StopFailure(context.Background(), env, hookInput(t, map[string]any{"hook_event_name": "StopFailure", "error": "authentication_failed", "error_details": details}))
+	got := string(p.read(ProgressFile))
+	assert.Contains(t, got, "- API error: authentication_failed — ")
+	assert.NotContains(t, got, tok[:12])
+}
+
 func TestSessionStartClearCarriesTheTaskListOver(t *testing.T) {
-	_, env, cfg := captureProj(t)
+	p, env, cfg := captureProj(t)
 	taskFile(t, cfg, "s-1", "1", "Write the lexer", "in_progress")
 	require.NoError(t, os.WriteFile(filepath.Join(cfg, "tasks", "s-1", ".highwatermark"), []byte("1"), 0o600))
 	require.NoError(t, os.WriteFile(filepath.Join(cfg, "tasks", "s-1", ".lock"), nil, 0o600))
 	PostToolUse(context.Background(), env, hookInput(t, map[string]any{"tool_name": "TaskCreate"}))
+	transcripts := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(transcripts, "s-1.jsonl"), []byte("{}\n"), 0o600))
 
-	in := map[string]any{"hook_event_name": "SessionStart", "source": "clear"}
-	data, _ := json.Marshal(in)
-	data = []byte(strings.Replace(string(data), "{", `{"session_id":"s-2",`, 1))
-	out := SessionStart(context.Background(), env, data, func(context.Context, string) (Resume, bool, error) { return Resume{}, false, nil })
+	out := SessionStart(context.Background(), env, clearInput(t, transcripts), func(context.Context, string) (Resume, bool, error) { return Resume{}, false, nil })
 	assert.Empty(t, out, "clear adds no context")
+	assert.Empty(t, p.errs.String())
 	got, err := os.ReadFile(filepath.Join(cfg, "tasks", "s-2", "1.json"))
 	require.NoError(t, err)
 	assert.Contains(t, string(got), "Write the lexer")
@@ -157,6 +189,33 @@ func TestSessionStartClearCarriesTheTaskListOver(t *testing.T) {
 	assert.NoError(t, err, "new ids go on from the old ones")
 	_, err = os.Stat(filepath.Join(cfg, "tasks", "s-2", ".lock"))
 	assert.ErrorIs(t, err, os.ErrNotExist, "the lock stays behind")
+}
+
+// .ccc/capture-session is a project file: a cloned repository can plant it
+// to have another project's task list (a session of the same user that
+// Claude Code keeps elsewhere) copied into this one. It is followed only
+// when it names a session of this project, one whose transcript Claude Code
+// keeps beside the new session's; anything else is ignored with one line.
+func TestSessionStartClearIgnoresAPlantedSession(t *testing.T) {
+	for name, planted := range map[string]string{
+		"another project's session": "other-project-session",
+		"a path out of the tasks":   "../../secret",
+		"a line break":              "s-1\nx",
+	} {
+		t.Run(name, func(t *testing.T) {
+			p, env, cfg := captureProj(t)
+			taskFile(t, cfg, "other-project-session", "1", "Other project's plan", "in_progress")
+			require.NoError(t, os.MkdirAll(filepath.Join(p.root, ".ccc"), 0o755))
+			p.write(filepath.Join(".ccc", "capture-session"), []byte(planted))
+			transcripts := t.TempDir() // this project's: no other-project-session.jsonl in it
+
+			SessionStart(context.Background(), env, clearInput(t, transcripts), func(context.Context, string) (Resume, bool, error) { return Resume{}, false, nil })
+			_, err := os.Stat(filepath.Join(cfg, "tasks", "s-2"))
+			assert.ErrorIs(t, err, os.ErrNotExist, "nothing carried over")
+			assert.Equal(t, 1, strings.Count(p.errs.String(), "\n"), p.errs.String())
+			assert.Contains(t, p.errs.String(), "capture-session")
+		})
+	}
 }
 
 func TestSessionStartWithoutAListAsksToRecreateIt(t *testing.T) {

@@ -127,7 +127,7 @@ func SessionStart(ctx context.Context, env Env, stdin []byte, load ResumeLoader)
 	case "clear":
 		// The user asked for a fresh context, not a fresh task list.
 		if root, err := env.Root(ctx, in.Cwd); err == nil && project(root) == nil {
-			if err := carryOver(env, root, in.SessionID); err != nil {
+			if err := carryOver(env, root, in); err != nil {
 				env.logf(event, "%v", err)
 			}
 		}

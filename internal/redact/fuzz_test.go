@@ -15,7 +15,8 @@ func FuzzRedact(f *testing.F) {
 	held := []string{"s3cr3t-h3ld-v4lue", linKey}
 	shaped := []string{ghp, ghsJWT, pat, akia, slackBot, oaiProj, anthropic, linOAuth,
 		jwt, google, npmTok, stripe, "aws_secret_access_key=" + awsSecretKey, "https://u:" + password + "@h",
-		"GITHUB_TOKEN=" + hex40, "password=" + password}
+		"GITHUB_TOKEN=" + hex40, "password=" + password, "vault token " + hex40, "https://" + hex40 + "@github.com",
+		"api_key=" + opaque, "client_secret: " + opaque, akia + "        " + awsSecretKey}
 	r, err := New(held, []Pattern{{Name: "ticket", Regexp: `TKT-[0-9]{6}`}})
 	// Held secrets are also planted in the forms that render or decode as them.
 	held = append(held, strings.ReplaceAll(linKey, "_", `\_`), linKey[:9]+"\u200b"+linKey[9:30]+"\ufeff"+linKey[30:],

@@ -160,6 +160,24 @@ var redactCases = []struct {
 	{"GITHUB_TOKEN= hex", "GITHUB_TOKEN=" + hex40 + " make release", "GITHUB_TOKEN=[REDACTED:github-token] make release", 1},
 	{"gh_token yaml hex", "gh_token: '" + hex40 + "'", "gh_token: '[REDACTED:github-token]'", 1},
 	{"authorization token hex", "Authorization: token " + hex40, "Authorization: token [REDACTED:authorization]", 1},
+	// A 40-hex token after a token label, with or without a colon.
+	{"token: hex", "token: " + hex40, "token: [REDACTED:token]", 1},
+	{"vault token hex", "vault token " + hex40 + " expires", "vault token [REDACTED:token] expires", 1},
+	{"access_token= hex in a query", "/cb?access_token=" + hex40 + "&x=1", "/cb?access_token=[REDACTED:token]&x=1", 1},
+	{"TOKEN=\"hex\"", `VAULT_TOKEN="` + hex40 + `"`, `VAULT_TOKEN="[REDACTED:token]"`, 1},
+	// A token as the whole userinfo of a URL (no colon, no password).
+	{"url userinfo hex token", "git clone https://" + hex40 + "@github.com/o/r.git", "git clone https://[REDACTED:token]@github.com/o/r.git", 1},
+	{"url userinfo random token", "https://" + opaque + "@gitlab.example.com/x", "https://[REDACTED:token]@gitlab.example.com/x", 1},
+	// API keys and client secrets in assignments.
+	{"api_key=", "curl 'https://x.example/v1?api_key=" + opaque + "'", "curl 'https://x.example/v1?api_key=[REDACTED:api-key]'", 1},
+	{"API_KEY env", "export WEATHER_API_KEY=" + opaque, "export WEATHER_API_KEY=[REDACTED:api-key]", 1},
+	{"x-api-key header", "X-Api-Key: " + opaque, "X-Api-Key: [REDACTED:api-key]", 1},
+	{"client_secret yaml", "client_secret: " + opaque + "\n", "client_secret: [REDACTED:client-secret]\n", 1},
+	{"clientSecret json", `{"clientSecret": "` + opaque + `"}`, `{"clientSecret": "[REDACTED:client-secret]"}`, 1},
+	// An AWS secret further from its key id than a few separators.
+	{"aws secret after padding", akia + "        " + awsSecretKey, "[REDACTED:aws-access-key]        [REDACTED:aws-secret-key]", 2},
+	{"aws secret in an aligned table", "| " + akia + " |\t\t\t| " + awsSecretKey + " |", "| [REDACTED:aws-access-key] |\t\t\t| [REDACTED:aws-secret-key] |", 2},
+	{"aws secret after and", akia + " and " + awsSecretKey, "[REDACTED:aws-access-key] and [REDACTED:aws-secret-key]", 2},
 	// Several in one text
 	{"several", "a " + ghp + " b " + akia + " c " + slackBot + "\nd " + anthropic, "a [REDACTED:github-token] b [REDACTED:aws-access-key] c [REDACTED:slack-token]\nd [REDACTED:anthropic-key]", 4},
 	{"same token twice", ghp + "," + ghp, "[REDACTED:github-token],[REDACTED:github-token]", 2},
@@ -198,6 +216,11 @@ var redactCases = []struct {
 	{"url without userinfo", "http://localhost:8080/@me and https://example.com/u@x", "", 0},
 	{"url user only", "ssh://git@github.com/o/r.git", "", 0},
 	{"password placeholders", "password=$DB_PASS password: ${PW} password=<yours> password: ******** password=%s \"password\": \"\"", "", 0},
+	{"token words", "the token for " + hex40 + ", tokens: " + hex40 + ", token: none", "", 0},
+	{"git user in urls", "ssh://git@github.com/o/r and https://deploy@example.com/x and https://user.name@example.com", "", 0},
+	{"api key placeholders", "api_key=$API_KEY api_key: <your key> api_key: required API_KEY=${{ secrets.KEY }} api_key=os.environ", "", 0},
+	{"api key words", "the api_key field and apikey: string; client_secret is optional", "", 0},
+	{"akia then prose", akia + " and the rest of the sentence is plain English words here", "[REDACTED:aws-access-key] and the rest of the sentence is plain English words here", 1},
 	{"password words", "passwordless login; the password is required; password: required", "", 0},
 	{"password field without a value", "password:\nnext", "", 0},
 	{"google prefix alone", "AIza is Google's prefix; AIzaShort", "", 0},
@@ -239,7 +262,7 @@ func TestRedactIsIdempotent(t *testing.T) {
 // TestMarkersMatchNoRule checks the markers themselves: no rule's expression matches a marker,
 // even without the protection that Find gives existing markers.
 func TestMarkersMatchNoRule(t *testing.T) {
-	kinds := []string{KindSecret, KindLinear, KindGitHub, KindAWS, KindSlack, KindOpenAI, KindAnthropic, KindPrivateKey, KindAuthorization, KindCustom}
+	kinds := []string{KindSecret, KindLinear, KindGitHub, KindAWS, KindSlack, KindOpenAI, KindAnthropic, KindPrivateKey, KindAuthorization, KindToken, KindAPIKey, KindClientSecret, KindCustom}
 	for _, k := range kinds {
 		marker := "[REDACTED:" + k + "]"
 		for _, ru := range builtin() {

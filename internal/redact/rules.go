@@ -151,8 +151,10 @@ var builtin = sync.OnceValue(func() []rule {
 		{
 			kind:     KindAWSSecret,
 			keywords: []string{"AKIA", "ASIA"},
-			re:       regexp.MustCompile(`^(?:AKIA|ASIA)[A-Z0-9]{16}["']?[ \t,:;|=/]{1,6}["']?([A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|$)`),
-			span:     awsSecret,
+			// Separators (an aligned table, a padded column) and a few joining words may stand
+			// between them: "AKIA… and <secret>".
+			re:   regexp.MustCompile(`^(?:AKIA|ASIA)[A-Z0-9]{16}(?:[ \t,:;|=/"'` + "`" + `]|\b(?i:and|or|with|secret|key|is)\b){1,32}?([A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|$)`),
+			span: awsSecret,
 		},
 		// Classic GitHub tokens of old (OAuth, 40 hex) look like a commit SHA, so they count only
 		// where a token is expected: GITHUB_TOKEN= / GH_TOKEN= and the x-access-token: user of a
@@ -171,6 +173,45 @@ var builtin = sync.OnceValue(func() []rule {
 			fold:     true,
 			re:       regexp.MustCompile(`^(?i:x-access-token):([^\s@/]+)@`),
 			group:    1,
+		},
+		// Any other 40-hex token after a token label, with or without a colon or '=' (token: <hex>,
+		// VAULT_TOKEN=<hex>, access_token=<hex>, "vault token <hex>"); "the token for <hex>" and
+		// "commit <hex>" stay. After the rules above, which name the same bytes more precisely.
+		{
+			kind:     KindToken,
+			keywords: []string{"token"},
+			fold:     true,
+			anywhere: true,
+			re:       regexp.MustCompile(`^(?i:token)["']?(?:[ \t]*[:=][ \t]*["']?|[ \t]+)([0-9a-f]{40})\b`),
+			group:    1,
+		},
+		// A token as the whole userinfo of a URL (https://<token>@github.com, as git accepts it):
+		// 40 hex, or a random-looking run of 20 or more; a user name (git@, deploy@) stays.
+		{
+			kind:     KindToken,
+			keywords: []string{"://"},
+			anywhere: true,
+			re:       regexp.MustCompile(`^://([A-Za-z0-9._~-]{20,})@`),
+			span:     userinfoToken,
+		},
+		// API keys and OAuth client secrets in assignments, headers and JSON (api_key=…,
+		// X-Api-Key: …, WEATHER_API_KEY=…, client_secret: …, "clientSecret": "…"): the value, if it
+		// is no placeholder and looks like a key (eight characters or more, a digit among them).
+		{
+			kind:     KindAPIKey,
+			keywords: []string{"api_key", "api-key", "apikey"},
+			fold:     true,
+			anywhere: true,
+			re:       regexp.MustCompile(`^(?i:api[_-]?key)(["']?)[ \t]*[:=][ \t]*(?:"([^"\n]*)"|'([^'\n]*)'|([^\s"'&;,` + "`" + `]+))`),
+			span:     keyValue,
+		},
+		{
+			kind:     KindClientSecret,
+			keywords: []string{"client_secret", "client-secret", "clientsecret"},
+			fold:     true,
+			anywhere: true,
+			re:       regexp.MustCompile(`^(?i:client[_-]?secret)(["']?)[ \t]*[:=][ \t]*(?:"([^"\n]*)"|'([^'\n]*)'|([^\s"'&;,` + "`" + `]+))`),
+			span:     keyValue,
 		},
 		// The password of a URL's userinfo (scheme://user:password@host): the user stays. Greedy
 		// to the authority's last '@', since an unencoded '@' in a password happens.
@@ -241,6 +282,21 @@ func passwordValue(seg string, m []int, _ *scanState) (int, int, bool) {
 		return 0, 0, false
 	}
 	return s, e, true
+}
+
+// keyValue is passwordValue for values that must also look like a key: eight characters or
+// more with a digit, so "api_key: string" and "client_secret: your-secret" stay.
+func keyValue(seg string, m []int, st *scanState) (int, int, bool) {
+	s, e, ok := passwordValue(seg, m, st)
+	return s, e, ok && e-s >= 8 && strings.ContainsAny(seg[s:e], "0123456789")
+}
+
+// userinfoToken accepts a URL's userinfo that is a token: 40 hex, or a run of 16 letters and
+// digits that mixes both.
+func userinfoToken(seg string, m []int, _ *scanState) (int, int, bool) {
+	v := seg[m[2]:m[3]]
+	hex := len(v) == 40 && strings.Trim(v, "0123456789abcdef") == ""
+	return m[2], m[3], hex || hasMixedRun(v, 16)
 }
 
 // find returns the spans of seg to redact. Matches that the span function rejects and empty
