@@ -234,11 +234,12 @@ func TestProgressThatIsNotTextIsLeftAlone(t *testing.T) {
 	garbage := "# Session Progress\n\n## Current Task\n- a\x00\x01\x02\xff\n"
 	write(t, root, progress.FileName, garbage)
 	r := runCP(newCP(root, Manual, progress.Edits{AddTasks: []string{"b"}}))
-	assert.Equal(t, OutcomePartial, r.Outcome())
-	assert.Equal(t, Failed, step(t, r, "Persist progress").Status)
-	assert.Contains(t, step(t, r, "Persist progress").Message, ".ccc-progress.md:4")
-	assert.Equal(t, Failed, step(t, r, "Continuation prompt").Status)
-	assert.Equal(t, progress.GenericPrompt, r.Prompt, "a generic prompt stands in")
+	// Refused like a merge conflict: no later step commits, reports or
+	// prompts from a file ccc cannot read.
+	assert.Equal(t, OutcomeNothing, r.Outcome())
+	assert.Empty(t, r.Steps)
+	assert.Contains(t, r.Broken, ".ccc-progress.md:4: NUL byte: not a text file; fix it by hand")
+	assert.Empty(t, r.Prompt)
 	assert.Equal(t, garbage, read(t, root, progress.FileName))
 }
 

@@ -235,6 +235,13 @@ func (cp *Context) readDoc(path string) (orig []byte, doc *progress.Document, mo
 	}
 	// One parse: the check and the document come from the same pass.
 	if doc, err = progress.CheckParse(rel(cp.Root, path), orig); err != nil {
+		// Input that is not text (a NUL byte, invalid UTF-8) is as broken
+		// as a merge conflict: refused with its line, nothing written, no
+		// later step reporting or committing a misreading of it.
+		var pe *progress.ParseError
+		if errors.As(err, &pe) {
+			return nil, nil, modTime, &progress.BrokenError{Path: rel(cp.Root, path), Line: pe.Line, Problem: pe.Msg}
+		}
 		if errors.As(err, new(*progress.BrokenError)) {
 			return nil, nil, modTime, err
 		}

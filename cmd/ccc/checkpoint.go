@@ -86,7 +86,7 @@ file, and the record gets status failed and an errors[] entry, and moves to
 Unblocking that blocker (--unblock FAILED) reopens the work.` + exitStatusHelp(
 			"0  every step succeeded or skipped",
 			"3  partial success: a step (or one of several trackers) failed, the rest ran",
-			"1  nothing could run (every step failed, or the project is unreadable), or .ccc-progress.md\n     is too broken to touch (merge conflict, no section ccc knows): nothing was written",
+			"1  nothing could run (every step failed, or the project is unreadable), or .ccc-progress.md\n     is too broken to touch (merge conflict, no section ccc knows, not text): nothing was written",
 			"2  usage error, or an edit flag that cannot apply; nothing was written"),
 		Example: `  # start a session
   ccc checkpoint --issue CIA-1 --current "write parser" --add-task "write tests"
