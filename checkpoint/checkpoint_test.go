@@ -513,7 +513,7 @@ func TestTrackerFanOut(t *testing.T) {
 	assert.Equal(t, 1, bad.calls)
 	tracker := step(t, r, "Tracker update")
 	assert.Equal(t, []string{
-		"Checkpoint complete: 1/2 steps succeeded.",
+		"Checkpoint saved; 1 of 2 steps failed: Tracker update (queued for retry).",
 		"Persist progress: created .ccc-progress.md (task 1 of 1, In Progress).",
 		"Failed: Tracker update (1 of 3 failed) — queued for retry (ccc sync).",
 		"  Good: created comment on CIA-15 https://tracker.example/c-1.",
@@ -544,7 +544,7 @@ func TestPostBodyReplacesStatus(t *testing.T) {
 	cp := newCP(root, Automated, progress.Edits{})
 	cp.Body = "Deployed build 42."
 	cp.Trackers = []Tracker{{Sink: fs, Target: "CIA-16"}}
-	r := Run(context.Background(), cp, TrackerSteps(cp))
+	r := Run(context.Background(), cp, Post.Steps(cp))
 	assert.Equal(t, OutcomeOK, r.Outcome(), r.Lines())
 	require.Len(t, fs.bodies, 1)
 	assert.Equal(t, "Deployed build 42.", fs.bodies[0])
