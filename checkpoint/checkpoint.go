@@ -160,6 +160,10 @@ type Context struct {
 	Getenv func(string) string
 	// Debug receives details that do not belong in the report (nil: none).
 	Debug io.Writer
+	// Waiting is told before each delivery to a tracker what the run waits
+	// for ("Linear (CIA-1)"), and the func it returns when the delivery
+	// ended: the command shows a slow one on a terminal (nil: nothing).
+	Waiting func(what string) (done func())
 
 	// Filled by the steps.
 	Doc      *progress.Document
@@ -186,6 +190,18 @@ type Context struct {
 	persisted persisted // persistStep
 	snapshot  snapshot  // gitStep
 	drained   drained   // drainStep
+}
+
+// waitFor tells Waiting that a delivery to title's target starts.
+func (cp *Context) waitFor(title, target string) (done func()) {
+	if cp.Waiting == nil {
+		return func() {}
+	}
+	what := title
+	if target != "" {
+		what += " (" + target + ")"
+	}
+	return cp.Waiting(what)
 }
 
 func (cp *Context) warnf(format string, args ...any) {

@@ -146,7 +146,13 @@ func (t trackerStep) Run(ctx context.Context, cp *Context) error {
 
 	results := make([]SinkResult, len(t.trackers))
 	for i, tr := range t.trackers {
+		target := tr.Target
+		if target == "" {
+			target = issue
+		}
+		done := cp.waitFor(tr.Sink.Title(), target)
 		results[i] = cp.deliverTo(ctx, tr, issue, from, body)
+		done()
 	}
 	cp.sinkResults = results
 	return trackerOutcome(cp, results)

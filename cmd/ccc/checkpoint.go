@@ -12,6 +12,7 @@ import (
 	"github.com/ccc-checkpoint/ccc/checkpoint"
 	"github.com/ccc-checkpoint/ccc/config"
 	"github.com/ccc-checkpoint/ccc/internal/redact"
+	"github.com/ccc-checkpoint/ccc/internal/ui"
 	"github.com/ccc-checkpoint/ccc/progress"
 )
 
@@ -186,6 +187,7 @@ func checkpointRun(ctx context.Context, f *Factory, opts *CheckpointOptions) err
 	cp.RefreshPrompt = opts.RefreshPrompt
 	cp.SkipGit = opts.SkipGit
 	cp.SkipTracker, cp.SkipTrackerFlag = opts.SkipTracker != "", opts.SkipTracker
+	cp.Waiting = f.waiting(opts.JSON)
 
 	report := checkpoint.Run(ctx, cp, opts.Profile.Steps(cp))
 	return f.finish(report, "ccc checkpoint", opts.JSON, opts.Profile == checkpoint.Manual)
@@ -246,6 +248,19 @@ func (f *Factory) newCheckpoint(root string, profile checkpoint.Profile, agent s
 			config.PrefsFile, strings.Join(ignored, ", "), where))
 	}
 	return cp, nil
+}
+
+// waitAfter is how long a delivery runs before a terminal shows what ccc
+// waits for: a quick one shows nothing, a slow one is never silent.
+const waitAfter = time.Second
+
+// waiting is the run's Waiting: on a terminal only, and never with --json
+// (a program reads that run) nor in hooks (which do not set it).
+func (f *Factory) waiting(asJSON bool) func(string) func() {
+	if !f.IO.ErrTTY || asJSON {
+		return nil
+	}
+	return ui.NewWaiter(f.IO.ErrOut, waitAfter, func() int { return ui.TermWidth(f.IO.ErrOut, f.Getenv) }).Wait
 }
 
 // reportMarks are the marks of report lines on a terminal, with their

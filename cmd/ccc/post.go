@@ -105,6 +105,7 @@ func postRun(ctx context.Context, f *Factory, opts *PostOptions) error {
 		return err
 	}
 	cp.Issue = opts.Issue
+	cp.Waiting = f.waiting(opts.JSON)
 	switch opts.BodyFile {
 	case "":
 		if err := cp.LoadProgress(); err != nil {
