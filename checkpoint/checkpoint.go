@@ -22,6 +22,9 @@ const (
 	// Automated is hooks and CI: no git snapshot (the execution engine
 	// commits on TASK_COMPLETE) and no prompt (the stop hook injects it).
 	Automated Profile = "automated"
+	// Post is `ccc post`: a status delivered from CI without a progress
+	// session, so its report talks about posting, not saving.
+	Post Profile = "post"
 )
 
 // ParseProfile checks a --profile value.
@@ -38,6 +41,11 @@ func ParseProfile(s string) (Profile, error) {
 // report shows the protocol's steps.
 func (p Profile) Steps(cp *Context) []Step {
 	switch p {
+	case Post:
+		return []Step{
+			drainStep{cp.Trackers},   // older queued updates go first
+			trackerStep{cp.Trackers}, // the one step with a line
+		}
 	case Automated:
 		return []Step{
 			persistStep{},            // first: every later step reads what it saved
@@ -77,13 +85,6 @@ func (cp *Context) LoadProgress() error {
 		return fileError(progress.FileName, err)
 	}
 	return nil
-}
-
-// TrackerSteps are the tracker update alone (after the outbox drain, which
-// prints no line), for `ccc post`: a status delivered from CI without a
-// progress session.
-func TrackerSteps(cp *Context) []Step {
-	return []Step{drainStep{cp.Trackers}, trackerStep{cp.Trackers}}
 }
 
 // Loop is a position in CCC's task loop: TaskIndex of TotalTasks tasks are
@@ -159,6 +160,10 @@ type Context struct {
 	Getenv func(string) string
 	// Debug receives details that do not belong in the report (nil: none).
 	Debug io.Writer
+	// Waiting is told before each delivery to a tracker what the run waits
+	// for ("Linear (CIA-1)"), and the func it returns when the delivery
+	// ended: the command shows a slow one on a terminal (nil: nothing).
+	Waiting func(what string) (done func())
 
 	// Filled by the steps.
 	Doc      *progress.Document
@@ -185,6 +190,18 @@ type Context struct {
 	persisted persisted // persistStep
 	snapshot  snapshot  // gitStep
 	drained   drained   // drainStep
+}
+
+// waitFor tells Waiting that a delivery to title's target starts.
+func (cp *Context) waitFor(title, target string) (done func()) {
+	if cp.Waiting == nil {
+		return func() {}
+	}
+	what := title
+	if target != "" {
+		what += " (" + target + ")"
+	}
+	return cp.Waiting(what)
 }
 
 func (cp *Context) warnf(format string, args ...any) {

@@ -236,11 +236,12 @@ func TestProgressThatIsNotTextIsLeftAlone(t *testing.T) {
 	garbage := "# Session Progress\n\n## Current Task\n- a\x00\x01\x02\xff\n"
 	write(t, root, progress.FileName, garbage)
 	r := runCP(newCP(root, Manual, progress.Edits{AddTasks: []string{"b"}}))
-	assert.Equal(t, OutcomePartial, r.Outcome())
-	assert.Equal(t, Failed, step(t, r, "Persist progress").Status)
-	assert.Contains(t, step(t, r, "Persist progress").Message, ".ccc-progress.md:4")
-	assert.Equal(t, Failed, step(t, r, "Continuation prompt").Status)
-	assert.Equal(t, progress.GenericPrompt, r.Prompt, "a generic prompt stands in")
+	// Refused like a merge conflict: no later step commits, reports or
+	// prompts from a file ccc cannot read.
+	assert.Equal(t, OutcomeNothing, r.Outcome())
+	assert.Empty(t, r.Steps)
+	assert.Contains(t, r.Broken, ".ccc-progress.md:4: NUL byte: not a text file; fix it by hand")
+	assert.Empty(t, r.Prompt)
 	assert.Equal(t, garbage, read(t, root, progress.FileName))
 }
 
@@ -514,7 +515,7 @@ func TestTrackerFanOut(t *testing.T) {
 	assert.Equal(t, 1, bad.calls)
 	tracker := step(t, r, "Tracker update")
 	assert.Equal(t, []string{
-		"Checkpoint complete: 1/2 steps succeeded.",
+		"Checkpoint saved; 1 of 2 steps failed: Tracker update (queued for retry).",
 		"Persist progress: created .ccc-progress.md (task 1 of 1, In Progress).",
 		"Failed: Tracker update (1 of 3 failed) — queued for retry (ccc sync).",
 		"  Good: created comment on CIA-15 https://tracker.example/c-1.",
@@ -545,7 +546,7 @@ func TestPostBodyReplacesStatus(t *testing.T) {
 	cp := newCP(root, Automated, progress.Edits{})
 	cp.Body = "Deployed build 42."
 	cp.Trackers = []Tracker{{Sink: fs, Target: "CIA-16"}}
-	r := Run(context.Background(), cp, TrackerSteps(cp))
+	r := Run(context.Background(), cp, Post.Steps(cp))
 	assert.Equal(t, OutcomeOK, r.Outcome(), r.Lines())
 	require.Len(t, fs.bodies, 1)
 	assert.Equal(t, "Deployed build 42.", fs.bodies[0])

@@ -88,7 +88,9 @@ func (cp *Context) drainOutbox(ctx context.Context, trackers []Tracker, issue st
 			break
 		}
 		tried++
+		done := cp.waitFor(s.Title(), e.Target)
 		res := cp.Redeliver(ctx, s, e)
+		done()
 		out = append(out, res)
 	}
 	return out

@@ -39,6 +39,11 @@ func (gitStep) take(ctx context.Context, cp *Context) (snapshot, error) {
 	if cp.SkipGit {
 		return snapshot{}, sinks.Skip("--skip-git given")
 	}
+	if !cp.persisted.saved {
+		// A commit named after a checkpoint that does not exist would
+		// make "Nothing saved" untrue.
+		return snapshot{}, sinks.Skip("progress not saved")
+	}
 	repo, err := gitrepo.Open(ctx, cp.Root)
 	if errors.Is(err, gitrepo.ErrNotRepo) {
 		return snapshot{}, sinks.Skip("not a git repository")

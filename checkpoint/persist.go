@@ -44,6 +44,9 @@ type persisted struct {
 	// src is the file persist read or wrote, which cp.Doc holds: a later
 	// step that finds it unchanged on disk need not parse it again.
 	src []byte
+	// unsaved is the document with the run's edits when they could not
+	// be saved (nil when there were none): the prompt step's alone.
+	unsaved *progress.Document
 }
 
 func (persistStep) String() string { return "Persist progress" }
@@ -52,12 +55,15 @@ func (persistStep) Consequence() string { return "progress not saved; .ccc-progr
 
 func (p persistStep) Run(ctx context.Context, cp *Context) error {
 	res, err := p.persist(ctx, cp)
-	cp.persisted = res
 	// The later steps must not show edits that never reached the disk:
 	// they get the document as it is there (nil when it cannot be read).
+	// Only the continuation prompt, which the user copies by hand, keeps
+	// them (res.unsaved), so that --next and --current are not lost too.
 	if err != nil && !res.saved && !stopsRun(err) {
+		res.unsaved = cp.unsavedDoc(cp.Doc)
 		cp.Doc = cp.docOnDisk()
 	}
+	cp.persisted = res
 	return err
 }
 
@@ -235,6 +241,13 @@ func (cp *Context) readDoc(path string) (orig []byte, doc *progress.Document, mo
 	}
 	// One parse: the check and the document come from the same pass.
 	if doc, err = progress.CheckParse(rel(cp.Root, path), orig); err != nil {
+		// Input that is not text (a NUL byte, invalid UTF-8) is as broken
+		// as a merge conflict: refused with its line, nothing written, no
+		// later step reporting or committing a misreading of it.
+		var pe *progress.ParseError
+		if errors.As(err, &pe) {
+			return nil, nil, modTime, &progress.BrokenError{Path: rel(cp.Root, path), Line: pe.Line, Problem: pe.Msg}
+		}
 		if errors.As(err, new(*progress.BrokenError)) {
 			return nil, nil, modTime, err
 		}
@@ -370,6 +383,46 @@ func (cp *Context) keyFiles() []string {
 		}
 	}
 	return out
+}
+
+// unsavedDoc is the document this run meant to save, with its edits and the
+// prompt they regenerate, once persist failed to save it: edited is the one
+// persist had made (nil when it failed before, at the lock or the state).
+// nil when the run made no edit or the file cannot be read.
+func (cp *Context) unsavedDoc(edited *progress.Document) *progress.Document {
+	e := cp.Edits
+	if len(e.Done)+len(e.AddTasks)+len(e.Decisions)+len(e.Blockers)+len(e.Unblock) == 0 &&
+		e.Current == "" && e.Next == "" && e.Issue == "" && !cp.RefreshPrompt {
+		return nil
+	}
+	if edited != nil {
+		return edited
+	}
+	data, err := readProgress(filepath.Join(cp.Root, progress.FileName))
+	if err != nil {
+		return nil
+	}
+	doc := progress.New(cp.issueFor(nil), cp.Now)
+	if data != nil {
+		if doc, err = progress.CheckParse(progress.FileName, data); err != nil {
+			return nil
+		}
+	}
+	var files, listed []string
+	if cp.State != nil { // nil when the lock could not be taken
+		files, listed = cp.keyFiles(), cp.State.ActiveTaskFiles()
+	}
+	regenerate := doc.PromptByCCC(files, listed) || len(cp.promptForcedBy()) > 0
+	if e.Issue == "" && doc.Issue.Key == "" {
+		e.Issue = cp.issueFor(doc)
+	}
+	if doc.Apply(e) != nil {
+		return nil
+	}
+	if regenerate {
+		doc.RefreshPrompt(files, true)
+	}
+	return doc
 }
 
 // docOnDisk parses the progress file as it is now, without the run's edits;

@@ -126,6 +126,9 @@ func Run(ctx context.Context, cp *Context, steps []Step) Report {
 			r.Profile = cp.Profile
 			break
 		}
+		if _, ok := s.(persistStep); ok && !cp.persisted.saved {
+			r.Unsaved = true
+		}
 		if _, ok := s.(unlisted); ok {
 			if res.Status == Failed {
 				cp.warnf("%s: %s", strings.ToLower(res.Name), res.Message)

@@ -53,7 +53,7 @@ func TestRunIsFailForward(t *testing.T) {
 	assert.Equal(t, 5, r.Total)
 	assert.Equal(t, OutcomePartial, r.Outcome())
 	assert.Equal(t, []string{
-		"Checkpoint complete: 3/5 steps succeeded.",
+		"Checkpoint saved; 2 of 5 steps failed: Linear update, Exploding.",
 		"Persist progress: updated .ccc-progress.md.",
 		"Git snapshot skipped — working tree clean.",
 		"Failed: Linear update (HTTP 503) — status not persisted to issue tracker.",
@@ -68,7 +68,51 @@ func TestReportSeedForms(t *testing.T) {
 	partial := Report{Total: 4, Succeeded: 3, Steps: []Result{
 		{Name: "Linear update", Status: Failed, Message: "HTTP 503", Consequence: "status not persisted to issue tracker"},
 	}}
-	assert.Equal(t, "Checkpoint complete: 3/4 steps succeeded.\nFailed: Linear update (HTTP 503) — status not persisted to issue tracker.\n", partial.String())
+	assert.Equal(t, "Checkpoint saved; 1 of 4 steps failed: Linear update.\nFailed: Linear update (HTTP 503) — status not persisted to issue tracker.\n", partial.String())
+
+	queued := Report{Total: 4, Succeeded: 3, Steps: []Result{
+		{Name: "Linear update", Status: Failed, Message: "HTTP 503", Consequence: queuedConsequence},
+	}}
+	assert.Equal(t, "Checkpoint saved; 1 of 4 steps failed: Linear update (queued for retry).", queued.Lines()[0],
+		"never \"complete\" when a step failed")
+}
+
+// TestReportMarks: a failed or queued delivery is never marked done, and
+// the summary's mark matches what it says.
+func TestReportMarks(t *testing.T) {
+	r := Report{Total: 2, Succeeded: 1, Steps: []Result{
+		{Name: "Persist progress", Status: OK, Message: "updated .ccc-progress.md"},
+		{Name: "Tracker update", Status: Failed, Message: "1 of 2 failed", Consequence: queuedConsequence, Sinks: []SinkResult{
+			{Title: "Linear", Target: "CIA-1", Action: sinks.Failed, Error: "HTTP 500", Queued: true},
+			{Title: "GitHub", Target: "a/b#1", Action: sinks.Updated},
+		}},
+	}, Warnings: []string{"w"}}
+	assert.Equal(t, []Line{
+		{MarkWarn, "Checkpoint saved; 1 of 2 steps failed: Tracker update (queued for retry)."},
+		{MarkOK, "Persist progress: updated .ccc-progress.md."},
+		{MarkFail, "Failed: Tracker update (1 of 2 failed) — queued for retry (ccc sync)."},
+		{MarkFail, "  Linear: failed (HTTP 500) — queued for retry (ccc sync)."},
+		{MarkOK, "  GitHub: updated comment on a/b#1."},
+		{MarkWarn, "Warning: w"},
+	}, r.Marked())
+}
+
+func TestPostSummary(t *testing.T) {
+	post := func(rs ...SinkResult) string {
+		return Report{Profile: Post, Total: 1, Steps: []Result{{Name: "Tracker update", Sinks: rs}}}.Lines()[0]
+	}
+	ok := SinkResult{Action: sinks.Updated}
+	same := SinkResult{Action: sinks.Unchanged}
+	queued := SinkResult{Action: sinks.Failed, Queued: true}
+	skipped := SinkResult{Action: sinks.Skipped}
+	assert.Equal(t, "Posted to 2 of 2 trackers.", post(ok, ok))
+	assert.Equal(t, "Posted to 1 of 1 tracker.", post(ok))
+	assert.Equal(t, "Posted to 1 of 2 trackers; 1 failed (queued for retry).", post(ok, queued))
+	assert.Equal(t, "Posted to 1 of 2 trackers; 1 already up to date.", post(ok, same))
+	assert.Equal(t, "Nothing new to post: 1 of 2 trackers already up to date; 1 skipped.", post(same, skipped))
+	assert.Equal(t, "Nothing posted to 2 trackers; 1 already up to date, 1 failed (queued for retry).", post(same, queued))
+	assert.Equal(t, "Nothing posted to 1 tracker; 1 failed (queued for retry).", post(queued))
+	assert.Equal(t, "Nothing posted.", Report{Profile: Post, Total: 1, Steps: []Result{{Name: "Tracker update", Status: Skipped}}}.Lines()[0])
 }
 
 func TestExitCode(t *testing.T) {
@@ -140,12 +184,7 @@ func TestProfilesListEverySideEffect(t *testing.T) {
 	}
 	assert.Equal(t, []string{"Persist progress", "Git snapshot", "Agent record", "Outbox drain", "Tracker update", "Continuation prompt"}, names(Manual))
 	assert.Equal(t, []string{"Persist progress", "Agent record", "Outbox drain", "Tracker update"}, names(Automated))
-	assert.Equal(t, []string{"Outbox drain", "Tracker update"}, func() (out []string) {
-		for _, s := range TrackerSteps(&Context{}) {
-			out = append(out, s.String())
-		}
-		return out
-	}())
+	assert.Equal(t, []string{"Outbox drain", "Tracker update"}, names(Post))
 }
 
 // unlistedStep is a fake step with no report line.

@@ -18,6 +18,11 @@ func (promptStep) String() string { return "Continuation prompt" }
 func (promptStep) Consequence() string { return "generic prompt printed instead" }
 
 func (promptStep) Run(_ context.Context, cp *Context) error {
+	if doc := cp.persisted.unsaved; doc != nil {
+		cp.Prompt, _ = cp.Redactor.Redact(doc.Prompt())
+		cp.warnf("the continuation prompt holds this run's edits, which were not saved in %s: copy it now", progress.FileName)
+		return nil
+	}
 	if cp.Doc == nil {
 		cp.Prompt = progress.GenericPrompt
 		if _, err := os.Stat(filepath.Join(cp.Root, progress.FileName)); errors.Is(err, fs.ErrNotExist) {

@@ -417,8 +417,11 @@ func TestFailedPersistShowsTheDocumentAsSaved(t *testing.T) {
 		})
 		require.Equal(t, Failed, step(t, r, "Persist progress").Status, r.Lines())
 		assert.NotContains(t, read(t, root, progress.FileName), "- b")
-		assert.Equal(t, "Resume CIA-3. Current task: task 1 of 1 — a. Key files: none. Next action: continue the current task.", r.Prompt,
-			"the prompt describes the file as it is, not the unsaved --add-task")
+		assert.Equal(t, "Resume CIA-3. Current task: task 1 of 2 — a. Key files: none. Next action: continue the current task.", r.Prompt,
+			"the prompt the user copies keeps the unsaved --add-task")
+		assert.NotContains(t, r.StatusBody, "b", "the tracker hears only what is saved")
+		assert.True(t, r.Unsaved)
+		assert.Contains(t, r.Warnings, "the continuation prompt holds this run's edits, which were not saved in .ccc-progress.md: copy it now")
 	})
 
 	t.Run("the lock cannot be taken", func(t *testing.T) {
@@ -428,13 +431,24 @@ func TestFailedPersistShowsTheDocumentAsSaved(t *testing.T) {
 		r := runCP(newCP(root, Manual, progress.Edits{AddTasks: []string{"b"}}))
 		require.Equal(t, Failed, step(t, r, "Persist progress").Status, r.Lines())
 		assert.Equal(t, OK, step(t, r, "Continuation prompt").Status, "the document could still be read")
-		assert.Contains(t, r.Prompt, "task 1 of 1 — a")
+		assert.Contains(t, r.Prompt, "task 1 of 2 — a", "the unsaved --add-task, applied to the file as read")
 	})
 
 	t.Run("nothing was saved", func(t *testing.T) {
 		root := t.TempDir()
 		write(t, root, projectfs.Dir, "")
-		r := runCP(newCP(root, Manual, progress.Edits{Current: "a"}))
+		r := runCP(newCP(root, Manual, progress.Edits{Current: "a", Next: "run the tests"}))
+		assert.Equal(t, "Resume the session. Current task: task 1 of 1 — a. Key files: none. Next action: run the tests.", r.Prompt,
+			"what the user passed, to copy by hand")
+		assert.Equal(t, OutcomeUnsaved, r.Outcome())
+		assert.Equal(t, "Nothing saved: .ccc-progress.md could not be written; 1 of 4 steps failed.", r.Lines()[0])
+		assert.Equal(t, "progress not saved", step(t, r, "Git snapshot").Message, "no commit for a checkpoint that does not exist")
+	})
+
+	t.Run("nothing was saved, no edit", func(t *testing.T) {
+		root := t.TempDir()
+		write(t, root, projectfs.Dir, "")
+		r := runCP(newCP(root, Manual, progress.Edits{}))
 		assert.Equal(t, progress.GenericPrompt, r.Prompt)
 		assert.Equal(t, "no .ccc-progress.md", step(t, r, "Continuation prompt").Message)
 	})
@@ -482,7 +496,9 @@ func checkReadOnly(t *testing.T, root string) {
 	assert.Contains(t, persist.Message, "permission denied")
 	assert.Len(t, r.Steps, 4, "every step ran")
 	assert.Equal(t, readOnlyDoc, read(t, root, progress.FileName), "nothing lost, nothing half-written")
-	assert.Contains(t, r.Prompt, "task 1 of 1 — a", "the prompt shows what is saved, not the unsaved --add-task")
+	assert.Equal(t, OutcomeUnsaved, r.Outcome())
+	assert.Regexp(t, `^Nothing saved: `, r.Lines()[0])
+	assert.Contains(t, r.Prompt, "task 1 of 2 — a", "the prompt keeps the unsaved --add-task for the user to copy")
 	assert.NoFileExists(t, filepath.Join(root, state.FileName))
 }
 

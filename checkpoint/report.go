@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/ccc-checkpoint/ccc/internal/redact"
+	"github.com/ccc-checkpoint/ccc/progress"
 	"github.com/ccc-checkpoint/ccc/sinks"
 )
 
@@ -21,9 +22,13 @@ type Report struct {
 	// the progress file is too broken to touch (progress.Check,
 	// progress.CheckRewrite): path:line, the problem and the fix (exit
 	// status 1).
-	Broken    string `json:"broken,omitempty"`
-	Succeeded int    `json:"succeeded"`
-	Total     int    `json:"total"`
+	Broken string `json:"broken,omitempty"`
+	// Unsaved is set when the persist step ran and could not save the
+	// progress (a read-only project, say): the other steps ran, but no
+	// checkpoint exists (exit status 1).
+	Unsaved   bool `json:"unsaved,omitempty"`
+	Succeeded int  `json:"succeeded"`
+	Total     int  `json:"total"`
 	// Prompt is the continuation prompt (manual profile).
 	Prompt   string   `json:"prompt,omitempty"`
 	Warnings []string `json:"warnings,omitempty"`
@@ -101,6 +106,7 @@ const (
 	OutcomeNothing                // nothing could run
 	OutcomeUsage                  // the run was refused as asked (Report.Error)
 	OutcomePartial                // at least one step failed, the others ran
+	OutcomeUnsaved                // the progress could not be saved (Report.Unsaved)
 )
 
 // Outcome sums up the report. A tracker step that reached its sinks ran,
@@ -112,6 +118,8 @@ func (r Report) Outcome() Outcome {
 		return OutcomeUsage
 	case r.Broken != "":
 		return OutcomeNothing
+	case r.Unsaved:
+		return OutcomeUnsaved
 	case r.Succeeded == r.Total:
 		return OutcomeOK
 	case r.Succeeded > 0:
@@ -125,48 +133,77 @@ func (r Report) Outcome() Outcome {
 	return OutcomeNothing
 }
 
+// Mark is how a report line reads at a glance: on a terminal, ✓, ! or X.
+type Mark int
+
+// Marks of report lines.
+const (
+	MarkOK   Mark = iota // done as asked
+	MarkWarn             // skipped, queued, or worth a look
+	MarkFail             // failed
+)
+
+// Line is one line of the report with its mark.
+type Line struct {
+	Mark Mark
+	Text string
+}
+
 // Lines renders the report in the protocol's words: the summary, then one
 // line per skipped or failed step (and what a succeeding step did), then
 // warnings.
 func (r Report) Lines() []string {
-	lines := r.lines()
-	for i, l := range lines {
-		lines[i] = r.Redact(l)
+	marked := r.Marked()
+	lines := make([]string, len(marked))
+	for i, l := range marked {
+		lines[i] = l.Text
 	}
 	return lines
 }
 
-func (r Report) lines() []string {
+// Marked is Lines, each with its mark: the mark comes from what the line
+// reports, never from its wording.
+func (r Report) Marked() []Line {
+	lines := r.lines()
+	for i := range lines {
+		lines[i].Text = r.Redact(lines[i].Text)
+	}
+	return lines
+}
+
+func (r Report) lines() []Line {
 	if r.Error != "" || r.Broken != "" {
-		lines := []string{fmt.Sprintf("Checkpoint not run: %s. Nothing was written.", strings.TrimSuffix(r.Error+r.Broken, "."))}
+		lines := []Line{{MarkFail, fmt.Sprintf("Checkpoint not run: %s. Nothing was written.", strings.TrimSuffix(r.Error+r.Broken, "."))}}
 		for _, w := range r.Warnings {
-			lines = append(lines, "Warning: "+w)
+			lines = append(lines, Line{MarkWarn, "Warning: " + w})
 		}
 		return lines
 	}
-	lines := []string{fmt.Sprintf("Checkpoint complete: %d/%d steps succeeded.", r.Succeeded, r.Total)}
+	lines := []Line{r.summary()}
 	for _, s := range r.Steps {
 		switch s.Status {
 		case OK:
 			if s.Message != "" {
-				lines = append(lines, fmt.Sprintf("%s: %s.", s.Name, strings.TrimSuffix(s.Message, ".")))
+				lines = append(lines, Line{MarkOK, fmt.Sprintf("%s: %s.", s.Name, strings.TrimSuffix(s.Message, "."))})
 			}
 		case Skipped:
-			lines = append(lines, fmt.Sprintf("%s skipped — %s.", s.Name, strings.TrimSuffix(s.Message, ".")))
+			lines = append(lines, Line{MarkWarn, fmt.Sprintf("%s skipped — %s.", s.Name, strings.TrimSuffix(s.Message, "."))})
 		case Failed:
 			line := fmt.Sprintf("Failed: %s (%s)", s.Name, s.Message)
 			if s.Consequence != "" {
 				line += " — " + s.Consequence
 			}
-			lines = append(lines, line+".")
+			lines = append(lines, Line{MarkFail, line + "."})
 		}
 		if len(s.Sinks) > 1 {
 			for _, r := range s.Sinks {
-				lines = append(lines, fmt.Sprintf("  %s: %s.", r.Title, r.line()))
+				lines = append(lines, Line{r.mark(), fmt.Sprintf("  %s: %s.", r.Title, r.line())})
 			}
 		}
 	}
-	lines = append(lines, r.Notices...)
+	for _, n := range r.Notices {
+		lines = append(lines, Line{MarkOK, n})
+	}
 	if n := len(r.Outbox); n > 0 {
 		sent := 0
 		for _, o := range r.Outbox {
@@ -174,13 +211,118 @@ func (r Report) lines() []string {
 				sent++
 			}
 		}
-		lines = append(lines, fmt.Sprintf("Outbox: %d of %d queued update(s) delivered.", sent, n))
+		mark := MarkOK
+		if sent < n {
+			mark = MarkWarn
+		}
+		lines = append(lines, Line{mark, fmt.Sprintf("Outbox: %d of %d queued update(s) delivered.", sent, n)})
 		lines = append(lines, outboxLines(r.Outbox)...)
 	}
 	for _, w := range r.Warnings {
-		lines = append(lines, "Warning: "+w)
+		lines = append(lines, Line{MarkWarn, "Warning: " + w})
 	}
 	return lines
+}
+
+// summary is the report's first line: what the run achieved, in words
+// that cannot contradict the lines under it ("complete" only when every
+// step succeeded or had nothing to do).
+func (r Report) summary() Line {
+	if r.Profile == Post {
+		return r.postSummary()
+	}
+	failed := r.Total - r.Succeeded
+	switch {
+	case r.Unsaved:
+		return Line{MarkFail, fmt.Sprintf("Nothing saved: %s could not be written; %d of %d steps failed.", progress.FileName, failed, r.Total)}
+	case failed <= 0:
+		return Line{MarkOK, fmt.Sprintf("Checkpoint complete: %d/%d steps succeeded.", r.Succeeded, r.Total)}
+	case r.Succeeded == 0:
+		return Line{MarkFail, fmt.Sprintf("Checkpoint failed: all %d steps failed: %s.", r.Total, r.failedSteps())}
+	}
+	return Line{MarkWarn, fmt.Sprintf("Checkpoint saved; %d of %d steps failed: %s.", failed, r.Total, r.failedSteps())}
+}
+
+// failedSteps names the failed steps, a tracker update whose updates wait
+// in the outbox marked so.
+func (r Report) failedSteps() string {
+	var names []string
+	for _, s := range r.Steps {
+		if s.Status != Failed {
+			continue
+		}
+		name := s.Name
+		if s.Consequence == queuedConsequence {
+			name += " (queued for retry)"
+		}
+		names = append(names, name)
+	}
+	return strings.Join(names, ", ")
+}
+
+// postSummary is `ccc post`'s first line: how many trackers now show the
+// status.
+func (r Report) postSummary() Line {
+	var sinkResults []SinkResult
+	for _, s := range r.Steps {
+		sinkResults = append(sinkResults, s.Sinks...)
+	}
+	n := len(sinkResults)
+	if n == 0 {
+		return Line{MarkWarn, "Nothing posted."}
+	}
+	var posted, unchanged, failed, queued int
+	for _, sr := range sinkResults {
+		switch sr.Action {
+		case sinks.Created, sinks.Updated:
+			posted++
+		case sinks.Unchanged:
+			unchanged++
+		case sinks.Failed:
+			failed++
+			if sr.Queued {
+				queued++
+			}
+		}
+	}
+	trackers := func(k int) string {
+		if k == 1 {
+			return "1 tracker"
+		}
+		return fmt.Sprintf("%d trackers", k)
+	}
+	var parts []string
+	text := fmt.Sprintf("Posted to %d of %s", posted, trackers(n))
+	if posted == 0 {
+		text = "Nothing posted to " + trackers(n)
+	}
+	switch {
+	case unchanged > 0 && posted == 0 && failed == 0:
+		text = fmt.Sprintf("Nothing new to post: %d of %s already up to date", unchanged, trackers(n))
+	case unchanged > 0:
+		parts = append(parts, fmt.Sprintf("%d already up to date", unchanged))
+	}
+	if failed > 0 {
+		f := fmt.Sprintf("%d failed", failed)
+		if queued == failed {
+			f += " (queued for retry)"
+		}
+		parts = append(parts, f)
+	}
+	if skipped := n - posted - unchanged - failed; skipped > 0 {
+		parts = append(parts, fmt.Sprintf("%d skipped", skipped))
+	}
+	if len(parts) > 0 {
+		text += "; " + strings.Join(parts, ", ")
+	}
+	mark := MarkOK
+	switch {
+	case failed > 0 && posted+unchanged == 0:
+		mark = MarkFail
+	case failed > 0 || posted+unchanged < n:
+		mark = MarkWarn
+	}
+	return Line{mark, text + "."}
 }
 
 // String is Lines joined, one per line.
@@ -189,9 +331,10 @@ func (r Report) String() string { return strings.Join(r.Lines(), "\n") + "\n" }
 // outboxLines says what became of each queued update, once per outcome: the
 // updates of one sink that ended alike (all skipped for one missing key, say)
 // share a line that names their targets.
-func outboxLines(out []SinkResult) []string {
+func outboxLines(out []SinkResult) []Line {
 	type group struct {
 		title, line string
+		mark        Mark
 		targets     []string
 		n           int
 	}
@@ -200,7 +343,7 @@ func outboxLines(out []SinkResult) []string {
 		l := o.line()
 		i := slices.IndexFunc(groups, func(g *group) bool { return g.title == o.Title && g.line == l })
 		if i < 0 {
-			groups = append(groups, &group{title: o.Title, line: l})
+			groups = append(groups, &group{title: o.Title, line: l, mark: o.mark()})
 			i = len(groups) - 1
 		}
 		g := groups[i]
@@ -209,13 +352,13 @@ func outboxLines(out []SinkResult) []string {
 			g.targets = append(g.targets, o.Target)
 		}
 	}
-	lines := make([]string, 0, len(groups))
+	lines := make([]Line, 0, len(groups))
 	for _, g := range groups {
 		what := g.title + " " + strings.Join(g.targets, ", ")
 		if g.n > 1 {
 			what += fmt.Sprintf(" (%d updates)", g.n)
 		}
-		lines = append(lines, fmt.Sprintf("  %s: %s.", what, g.line))
+		lines = append(lines, Line{g.mark, fmt.Sprintf("  %s: %s.", what, g.line)})
 	}
 	return lines
 }

@@ -61,6 +61,18 @@ func wrote(s sinks.Sink, a sinks.Action, target string) string {
 // the update.
 const queuedConsequence = "queued for retry (ccc sync)"
 
+// mark is how the report marks one sink's outcome: a failed delivery is
+// never ✓, queued or not.
+func (r SinkResult) mark() Mark {
+	switch r.Action {
+	case sinks.Created, sinks.Updated:
+		return MarkOK
+	case sinks.Failed:
+		return MarkFail
+	}
+	return MarkWarn
+}
+
 // line is how the report shows one sink's outcome.
 func (r SinkResult) line() string {
 	switch r.Action {
@@ -134,7 +146,13 @@ func (t trackerStep) Run(ctx context.Context, cp *Context) error {
 
 	results := make([]SinkResult, len(t.trackers))
 	for i, tr := range t.trackers {
+		target := tr.Target
+		if target == "" {
+			target = issue
+		}
+		done := cp.waitFor(tr.Sink.Title(), target)
 		results[i] = cp.deliverTo(ctx, tr, issue, from, body)
+		done()
 	}
 	cp.sinkResults = results
 	return trackerOutcome(cp, results)

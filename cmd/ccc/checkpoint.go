@@ -12,6 +12,7 @@ import (
 	"github.com/ccc-checkpoint/ccc/checkpoint"
 	"github.com/ccc-checkpoint/ccc/config"
 	"github.com/ccc-checkpoint/ccc/internal/redact"
+	"github.com/ccc-checkpoint/ccc/internal/ui"
 	"github.com/ccc-checkpoint/ccc/progress"
 )
 
@@ -85,8 +86,8 @@ file, and the record gets status failed and an errors[] entry, and moves to
 .ccc/checkpoints/failed/ (ccc cleanup removes it after --failed-max-age).
 Unblocking that blocker (--unblock FAILED) reopens the work.` + exitStatusHelp(
 			"0  every step succeeded or skipped",
-			"3  partial success: a step (or one of several trackers) failed, the rest ran",
-			"1  nothing could run (every step failed, or the project is unreadable), or .ccc-progress.md\n     is too broken to touch (merge conflict, no section ccc knows): nothing was written",
+			"3  partial success: the progress was saved, and a later step (or one of several trackers) failed",
+			"1  nothing saved: .ccc-progress.md could not be written (a read-only project; the prompt printed\n     still holds the edits), or it is too broken to touch (merge conflict, no section ccc knows,\n     not text), or nothing could run",
 			"2  usage error, or an edit flag that cannot apply; nothing was written"),
 		Example: `  # start a session
   ccc checkpoint --issue CIA-1 --current "write parser" --add-task "write tests"
@@ -186,6 +187,7 @@ func checkpointRun(ctx context.Context, f *Factory, opts *CheckpointOptions) err
 	cp.RefreshPrompt = opts.RefreshPrompt
 	cp.SkipGit = opts.SkipGit
 	cp.SkipTracker, cp.SkipTrackerFlag = opts.SkipTracker != "", opts.SkipTracker
+	cp.Waiting = f.waiting(opts.JSON)
 
 	report := checkpoint.Run(ctx, cp, opts.Profile.Steps(cp))
 	return f.finish(report, "ccc checkpoint", opts.JSON, opts.Profile == checkpoint.Manual)
@@ -201,7 +203,7 @@ func (f *Factory) newCheckpoint(root string, profile checkpoint.Profile, agent s
 	}
 	if timeout == 0 {
 		timeout = time.Duration(prefs.Checkpoint.Timeout)
-		if profile == checkpoint.Automated {
+		if profile != checkpoint.Manual {
 			timeout = time.Duration(prefs.Checkpoint.AutomatedTimeout)
 		}
 	}
@@ -248,21 +250,36 @@ func (f *Factory) newCheckpoint(root string, profile checkpoint.Profile, agent s
 	return cp, nil
 }
 
+// waitAfter is how long a delivery runs before a terminal shows what ccc
+// waits for: a quick one shows nothing, a slow one is never silent.
+const waitAfter = time.Second
+
+// waiting is the run's Waiting: on a terminal only, and never with --json
+// (a program reads that run) nor in hooks (which do not set it).
+func (f *Factory) waiting(asJSON bool) func(string) func() {
+	if !f.IO.ErrTTY || asJSON {
+		return nil
+	}
+	return ui.NewWaiter(f.IO.ErrOut, waitAfter, func() int { return ui.TermWidth(f.IO.ErrOut, f.Getenv) }).Wait
+}
+
+// reportMarks are the marks of report lines on a terminal, with their
+// colours.
+var reportMarks = map[checkpoint.Mark]struct{ mark, colour string }{
+	checkpoint.MarkOK:   {"✓", "32"},
+	checkpoint.MarkWarn: {"!", "33"},
+	checkpoint.MarkFail: {"X", "31"},
+}
+
 // printReport writes the report's lines to stderr, marked and coloured on a
 // terminal.
 func printReport(io IOStreams, r checkpoint.Report) {
-	for i, line := range r.Lines() {
+	for _, line := range r.Marked() {
 		if !io.ErrTTY {
-			fmt.Fprintln(io.ErrOut, line)
+			fmt.Fprintln(io.ErrOut, line.Text)
 			continue
 		}
-		mark, colour := "✓", "32"
-		switch {
-		case i == 0 && r.Succeeded < r.Total, strings.HasPrefix(line, "Failed:"):
-			mark, colour = "X", "31"
-		case strings.HasPrefix(line, "Warning:"), strings.Contains(line, " skipped — "):
-			mark, colour = "!", "33"
-		}
-		fmt.Fprintf(io.ErrOut, "\x1b[%sm%s\x1b[0m %s\n", colour, mark, line)
+		m := reportMarks[line.Mark]
+		fmt.Fprintf(io.ErrOut, "\x1b[%sm%s\x1b[0m %s\n", m.colour, m.mark, line.Text)
 	}
 }

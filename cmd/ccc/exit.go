@@ -15,7 +15,7 @@ import (
 // EXIT STATUS lists them; each command's lists its own).
 const (
 	ExitOK      = 0
-	ExitFailed  = 1  // the command failed; checkpoint: nothing could run
+	ExitFailed  = 1  // the command failed; checkpoint: nothing could run, or nothing was saved
 	ExitUsage   = 2  // the command line cannot be run as given
 	ExitPartial = 3  // checkpoint, post: a step or a tracker failed, the rest ran
 	ExitStale   = 4  // status: at least one agent is STALE
@@ -28,6 +28,7 @@ var outcomeExit = map[checkpoint.Outcome]int{
 	checkpoint.OutcomeNothing: ExitFailed,
 	checkpoint.OutcomeUsage:   ExitUsage,
 	checkpoint.OutcomePartial: ExitPartial,
+	checkpoint.OutcomeUnsaved: ExitFailed,
 }
 
 // exitError carries an exit status other than 1 out of a command.

@@ -38,8 +38,9 @@ func NewCmdPost(f *Factory, dir *string, runF func(*PostOptions) error) *cobra.C
 bookkeeping: the tracker references in .ccc-state.json, and under .ccc/ its
 lock files, backups and, when a sink fails, the outbox entry that ccc sync
 delivers later (on a CI runner that is discarded, the next job's post
-supersedes it). Add .ccc/ to .gitignore. The report, --json and the exit
-statuses are checkpoint's, with one step.
+supersedes it). Add .ccc/ to .gitignore. The report and --json are
+checkpoint's, with one step; the first line says how many trackers got the
+status ("Posted to 2 of 2 trackers.").
 
 Sinks: --sinks, else $CCC_SINKS, else the sinks: section of
 .ccc-preferences.yaml (--github adds GitHub to it), else Linear when
@@ -99,11 +100,12 @@ func postRun(ctx context.Context, f *Factory, opts *PostOptions) error {
 	// A CI report gets its own comment: never the session's "main" unless
 	// asked for.
 	agent := config.CIAgent(opts.Agent, f.Getenv)
-	cp, err := f.newCheckpoint(root, checkpoint.Automated, agent, opts.Timeout, opts.Trackers)
+	cp, err := f.newCheckpoint(root, checkpoint.Post, agent, opts.Timeout, opts.Trackers)
 	if err != nil {
 		return err
 	}
 	cp.Issue = opts.Issue
+	cp.Waiting = f.waiting(opts.JSON)
 	switch opts.BodyFile {
 	case "":
 		if err := cp.LoadProgress(); err != nil {
@@ -131,7 +133,7 @@ func postRun(ctx context.Context, f *Factory, opts *PostOptions) error {
 			cp.FullText = opts.BodyFile
 		}
 	}
-	report := checkpoint.Run(ctx, cp, checkpoint.TrackerSteps(cp))
+	report := checkpoint.Run(ctx, cp, checkpoint.Post.Steps(cp))
 	return f.finish(report, "ccc post", opts.JSON, false)
 }
 

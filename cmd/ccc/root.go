@@ -42,9 +42,9 @@ ENVIRONMENT
 Credentials are never printed, logged, written to a file or sent to a
 tracker in a body.` + exitStatusHelp(
 			"0  success (each command's --help lists its own statuses)",
-			"1  the command failed",
+			"1  the command failed (checkpoint: nothing saved)",
 			"2  usage error: an unknown command or flag, or a bad flag value",
-			"3  checkpoint, post: a step or a tracker failed, the rest ran",
+			"3  checkpoint, post: a step or a tracker failed, the rest ran (checkpoint: the progress was saved)",
 			"4  status: an agent is STALE",
 			"75 sync: updates are still queued",
 			"ccc hook ... always exits 0."),
