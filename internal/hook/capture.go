@@ -386,19 +386,11 @@ func StopFailure(ctx context.Context, env Env, stdin []byte) {
 	if d := capture.Clean(in.ErrorDetails); d != "" {
 		// Redacted before the cut: a credential cut in two is no longer
 		// recognised by the checkpoint's redactor.
-		d, _ = redact.Text(d)
-		msg += " — " + clipText(d, 200)
+		msg += " — " + redact.Clip(d, 200)
 	}
 	if c := captureList(ctx, env, event, in, captureOpts{transcript: true, apiError: APIErrorPrefix + msg}); c.changed {
 		boundary(ctx, env, event, c, in)
 	}
-}
-
-func clipText(s string, n int) string {
-	if r := []rune(s); len(r) > n {
-		return string(r[:n-1]) + "…"
-	}
-	return s
 }
 
 // carryOver copies the task folder of the session before a /clear to the
