@@ -8,6 +8,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/ccc-checkpoint/ccc/markdown"
+
+	"github.com/ccc-checkpoint/ccc/internal/redact"
 )
 
 // ErrBroken is what every *BrokenError matches with errors.Is: a progress file ccc must neither rewrite nor
@@ -124,9 +126,7 @@ func Conflicts(path string, src []byte) []Problem {
 				what = "merge conflict separator"
 			}
 			if what != "" {
-				if len(l) > 40 {
-					l = l[:40] + "…"
-				}
+				l = redact.Clip(l, 41)
 				ps = append(ps, Problem{Path: path, Line: k, Message: fmt.Sprintf("%s %q", what, l)})
 			}
 			if o == end {

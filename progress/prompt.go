@@ -6,9 +6,10 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/ccc-checkpoint/ccc/markdown"
+
+	"github.com/ccc-checkpoint/ccc/internal/redact"
 )
 
 // generatedRe matches a prompt of the shape GeneratePrompt writes (also with the line break before
@@ -52,7 +53,7 @@ const MaxPromptText = 1000
 
 // promptText is text as the generated prompt holds it: on one line, at most MaxPromptText characters,
 // the last one "…" when it was cut.
-func promptText(s string) string { return clipN(sentence(s), MaxPromptText) }
+func promptText(s string) string { return redact.ClipOnly(sentence(s), MaxPromptText) }
 
 // Next returns the next action: the Next Action field; else, while the work has failed (an open
 // FAILED: blocker), looking into the failure; else continuing the current task (which the prompt and
@@ -279,17 +280,8 @@ func sameWords(a, b string) bool {
 	return strings.EqualFold(sentence(a), sentence(b)) || strings.EqualFold(sentence(a), promptText(b))
 }
 
-// clip shortens text quoted in a warning.
-func clip(s string) string { return clipN(s, 80) }
-
-// clipN shortens s to at most limit runes, the last one "…".
-func clipN(s string, limit int) string {
-	if len(s) <= limit || utf8.RuneCountInString(s) <= limit {
-		return s
-	}
-	r := []rune(s)
-	return string(r[:limit-1]) + "…"
-}
+// clip shortens text quoted in a warning, redacted first.
+func clip(s string) string { return redact.Clip(s, 80) }
 
 // GenericPrompt is printed when the progress document cannot be read, so
 // the next session still starts from somewhere.

@@ -16,6 +16,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/cenkalti/backoff/v4"
+
+	"github.com/ccc-checkpoint/ccc/internal/redact"
 )
 
 // RetryPolicy tunes Retry: exponential backoff with jitter from Initial,
@@ -107,10 +109,7 @@ func HumanDuration(d, unit time.Duration) string {
 func Short(s string) string {
 	s = strings.Join(strings.Fields(html.UnescapeString(s)), " ")
 	s = strings.TrimSuffix(s, ".")
-	if utf8.RuneCountInString(s) > 120 {
-		s = string([]rune(s)[:119]) + "…"
-	}
-	return s
+	return redact.Clip(s, 120)
 }
 
 // Sleep waits d or until ctx is done: RetryPolicy's default sleeper.

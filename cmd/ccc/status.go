@@ -12,13 +12,14 @@ import (
 	"strings"
 	"syscall"
 	"time"
-	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
 	"github.com/ccc-checkpoint/ccc/internal/projectfs"
 	"github.com/ccc-checkpoint/ccc/internal/ui"
 	"github.com/ccc-checkpoint/ccc/state/records"
+
+	"github.com/ccc-checkpoint/ccc/internal/redact"
 )
 
 // StatusOptions is `ccc status` as parsed.
@@ -202,11 +203,32 @@ func collectStatus(ctx context.Context, f *Factory, root string) (StatusReport, 
 	if err != nil {
 		return StatusReport{}, err
 	}
-	return StatusReport{
+	rep := StatusReport{
 		Now: st.Now, Dir: st.Dir,
 		WarnAfter: age(st.Thresholds.WarnAfter), StaleAfter: age(st.Thresholds.StaleAfter),
 		Agents: st.Agents, Stale: st.Stale, Unknown: st.Unknown, Warnings: st.Warnings,
-	}, nil
+	}
+	redactStatus(&rep)
+	return rep, nil
+}
+
+// redactStatus redacts the text of every record in rep, before anything
+// prints or cuts it: records and the outbox live in .ccc, which a
+// repository can commit, and --json prints them whole.
+func redactStatus(rep *StatusReport) {
+	r := func(s *string) { *s, _ = redact.Text(*s) }
+	for i := range rep.Agents {
+		a := &rep.Agents[i]
+		for _, s := range []*string{&a.Agent, &a.ID, &a.Issue, &a.Task, &a.Drift, &a.Error, &a.Queued.LastError} {
+			r(s)
+		}
+		for j := range a.Subagents {
+			r(&a.Subagents[j].LastMessage)
+		}
+	}
+	for i := range rep.Warnings {
+		r(&rep.Warnings[i])
+	}
 }
 
 var healthStyle = map[string]struct{ icon, colour string }{
@@ -270,13 +292,8 @@ func dash(s string) string {
 	return s
 }
 
-func clip(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	return string([]rune(s)[:n-1]) + "…"
-}
+// clip is s on one line, redacted, then cut to n runes.
+func clip(s string, n int) string { return redact.Clip(strings.Join(strings.Fields(s), " "), n) }
 
 func progressCell(a records.AgentStatus) string {
 	if a.Total == 0 {

@@ -106,13 +106,18 @@ func ReadClaudeTasks(dir string) (List, error) {
 	n := 0
 	for _, e := range ents {
 		name := e.Name()
-		if strings.HasPrefix(name, ".") || !strings.HasSuffix(name, ".json") || !e.Type().IsRegular() {
+		if strings.HasPrefix(name, ".") || !strings.HasSuffix(name, ".json") || e.IsDir() {
 			continue
 		}
 		if n++; n > MaxTasks {
 			return list, fmt.Errorf("%s: more than %d tasks", dir, MaxTasks)
 		}
 		data, err := projectfs.ReadProjectFile("", filepath.Join(dir, name), maxTaskFile)
+		if errors.Is(err, projectfs.ErrNotRegular) {
+			// Claude Code writes regular files: a FIFO or a link to a
+			// device was planted, and the list cannot be trusted whole.
+			return list, err
+		}
 		if err != nil {
 			continue // deleted since the listing, or too big to be a task
 		}

@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"github.com/klauspost/compress/zstd"
+
+	"github.com/ccc-checkpoint/ccc/internal/projectfs"
 )
 
 // MaxRollout bounds the rollout text one capture reads: the decompressed
@@ -54,15 +56,8 @@ func ReadCodex(path string) (List, error) {
 		}
 		defer dec.Close()
 		r = &capped{r: dec, left: MaxRollout}
-	} else if fi, err := f.Stat(); err == nil && fi.Size() > MaxRollout {
-		if _, err := f.Seek(fi.Size()-MaxRollout, io.SeekStart); err != nil {
-			return List{}, fmt.Errorf("%s: %w", name, err)
-		}
-		// The tail starts inside a line unless a newline ends the one before.
-		var prev [1]byte
-		if _, err := f.ReadAt(prev[:], fi.Size()-MaxRollout-1); err != nil || prev[0] != '\n' {
-			skipFirst = true
-		}
+	} else if skipFirst, err = seekTail(f); err != nil {
+		return List{}, fmt.Errorf("%s: %w", name, err)
 	}
 	var last []codexStep
 	found := false
@@ -111,14 +106,46 @@ func (c *capped) Read(p []byte) (int, error) {
 }
 
 // openRollout opens path, or path.zst when the plain log was compressed.
+// The log is the agent's, outside the project: no confinement, but never
+// a FIFO or a device.
 func openRollout(path string) (*os.File, string, error) {
-	f, err := os.Open(path)
+	f, err := projectfs.OpenProjectFile("", path)
 	if errors.Is(err, os.ErrNotExist) && !strings.HasSuffix(path, ".zst") {
-		if z, zerr := os.Open(path + ".zst"); zerr == nil {
-			return z, path + ".zst", nil
+		if z, zerr := projectfs.OpenProjectFile("", path+".zst"); !errors.Is(zerr, os.ErrNotExist) {
+			return z, path + ".zst", zerr
 		}
 	}
 	return f, path, err
+}
+
+// openTail opens an agent's log (regular files only) at its last
+// MaxRollout bytes; skipFirst says the first line read is the end of a
+// line cut by the start of the tail.
+func openTail(path string) (f *os.File, r io.Reader, skipFirst bool, err error) {
+	if f, err = projectfs.OpenProjectFile("", path); err != nil {
+		return nil, nil, false, err
+	}
+	if skipFirst, err = seekTail(f); err != nil {
+		_ = f.Close()
+		return nil, nil, false, fmt.Errorf("%s: %w", path, err)
+	}
+	return f, f, skipFirst, nil
+}
+
+// seekTail moves f to its last MaxRollout bytes, when it is longer: the
+// newest calls are at the end.
+func seekTail(f *os.File) (skipFirst bool, err error) {
+	fi, err := f.Stat()
+	if err != nil || fi.Size() <= MaxRollout {
+		return false, err
+	}
+	if _, err := f.Seek(fi.Size()-MaxRollout, io.SeekStart); err != nil {
+		return false, err
+	}
+	// The tail starts inside a line unless a newline ends the one before.
+	var prev [1]byte
+	_, err = f.ReadAt(prev[:], fi.Size()-MaxRollout-1)
+	return err != nil || prev[0] != '\n', nil
 }
 
 type codexStep struct {

@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/ccc-checkpoint/ccc/progress"
+
+	"github.com/ccc-checkpoint/ccc/internal/redact"
 )
 
 // Where is the repository position a continuation context names.
@@ -69,17 +71,16 @@ func Context(doc *progress.Document, tr Transcript, hasList bool, at Where) stri
 			"continue: one TaskCreate (or one TodoWrite with every item) per current and remaining task, in this " +
 			"order, the current one in_progress, so that ccc keeps " + progress.FileName + " true.\n")
 	}
-	return strings.TrimRight(b.String(), "\n")
+	// The context goes to the agent: through the redactor whole, too (a
+	// file path, a branch name).
+	out, _ := redact.Text(strings.TrimRight(b.String(), "\n"))
+	return out
 }
 
 func one(s string) string { return clip(strings.Join(strings.Fields(s), " "), 200) }
 
-func clip(s string, n int) string {
-	if r := []rune(s); len(r) > n {
-		return string(r[:n-1]) + "…"
-	}
-	return s
-}
+// clip is s redacted, then cut: a credential cut in two is no longer found.
+func clip(s string, n int) string { return redact.Clip(s, n) }
 
 func short(h string) string {
 	if len(h) > 12 {

@@ -4,8 +4,17 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
+	"hash/maphash"
 	"strconv"
+)
+
+// Bounds of what ReadGemini keeps while it replays a chat log: the newest
+// maxGeminiMessages messages (a message id as a 64-bit hash, never its
+// text) and the lists of the newest maxGeminiLists of them. A real session
+// holds a few hundred messages; a log of a million unique ids took 200 MB.
+const (
+	maxGeminiMessages = 10_000
+	maxGeminiLists    = 16
 )
 
 // ReadGemini reads the todo list of a Gemini CLI session from its chat
@@ -15,15 +24,27 @@ import (
 // already seen replaces that message in its place, {"$rewindTo": id} drops
 // that message and every later one (all of them when the id is unknown),
 // and {"$set":{"messages":[…]}} replaces the whole conversation.
-// ErrNoList: no write_todos call survives.
+//
+// Like a Codex rollout, only the last MaxRollout bytes are read, and only
+// the newest maxGeminiMessages messages are remembered: a rewind to an
+// older one, or a list forgotten under maxGeminiLists, is no list rather
+// than a wrong one. The file is the agent's, outside the project: never a
+// FIFO or a device. ErrNoList: no write_todos call survives.
 func ReadGemini(path string) (List, error) {
-	f, err := os.Open(path)
+	f, r, skipFirst, err := openTail(path)
 	if err != nil {
 		return List{}, err
 	}
 	defer func() { _ = f.Close() }() // read only
 	c := newGeminiChat()
-	if _, err := eachLine(f, MaxLine, c.line); err != nil {
+	_, err = eachLine(r, MaxLine, func(line []byte) {
+		if skipFirst {
+			skipFirst = false
+			return
+		}
+		c.line(line)
+	})
+	if err != nil {
 		return List{}, fmt.Errorf("%s: %w", path, err)
 	}
 	todos, ok := c.last()
@@ -47,21 +68,36 @@ type geminiMessage struct {
 	} `json:"toolCalls"`
 }
 
-// geminiChat is the conversation in order: only the ids and, per message,
-// the last todo list it wrote.
+// geminiEntry is one remembered message: its id's hash and the last todo
+// list it wrote. wrote with a nil todos is a list forgotten to keep
+// memory bounded: reached first, it means "no list known".
+type geminiEntry struct {
+	id    uint64
+	wrote bool
+	todos []geminiTodo
+}
+
+// geminiChat is the newest part of the conversation, in order.
 type geminiChat struct {
-	order []string
-	pos   map[string]int
-	todos map[string][]geminiTodo
+	seed  maphash.Seed
+	msgs  []geminiEntry  // the window, oldest first
+	base  int            // the sequence number of msgs[0]
+	pos   map[uint64]int // id hash → sequence number, for the window only
+	lists int            // entries (older included) whose todos are held
+	// older is the newest message with a list that left the window: what
+	// the conversation says when no message in the window wrote one.
+	older geminiEntry
 }
 
 func newGeminiChat() *geminiChat {
-	return &geminiChat{pos: map[string]int{}, todos: map[string][]geminiTodo{}}
+	return &geminiChat{seed: maphash.MakeSeed(), pos: map[uint64]int{}}
 }
+
+func (c *geminiChat) hash(id string) uint64 { return maphash.String(c.seed, id) }
 
 func (c *geminiChat) line(line []byte) {
 	if id, ok := plainMessageID(line); ok {
-		c.put(geminiMessage{ID: id}) // no list in it: only its place counts
+		c.put(maphash.Bytes(c.seed, id), nil, false) // no list in it: only its place counts
 		return
 	}
 	var rec struct {
@@ -77,11 +113,11 @@ func (c *geminiChat) line(line []byte) {
 	}
 	switch {
 	case rec.RewindTo != nil:
-		c.rewind(*rec.RewindTo)
+		c.rewind(c.hash(*rec.RewindTo))
 	case rec.ID != nil:
 		var m geminiMessage
 		if json.Unmarshal(line, &m) == nil {
-			c.put(m)
+			c.putMessage(m)
 		}
 	case len(rec.Set) > 0:
 		var set struct {
@@ -102,57 +138,117 @@ func (c *geminiChat) line(line []byte) {
 func (c *geminiChat) putAll(ms []geminiMessage) {
 	for _, m := range ms {
 		if m.ID != "" {
-			c.put(m)
+			c.putMessage(m)
 		}
 	}
 }
 
-// put records a message; one seen before keeps its place.
-func (c *geminiChat) put(m geminiMessage) {
-	if _, ok := c.pos[m.ID]; !ok {
-		c.pos[m.ID] = len(c.order)
-		c.order = append(c.order, m.ID)
-	}
-	delete(c.todos, m.ID)
+// putMessage records a message and the last list its write_todos calls
+// wrote; a refused call left the list as it was.
+func (c *geminiChat) putMessage(m geminiMessage) {
+	var todos []geminiTodo
+	wrote := false
 	for _, tc := range m.ToolCalls {
 		if tc.Name != "write_todos" || tc.Status == "error" || tc.Status == "cancelled" {
-			continue // a refused call left the list as it was
+			continue
 		}
 		var args struct {
 			Todos []geminiTodo `json:"todos"`
 		}
 		if json.Unmarshal(tc.Args, &args) == nil && args.Todos != nil {
-			c.todos[m.ID] = args.Todos
+			todos, wrote = args.Todos, true
+		}
+	}
+	c.put(c.hash(m.ID), todos, wrote)
+}
+
+// put records a message; one seen before keeps its place. The oldest
+// message leaves the window past maxGeminiMessages, the oldest list is
+// forgotten past maxGeminiLists.
+func (c *geminiChat) put(id uint64, todos []geminiTodo, wrote bool) {
+	e := geminiEntry{id: id, wrote: wrote, todos: todos}
+	if seq, ok := c.pos[id]; ok {
+		c.drop(&c.msgs[seq-c.base])
+		c.msgs[seq-c.base] = e
+	} else {
+		c.pos[id] = c.base + len(c.msgs)
+		c.msgs = append(c.msgs, e)
+	}
+	if todos != nil {
+		c.lists++
+	}
+	if len(c.msgs) > maxGeminiMessages {
+		gone := c.msgs[0]
+		c.msgs[0] = geminiEntry{} // let its list go with it
+		c.msgs = c.msgs[1:]
+		c.base++
+		delete(c.pos, gone.id)
+		if gone.wrote {
+			c.drop(&c.older)
+			c.older = gone
+		}
+	}
+	for c.lists > maxGeminiLists {
+		c.forgetOldestList()
+	}
+}
+
+// drop stops counting e's list, when it holds one.
+func (c *geminiChat) drop(e *geminiEntry) {
+	if e.todos != nil {
+		c.lists--
+	}
+}
+
+func (c *geminiChat) forgetOldestList() {
+	if c.older.todos != nil {
+		c.older.todos = nil
+		c.lists--
+		return
+	}
+	for i := range c.msgs {
+		if c.msgs[i].todos != nil {
+			c.msgs[i].todos = nil
+			c.lists--
+			return
 		}
 	}
 }
 
-func (c *geminiChat) rewind(id string) {
-	i, ok := c.pos[id]
+func (c *geminiChat) rewind(id uint64) {
+	seq, ok := c.pos[id]
 	if !ok {
 		c.reset()
 		return
 	}
-	for _, gone := range c.order[i:] {
-		delete(c.pos, gone)
-		delete(c.todos, gone)
+	i := seq - c.base
+	for j := range c.msgs[i:] {
+		gone := &c.msgs[i+j]
+		c.drop(gone)
+		delete(c.pos, gone.id)
+		*gone = geminiEntry{}
 	}
-	c.order = c.order[:i]
+	c.msgs = c.msgs[:i]
 }
 
 func (c *geminiChat) reset() {
-	c.order = c.order[:0]
+	clear(c.msgs)
+	c.msgs = c.msgs[:0]
+	c.base = 0
 	clear(c.pos)
-	clear(c.todos)
+	c.lists = 0
+	c.older = geminiEntry{}
 }
 
+// last is the newest list of the conversation; a forgotten one, met first,
+// is none.
 func (c *geminiChat) last() ([]geminiTodo, bool) {
-	for i := len(c.order) - 1; i >= 0; i-- {
-		if t, ok := c.todos[c.order[i]]; ok {
-			return t, true
+	for i := len(c.msgs) - 1; i >= 0; i-- {
+		if e := c.msgs[i]; e.wrote {
+			return e.todos, e.todos != nil
 		}
 	}
-	return nil, false
+	return c.older.todos, c.older.todos != nil
 }
 
 // GeminiTodosInput reads the list from a hook's tool_input when the tool
@@ -182,19 +278,19 @@ func geminiTasks(todos []geminiTodo) []Task {
 // plainMessageID is the fast path for most lines: a message record as
 // Gemini CLI writes it ({"id":"…", first) that mentions no write_todos
 // and none of the special keys. Anything else is parsed in full.
-func plainMessageID(line []byte) (string, bool) {
+func plainMessageID(line []byte) ([]byte, bool) {
 	rest, ok := bytes.CutPrefix(line, []byte(`{"id":"`))
 	if !ok {
-		return "", false
+		return nil, false
 	}
 	end := bytes.IndexByte(rest, '"')
 	if end <= 0 || bytes.IndexByte(rest[:end], '\\') >= 0 {
-		return "", false
+		return nil, false
 	}
 	for _, k := range [][]byte{[]byte("write_todos"), []byte(`"$rewindTo"`), []byte(`"$set"`), []byte(`"messages"`)} {
 		if bytes.Contains(rest, k) {
-			return "", false
+			return nil, false
 		}
 	}
-	return string(rest[:end]), true
+	return rest[:end], true
 }

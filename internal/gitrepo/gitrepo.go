@@ -19,6 +19,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/ccc-checkpoint/ccc/internal/redact"
 )
 
 // ErrNotRepo reports that a directory is not inside a git work tree.
@@ -440,10 +442,6 @@ func (r *Repo) CommitsBetween(ctx context.Context, from, to string) (int, error)
 	return n, nil
 }
 
-func truncate(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
-}
+// truncate is git's or a hook's output redacted, then cut to n runes: cut
+// first, a credential a hook printed across the cut would keep its first part.
+func truncate(s string, n int) string { return redact.Clip(s, n) }

@@ -92,7 +92,7 @@ func captureList(ctx context.Context, env Env, event string, in Input, o capture
 		fresh = true
 	}
 	c := captured{root: root}
-	list, err := readList(env, in, o, &c.tr)
+	list, err := readList(env, event, in, o, &c.tr)
 	switch {
 	case errors.Is(err, capture.ErrNoList):
 	case err != nil:
@@ -164,7 +164,7 @@ func (c captured) create(env Env, event, root string, o captureOpts) captured {
 
 // readList is the session's list: a TodoWrite call's own input, else the
 // task files, else (when asked) the transcript's newest TodoWrite.
-func readList(env Env, in Input, o captureOpts, tr *capture.Transcript) (capture.List, error) {
+func readList(env Env, event string, in Input, o captureOpts, tr *capture.Transcript) (capture.List, error) {
 	if in.ToolName == "TodoWrite" && len(in.ToolInput) > 0 {
 		return capture.ClaudeTodoWrite([]byte(in.ToolInput), "TodoWrite")
 	}
@@ -176,8 +176,14 @@ func readList(env Env, in Input, o captureOpts, tr *capture.Transcript) (capture
 	noFiles := errors.Is(err, capture.ErrNoList)
 	if o.transcript && in.TranscriptPath != "" {
 		// The newest TodoWrite is looked for only without task files.
-		if got, terr := capture.ReadClaudeTranscript(in.TranscriptPath, noFiles); terr == nil {
+		got, terr := capture.ReadClaudeTranscript(in.TranscriptPath, noFiles)
+		switch {
+		case terr == nil:
 			*tr = got
+		case errors.Is(terr, projectfs.ErrNotRegular) && !o.stopped:
+			// A FIFO or a device is worth its one line (a stop says it
+			// itself); a missing or torn transcript is not.
+			env.logf(event, "capture: transcript: %v", terr)
 		}
 	}
 	if noFiles && tr.Todos != nil {
@@ -380,19 +386,11 @@ func StopFailure(ctx context.Context, env Env, stdin []byte) {
 	if d := capture.Clean(in.ErrorDetails); d != "" {
 		// Redacted before the cut: a credential cut in two is no longer
 		// recognised by the checkpoint's redactor.
-		d, _ = redact.Text(d)
-		msg += " — " + clipText(d, 200)
+		msg += " — " + redact.Clip(d, 200)
 	}
 	if c := captureList(ctx, env, event, in, captureOpts{transcript: true, apiError: APIErrorPrefix + msg}); c.changed {
 		boundary(ctx, env, event, c, in)
 	}
-}
-
-func clipText(s string, n int) string {
-	if r := []rune(s); len(r) > n {
-		return string(r[:n-1]) + "…"
-	}
-	return s
 }
 
 // carryOver copies the task folder of the session before a /clear to the

@@ -13,6 +13,8 @@ import (
 
 	"github.com/ccc-checkpoint/ccc/internal/projectfs"
 	"github.com/ccc-checkpoint/ccc/state"
+
+	"github.com/ccc-checkpoint/ccc/internal/redact"
 )
 
 // lockWait bounds how long a hook waits for another ccc process's lock
@@ -36,10 +38,7 @@ type MistypedError struct {
 }
 
 func (e *MistypedError) Error() string {
-	v := e.Value
-	if len(v) > 40 {
-		v = v[:40] + "…"
-	}
+	v := redact.Clip(e.Value, 41)
 	return fmt.Sprintf("%s is %s, expected %s", e.Key, v, e.Want)
 }
 

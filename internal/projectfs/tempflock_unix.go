@@ -20,7 +20,9 @@ func holdTemp(f *os.File) {
 // removeUnheld removes path unless another open file holds its flock; it
 // keeps the lock while removing, so no writer can take it meanwhile.
 func removeUnheld(path string) error {
-	f, err := os.Open(path)
+	// The reader's own open: a FIFO swapped in after the listing must not
+	// block the hook, and a symlink is not ccc's temp file.
+	f, err := openChecked("", path, true)
 	if err != nil {
 		return err
 	}

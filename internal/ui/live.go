@@ -7,9 +7,10 @@ import (
 	"strings"
 	"time"
 	"unicode"
-	"unicode/utf8"
 
 	"golang.org/x/term"
+
+	"github.com/ccc-checkpoint/ccc/internal/redact"
 )
 
 // LiveLine shows a long-running command's latest news: rewritten in place
@@ -81,12 +82,7 @@ func ClipLine(msg string, width int) string {
 		}
 		return r
 	}, msg)
-	width = max(width, 1)
-	if utf8.RuneCountInString(msg) <= width {
-		return msg
-	}
-	runes := []rune(msg)
-	return string(runes[:width-1]) + "…"
+	return redact.Clip(msg, max(width, 1))
 }
 
 // End leaves the last line on a terminal.

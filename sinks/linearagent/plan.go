@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/ccc-checkpoint/ccc/progress"
+
+	"github.com/ccc-checkpoint/ccc/internal/redact"
 )
 
 // step is one entry of a session's plan, as Linear's "Agent interaction"
@@ -64,14 +66,9 @@ func firstLine(s string) string {
 	return strings.TrimSpace(s)
 }
 
-// short cuts s to n runes with an ellipsis.
-func short(s string, n int) string {
-	r := []rune(strings.TrimSpace(s))
-	if len(r) <= n {
-		return string(r)
-	}
-	return string(r[:n-1]) + "…"
-}
+// short is s redacted, then cut to n runes with an ellipsis: cut first, a
+// credential across the cut would lose its shape and keep its first part.
+func short(s string, n int) string { return redact.Clip(strings.TrimSpace(s), n) }
 
 // position is "task 3 of 7 — <current>" for the checkpoint's action.
 func position(doc *progress.Document) string {

@@ -9,6 +9,8 @@ import (
 	"github.com/ccc-checkpoint/ccc/progress"
 	"github.com/ccc-checkpoint/ccc/sinks"
 	"github.com/ccc-checkpoint/ccc/sinks/linear"
+
+	"github.com/ccc-checkpoint/ccc/internal/redact"
 )
 
 // live is the memo of one delivery and the activity id persisted for it.
@@ -191,10 +193,5 @@ var errNoSession = errors.New("no agent session")
 // thoughtEvery is how often at most an ephemeral thought is sent.
 const thoughtEvery = 3 * time.Minute
 
-// capped is s cut to n runes, as it is when shorter.
-func capped(s string, n int) string {
-	if r := []rune(s); len(r) > n {
-		return string(r[:n-1]) + "…"
-	}
-	return s
-}
+// capped is s redacted, then cut to n runes.
+func capped(s string, n int) string { return redact.Clip(s, n) }

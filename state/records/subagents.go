@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/ccc-checkpoint/ccc/internal/projectfs"
+
+	"github.com/ccc-checkpoint/ccc/internal/redact"
 )
 
 // SubagentsDir (in .ccc/) holds one file per subagent the hooks saw start
@@ -44,9 +46,7 @@ func WriteSubagent(root string, s Subagent) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	if r := []rune(s.LastMessage); len(r) > 500 {
-		s.LastMessage = string(r[:499]) + "…"
-	}
+	s.LastMessage = redact.Clip(s.LastMessage, 500)
 	data, err := json.Marshal(s)
 	if err != nil {
 		return err
