@@ -5,7 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ccc-checkpoint/ccc/internal/hook"
+	"github.com/ccc-checkpoint/ccc/cmd/ccc/internal/hook"
 )
 
 // captureHelp is what every capturing hook shares.

@@ -10,7 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ccc-checkpoint/ccc/internal/importer"
+	"github.com/ccc-checkpoint/ccc/cmd/ccc/internal/importer"
 	"github.com/ccc-checkpoint/ccc/progress"
 )
 

@@ -5,7 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ccc-checkpoint/ccc/internal/install"
+	"github.com/ccc-checkpoint/ccc/cmd/ccc/internal/install"
 )
 
 // InitOptions is `ccc init <agent>` as parsed.

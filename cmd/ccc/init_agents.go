@@ -3,7 +3,7 @@ package main
 import (
 	"github.com/spf13/cobra"
 
-	"github.com/ccc-checkpoint/ccc/internal/install"
+	"github.com/ccc-checkpoint/ccc/cmd/ccc/internal/install"
 )
 
 // initAgent is `ccc init <agent>` for an agent other than Claude Code: its

@@ -13,7 +13,7 @@ import (
 	"github.com/ccc-checkpoint/ccc/checkpoint"
 	"github.com/ccc-checkpoint/ccc/internal/projectfs"
 	"github.com/ccc-checkpoint/ccc/internal/ui"
-	"github.com/ccc-checkpoint/ccc/internal/watch"
+	"github.com/ccc-checkpoint/ccc/cmd/ccc/internal/watch"
 	"github.com/ccc-checkpoint/ccc/sinks"
 	"github.com/ccc-checkpoint/ccc/sinks/all"
 	"github.com/ccc-checkpoint/ccc/state/outbox"
@@ -192,7 +192,7 @@ func printSync(io IOStreams, asJSON bool, d checkpoint.Drained) error {
 	return nil
 }
 
-// watchRun is the sync worker (internal/watch), reporting on a live line.
+// watchRun is the sync worker (cmd/ccc/internal/watch), reporting on a live line.
 func watchRun(ctx context.Context, f *Factory, opts *SyncOptions) error {
 	root, err := f.root(ctx, opts.Dir)
 	if err != nil {

@@ -15,7 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ccc-checkpoint/ccc/internal/comment"
-	"github.com/ccc-checkpoint/ccc/internal/fake/filefake"
+	"github.com/ccc-checkpoint/ccc/sinks/file/filefake"
 	"github.com/ccc-checkpoint/ccc/internal/testutil"
 	"github.com/ccc-checkpoint/ccc/sinks"
 	"github.com/ccc-checkpoint/ccc/sinks/file"

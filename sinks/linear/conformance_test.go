@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/ccc-checkpoint/ccc/internal/fake/linearfake"
-	"github.com/ccc-checkpoint/ccc/internal/sinktest"
+	"github.com/ccc-checkpoint/ccc/sinks/sinktest"
 	"github.com/ccc-checkpoint/ccc/sinks/linear"
 )
 

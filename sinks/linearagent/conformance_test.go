@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/ccc-checkpoint/ccc/internal/fake/linearfake"
-	"github.com/ccc-checkpoint/ccc/internal/sinktest"
+	"github.com/ccc-checkpoint/ccc/sinks/sinktest"
 	"github.com/ccc-checkpoint/ccc/sinks"
 	"github.com/ccc-checkpoint/ccc/sinks/linear"
 	"github.com/ccc-checkpoint/ccc/sinks/linearagent"

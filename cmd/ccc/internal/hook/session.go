@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ccc-checkpoint/ccc/internal/capture"
+	"github.com/ccc-checkpoint/ccc/cmd/ccc/internal/capture"
 	"github.com/ccc-checkpoint/ccc/internal/projectfs"
 	"github.com/ccc-checkpoint/ccc/progress"
 	"github.com/ccc-checkpoint/ccc/state"

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ccc-checkpoint/ccc/internal/capture"
+	"github.com/ccc-checkpoint/ccc/cmd/ccc/internal/capture"
 	"github.com/ccc-checkpoint/ccc/internal/projectfs"
 	"github.com/ccc-checkpoint/ccc/internal/redact"
 	"github.com/ccc-checkpoint/ccc/progress"

@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/ccc-checkpoint/ccc/internal/capture"
+	"github.com/ccc-checkpoint/ccc/cmd/ccc/internal/capture"
 	"github.com/ccc-checkpoint/ccc/internal/projectfs"
 	"github.com/ccc-checkpoint/ccc/progress"
 )

@@ -1,4 +1,4 @@
-package config_test
+package hook_test
 
 import (
 	"os"
@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ccc-checkpoint/ccc/config"
-	"github.com/ccc-checkpoint/ccc/internal/hook"
+	"github.com/ccc-checkpoint/ccc/cmd/ccc/internal/hook"
 	"github.com/ccc-checkpoint/ccc/state/records"
 )
 

@@ -103,7 +103,7 @@ func TestClaudeRefusesWhatItCannotRead(t *testing.T) {
 // The installer wires what the plugin wires; the plugin runs ccc through its
 // launcher, a project's settings run the ccc on the PATH.
 func TestClaudeHooksMatchThePlugin(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join("..", "..", "plugin", "hooks", "hooks.json"))
+	data, err := os.ReadFile(filepath.Join("..", "..", "..", "..", "plugin", "hooks", "hooks.json"))
 	require.NoError(t, err)
 	var plugin struct {
 		Hooks map[string][]struct {
