@@ -100,11 +100,11 @@ output is last_assistant_message, else the transcript at transcript_path;
 a transcript that does not exist is reported and counts as no output (a
 retry). CCC_DEBUG=1 reports the rule that decided on stderr.
 
-When another ccc process holds .ccc/lock, the hook waits for it as long as
-its 30s budget allows after the checkpoint; if it is still held, the hook
-answers as decided and keeps the state change in .ccc/pending/, which the
-next stop hook applies first (or discards, naming why, when the state has
-moved since).
+When another ccc process holds .ccc/lock, the hook waits for it 3s at most
+(all its waits together); if it is still held, the hook answers as decided,
+keeps the state change in .ccc/pending/, which the next stop hook applies
+first (or discards, naming why, when the state has moved since), skips the
+checkpoint and says so in one line. Every hook waits for the lock 3s at most.
 
 First it captures the agent's own task list into .ccc-progress.md (see
 ccc hook post-tool-use) and resolves an "API error: …" blocker; with a
