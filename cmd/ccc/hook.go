@@ -2,11 +2,14 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -100,11 +103,11 @@ output is last_assistant_message, else the transcript at transcript_path;
 a transcript that does not exist is reported and counts as no output (a
 retry). CCC_DEBUG=1 reports the rule that decided on stderr.
 
-When another ccc process holds .ccc/lock, the hook waits for it as long as
-its 30s budget allows after the checkpoint; if it is still held, the hook
-answers as decided and keeps the state change in .ccc/pending/, which the
-next stop hook applies first (or discards, naming why, when the state has
-moved since).
+When another ccc process holds .ccc/lock, the hook waits for it 3s at most
+(all its waits together); if it is still held, the hook answers as decided,
+keeps the state change in .ccc/pending/, which the next stop hook applies
+first (or discards, naming why, when the state has moved since), skips the
+checkpoint and says so in one line. Every hook waits for the lock 3s at most.
 
 First it captures the agent's own task list into .ccc-progress.md (see
 ccc hook post-tool-use) and resolves an "API error: …" blocker; with a
@@ -254,23 +257,72 @@ func newCmdHookEvent(f *Factory, dir *string, name, short, long, example string,
 	}
 }
 
-// hookInput reads a hook's stdin, at most maxHookInput bytes: more is not
-// a hook's input, and is left unread. ok is false when the hook has nothing
-// to read (said in one stderr line).
+// hookInputWait bounds how long a hook waits for its stdin to end: an agent
+// host writes its JSON and closes the pipe at once, and one that keeps it
+// open must not hang the hook until the host kills it.
+const hookInputWait = 2 * time.Second
+
+// hookInput reads a hook's stdin, at most maxHookInput bytes (more is not
+// a hook's input, and is left unread) until it ends or hookInputWait has
+// passed; then what was read is used when it is a whole JSON value. ok is
+// false when the hook has nothing to read (said in one stderr line).
 func (f *Factory) hookInput(name string) (stdin []byte, ok bool) {
 	if f.IO.In == nil {
 		return nil, true
 	}
-	stdin, err := io.ReadAll(io.LimitReader(f.IO.In, maxHookInput+1))
-	if err != nil {
-		fmt.Fprintf(f.IO.ErrOut, "ccc hook %s: stdin: %v\n", name, err)
+	type read struct {
+		data []byte
+		err  error
+	}
+	var (
+		mu  sync.Mutex
+		buf []byte
+	)
+	done := make(chan read, 1)
+	go func() {
+		r := io.LimitReader(f.IO.In, maxHookInput+1)
+		chunk := make([]byte, 32<<10)
+		for {
+			n, err := r.Read(chunk)
+			mu.Lock()
+			buf = append(buf, chunk[:n]...)
+			mu.Unlock()
+			if err == io.EOF {
+				done <- read{data: buf}
+				return
+			}
+			if err != nil {
+				done <- read{err: err}
+				return
+			}
+		}
+	}()
+	var got read
+	select {
+	case got = <-done:
+	case <-time.After(hookInputWait):
+		// The reader goroutine stays blocked on the pipe; the hook ends
+		// long before that matters.
+		mu.Lock()
+		data := slices.Clone(buf)
+		mu.Unlock()
+		if len(data) > maxHookInput || !json.Valid(data) {
+			fmt.Fprintf(f.IO.ErrOut, "ccc hook %s: stdin not closed after %s, and the %d bytes read are not a whole JSON object; nothing done\n",
+				name, hookInputWait, len(data))
+			return nil, false
+		}
+		fmt.Fprintf(f.IO.ErrOut, "ccc hook %s: stdin not closed after %s; going on with the %d bytes read\n", name, hookInputWait, len(data))
+		return data, true
+	}
+	if got.err != nil {
+		fmt.Fprintf(f.IO.ErrOut, "ccc hook %s: stdin: %v\n", name, got.err)
 		return nil, false
 	}
-	if len(stdin) > maxHookInput { // the rest is left unread
+	if len(got.data) > maxHookInput { // the rest is left unread
 		fmt.Fprintf(f.IO.ErrOut, "ccc hook %s: stdin: over %d MB, not a hook input; ignored\n", name, maxHookInput>>20)
 		return nil, false
 	}
-	return stdin, true
+	return got.data, true
 }
 
 // unknownFlags lists the flags of args that fs does not define, as written

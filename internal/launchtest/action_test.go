@@ -126,11 +126,12 @@ func TestActionInstallsTheReleaseBinary(t *testing.T) {
 			assert.FileExists(t, filepath.Join(cache, "ccc", tag, tt.goos+"_"+tt.goarch, exe), "kept in the tool cache")
 			assert.Equal(t, map[string]int{"checksums.txt": 1, archiveName(rel.version, tt.goos, tt.goarch): 1}, srv.requests())
 
-			// The next job on this runner finds it in the tool cache.
-			srv.Close()
+			// The next job on this runner finds the archive in the tool
+			// cache, and checks it against checksums.txt again.
 			r = runInstall(t, tag, tt.runnerOS, tt.runnerArch, srv.URL, cache)
 			require.Equal(t, 0, r.code, r.stderr)
 			assert.Empty(t, r.outputs)
+			assert.Equal(t, map[string]int{"checksums.txt": 2, archiveName(rel.version, tt.goos, tt.goarch): 1}, srv.requests())
 		})
 	}
 
@@ -172,5 +173,72 @@ func TestActionInstallsTheReleaseBinary(t *testing.T) {
 		r := runInstall(t, tag, "Linux", "X64", closedURL(t), t.TempDir())
 		require.Equal(t, 0, r.code, r.stderr)
 		assert.Equal(t, "build=true\n", r.outputs)
+	})
+}
+
+// TestActionVerifiesTheToolCacheOnEveryUse: on a self-hosted runner the tool
+// cache outlives the job, so an earlier job can plant a ccc there (or
+// replace the archive beside it). The next job never runs what it finds
+// without checking it against the release's checksums.txt again: it
+// unpacks its binary from a verified archive.
+func TestActionVerifiesTheToolCacheOnEveryUse(t *testing.T) {
+	needTools(t)
+	rel := getRelease(t)
+	tag := "v" + rel.version
+	name := archiveName(rel.version, "linux", "arm64")
+	planted := "#!/bin/sh\necho planted \"$*\"\n"
+	dest := func(cache string) string { return filepath.Join(cache, "ccc", tag, "linux_arm64") }
+
+	check := func(t *testing.T, r actionRun) {
+		t.Helper()
+		require.Equal(t, 0, r.code, r.stderr)
+		assert.Empty(t, r.outputs, "no build")
+		got, err := exec.Command("sh", filepath.Join(r.runnerTmp, "ccc"), "post").Output()
+		require.NoError(t, err)
+		assert.Equal(t, "fake-ccc linux/arm64 post\n", string(got), "the release's binary, not the planted one")
+	}
+
+	t.Run("a binary planted after an install", func(t *testing.T) {
+		t.Parallel()
+		srv := serve(t, rel.files, 0)
+		cache := t.TempDir()
+		check(t, runInstall(t, tag, "Linux", "ARM64", srv.URL, cache))
+		writeExec(t, filepath.Join(dest(cache), "ccc"), planted)
+		r := runInstall(t, tag, "Linux", "ARM64", srv.URL, cache)
+		check(t, r)
+		assert.Equal(t, 2, srv.requests()["checksums.txt"], "checksums.txt read on every use")
+		assert.Equal(t, 1, srv.requests()[name], "the verified archive kept in the cache is used again")
+	})
+
+	t.Run("a binary planted in an empty cache", func(t *testing.T) {
+		t.Parallel()
+		srv := serve(t, rel.files, 0)
+		cache := t.TempDir()
+		writeExec(t, filepath.Join(dest(cache), "ccc"), planted)
+		check(t, runInstall(t, tag, "Linux", "ARM64", srv.URL, cache))
+	})
+
+	t.Run("an archive replaced in the cache", func(t *testing.T) {
+		t.Parallel()
+		srv := serve(t, rel.files, 0)
+		cache := t.TempDir()
+		check(t, runInstall(t, tag, "Linux", "ARM64", srv.URL, cache))
+		evil, err := makeArchive(name, "linux", map[string][]byte{}, []byte(planted))
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(filepath.Join(dest(cache), name), evil, 0o644))
+		writeExec(t, filepath.Join(dest(cache), "ccc"), planted)
+		check(t, runInstall(t, tag, "Linux", "ARM64", srv.URL, cache))
+		assert.Equal(t, 2, srv.requests()[name], "a cached archive that fails the check is downloaded again")
+	})
+
+	t.Run("no checksums.txt: nothing from the cache is used", func(t *testing.T) {
+		t.Parallel()
+		srv := serve(t, rel.files, 0)
+		cache := t.TempDir()
+		check(t, runInstall(t, tag, "Linux", "ARM64", srv.URL, cache))
+		srv.Close()
+		r := runInstall(t, tag, "Linux", "ARM64", srv.URL, cache)
+		require.Equal(t, 0, r.code, r.stderr)
+		assert.Equal(t, "build=true\n", r.outputs, "built from source")
 	})
 }

@@ -178,10 +178,12 @@ type Env struct {
 	// KeepAlive tells the tracker the agent still works (a stop-hook
 	// retry): cheap, rate-limited by the tracker's side. nil: nothing.
 	KeepAlive func(ctx context.Context, root, what string)
-	// LockWait bounds the stop hook's wait for the project lock; 0: what
-	// the hook's budget leaves (StopBudget less the checkpoint's timeout
-	// and a reserve).
+	// LockWait bounds a hook's waits for the project lock, all together;
+	// 0: LockBudget.
 	LockWait time.Duration
+
+	// locks is the lock budget shared by one hook's waits (withLockWaits).
+	locks *lockWaits
 }
 
 func (e Env) now() time.Time {
@@ -223,6 +225,24 @@ func runCheckpointAfter(ctx context.Context, env Env, event string, c Checkpoint
 	}
 	if c.Deadline <= 0 {
 		c.Deadline = config.DefaultHookTimeout
+	}
+	// The checkpoint would wait for a busy lock until its deadline (10s):
+	// it is skipped once the hook's lock budget is spent. The next hook's
+	// checkpoint writes the progress this one would have.
+	env = env.withLockWaits()
+	if env.lockBusy(ctx, c.Root) {
+		busy := fmt.Sprintf("another ccc process held the project lock for %s; checkpoint skipped", env.locks.budget)
+		switch {
+		case env.locks.said && said != nil:
+			env.logf(event, "%v", said)
+		case env.locks.said:
+		case said != nil:
+			env.logf(event, "%v; %s", said, busy)
+		default:
+			env.logf(event, "%s", busy)
+		}
+		env.locks.said = true
+		return
 	}
 	ctx, cancel := context.WithTimeout(ctx, c.Deadline)
 	defer cancel()

@@ -17,15 +17,6 @@ import (
 	"github.com/ccc-checkpoint/ccc/state"
 )
 
-// StopBudget is the plugin's timeout for the Stop hook (30s in
-// plugin/hooks/hooks.json): Claude Code kills a hook that overruns it, and
-// a killed stop hook never prints its block.
-const StopBudget = 30 * time.Second
-
-// stopReserve is the part of StopBudget kept for everything but the lock
-// wait and the checkpoint: reading the files, the transcript, the output.
-const stopReserve = 3 * time.Second
-
 // PendingDir, under .ccc, holds the stop hook's state changes that could
 // not take the project lock within the hook's budget, one file per session
 // that owns the loop. The next stop hook in the project applies them before
@@ -105,23 +96,11 @@ func readPending(root, session string) (pendingChange, string, error) {
 	return p, path, nil
 }
 
-// lockBudget is how long the stop hook may wait for the project lock: the
-// hook's budget less the checkpoint's and a reserve, never under the 2s
-// every hook had before (Env.LockWait overrides it).
-func (s *stopper) lockBudget() time.Duration {
-	if s.env.LockWait > 0 {
-		return s.env.LockWait
-	}
-	return max(StopBudget-time.Duration(s.pref().Hooks.CheckpointTimeout)-stopReserve, lockWait)
-}
-
 // lockCtx is ctx bounded by the end of the hook's lock budget, which every
-// lock wait of one stop shares.
+// lock wait of one stop shares with its checkpoint.
 func (s *stopper) lockCtx(ctx context.Context) (context.Context, context.CancelFunc) {
-	if s.lockEnd.IsZero() {
-		s.lockEnd = time.Now().Add(s.lockBudget())
-	}
-	return context.WithDeadline(ctx, s.lockEnd)
+	s.env = s.env.withLockWaits()
+	return s.env.locks.ctx(ctx)
 }
 
 // applyPending applies the loop owner's pending change, if any, before the

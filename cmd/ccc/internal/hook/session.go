@@ -42,7 +42,7 @@ var errNoProject = errors.New("not a ccc project")
 // it never stands in the way of the compaction. While the state holds a CCC
 // loop, the checkpoint leaves it as the stop hook, its owner, left it.
 func PreCompact(ctx context.Context, env Env, stdin []byte) {
-	env = env.onceRoot()
+	env = env.onceRoot().withLockWaits()
 	const event = "pre-compact"
 	in, err := env.parse(stdin)
 	if err != nil {
@@ -268,7 +268,7 @@ const (
 // .ccc/sessions (CCC put its copies at the project root), the newest
 // KeepSessions of them. It returns the copy's path, "" when none was made.
 func SessionEnd(ctx context.Context, env Env, stdin []byte) string {
-	env = env.onceRoot()
+	env = env.onceRoot().withLockWaits()
 	const event = "session-end"
 	in, err := env.parse(stdin)
 	if err != nil {

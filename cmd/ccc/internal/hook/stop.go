@@ -88,7 +88,7 @@ func (d Decision) Stdout() []byte {
 // found a list and the decision ran no checkpoint of its own, the stop is a
 // boundary and it runs one.
 func Stop(ctx context.Context, env Env, stdin []byte) Decision {
-	env = env.onceRoot()
+	env = env.onceRoot().withLockWaits()
 	var c captured
 	in, err := ParseInput(stdin)
 	if err == nil {
@@ -195,8 +195,6 @@ type stopper struct {
 	// pending is the change queued in .ccc/pending (by an earlier stop, or
 	// by this one when the lock stayed busy) that the state on disk lacks.
 	pending *pendingChange
-	// lockEnd is when this stop stops waiting for the project lock.
-	lockEnd time.Time
 }
 
 // takePrefsErr returns the preferences' problem once, for the hook's one
@@ -397,7 +395,9 @@ func (s *stopper) queue(p pendingChange, what string) error {
 	if rel, err := filepath.Rel(s.root, path); err == nil {
 		path = rel
 	}
-	s.env.logf("stop", "another ccc process held the project lock for %s; the %s is queued in %s for the next stop hook", s.lockBudget(), what, path)
+	s.env = s.env.withLockWaits()
+	s.env.logf("stop", "another ccc process held the project lock for %s; the %s is queued in %s for the next stop hook", s.env.locks.budget, what, path)
+	s.env.locks.said = true // a checkpoint skipped for the same lock says nothing more
 	return nil
 }
 
