@@ -16,8 +16,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/ccc-checkpoint/ccc/checkpoint"
-	"github.com/ccc-checkpoint/ccc/config"
 	"github.com/ccc-checkpoint/ccc/cmd/ccc/internal/hook"
+	"github.com/ccc-checkpoint/ccc/config"
 	"github.com/ccc-checkpoint/ccc/sinks"
 	"github.com/ccc-checkpoint/ccc/sinks/linearagent"
 )

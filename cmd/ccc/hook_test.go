@@ -15,8 +15,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/ccc-checkpoint/ccc/internal/fake/linearfake"
 	"github.com/ccc-checkpoint/ccc/cmd/ccc/internal/hook"
+	"github.com/ccc-checkpoint/ccc/internal/fake/linearfake"
 	"github.com/ccc-checkpoint/ccc/internal/projectfs"
 	"github.com/ccc-checkpoint/ccc/progress"
 	"github.com/ccc-checkpoint/ccc/state"

@@ -41,7 +41,7 @@ func impFactory(t *testing.T) (*Factory, *bytes.Buffer, *bytes.Buffer, string) {
 // impSeed is one of the importer's fixtures, the seeds' own examples.
 func impSeed(t *testing.T, rel string) string {
 	t.Helper()
-	p, err := filepath.Abs(filepath.Join("..", "..", "internal", "importer", "testdata", rel))
+	p, err := filepath.Abs(filepath.Join("internal", "importer", "testdata", rel))
 	require.NoError(t, err)
 	require.FileExists(t, p)
 	return p

@@ -29,8 +29,8 @@ var allowedRawOpens = map[string]string{
 	"internal/projectfs/lock.go: f, err := os.OpenFile(filepath.Join(dir, ignoreFile), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)": "creates .ccc/.gitignore (O_EXCL): a write, never a read",
 	"internal/gitrepo/snapshot.go: f, err := os.OpenFile(lock, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)":                         "creates index.lock (O_EXCL) as git does: a write",
 	"cmd/ccc/actions.go: fh, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)":                                "appends to $GITHUB_STEP_SUMMARY, the runner's file: a write",
-	"internal/fake/filefake/filefake.go: old, err := os.ReadFile(path)":                                                           "a test fake's own file in a test's temp dir",
-	"internal/fake/filefake/filefake.go: data, err := os.ReadFile(path)":                                                          "a test fake's own file in a test's temp dir",
+	"sinks/file/filefake/filefake.go: old, err := os.ReadFile(path)":                                                              "a test fake's own file in a test's temp dir",
+	"sinks/file/filefake/filefake.go: data, err := os.ReadFile(path)":                                                             "a test fake's own file in a test's temp dir",
 	"internal/testutil/testutil.go: want, err := os.ReadFile(path)":                                                               "a golden file of the test suite",
 }
 

@@ -7,9 +7,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/ccc-checkpoint/ccc/sinks/file"
 	"github.com/ccc-checkpoint/ccc/sinks/file/filefake"
 	"github.com/ccc-checkpoint/ccc/sinks/sinktest"
-	"github.com/ccc-checkpoint/ccc/sinks/file"
 )
 
 // control adapts a status file to the conformance suite: a section is a

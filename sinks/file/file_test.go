@@ -15,10 +15,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ccc-checkpoint/ccc/internal/comment"
-	"github.com/ccc-checkpoint/ccc/sinks/file/filefake"
 	"github.com/ccc-checkpoint/ccc/internal/testutil"
 	"github.com/ccc-checkpoint/ccc/sinks"
 	"github.com/ccc-checkpoint/ccc/sinks/file"
+	"github.com/ccc-checkpoint/ccc/sinks/file/filefake"
 )
 
 func deliver(t *testing.T, s *file.Sink, target, agent, body string, prev sinks.Ref) (sinks.Result, error) {

@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/ccc-checkpoint/ccc/internal/fake/githubfake"
-	"github.com/ccc-checkpoint/ccc/sinks/sinktest"
 	"github.com/ccc-checkpoint/ccc/sinks/github"
+	"github.com/ccc-checkpoint/ccc/sinks/sinktest"
 )
 
 // fakeControl adapts the GitHub fake to the conformance suite; own is the

@@ -20,10 +20,10 @@ import (
 
 	"github.com/ccc-checkpoint/ccc/internal/comment"
 	"github.com/ccc-checkpoint/ccc/internal/fake/githubfake"
-	"github.com/ccc-checkpoint/ccc/sinks/sinktest"
 	"github.com/ccc-checkpoint/ccc/internal/testutil"
 	"github.com/ccc-checkpoint/ccc/sinks"
 	"github.com/ccc-checkpoint/ccc/sinks/github"
+	"github.com/ccc-checkpoint/ccc/sinks/sinktest"
 )
 
 var (

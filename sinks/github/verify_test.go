@@ -11,9 +11,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ccc-checkpoint/ccc/internal/fake/githubfake"
-	"github.com/ccc-checkpoint/ccc/sinks/sinktest"
 	"github.com/ccc-checkpoint/ccc/sinks"
 	"github.com/ccc-checkpoint/ccc/sinks/github"
+	"github.com/ccc-checkpoint/ccc/sinks/sinktest"
 )
 
 // A stored comment id that this user's ccc did not sign is never patched:

@@ -5,8 +5,8 @@ import (
 	"time"
 
 	"github.com/ccc-checkpoint/ccc/internal/fake/linearfake"
-	"github.com/ccc-checkpoint/ccc/sinks/sinktest"
 	"github.com/ccc-checkpoint/ccc/sinks/linear"
+	"github.com/ccc-checkpoint/ccc/sinks/sinktest"
 )
 
 // fakeControl adapts the Linear fake to the conformance suite.

@@ -17,9 +17,9 @@ import (
 
 	"github.com/ccc-checkpoint/ccc/internal/comment"
 	"github.com/ccc-checkpoint/ccc/internal/fake/linearfake"
-	"github.com/ccc-checkpoint/ccc/sinks/sinktest"
 	"github.com/ccc-checkpoint/ccc/sinks"
 	"github.com/ccc-checkpoint/ccc/sinks/linear"
+	"github.com/ccc-checkpoint/ccc/sinks/sinktest"
 )
 
 var (

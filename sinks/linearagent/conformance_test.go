@@ -6,10 +6,10 @@ import (
 	"time"
 
 	"github.com/ccc-checkpoint/ccc/internal/fake/linearfake"
-	"github.com/ccc-checkpoint/ccc/sinks/sinktest"
 	"github.com/ccc-checkpoint/ccc/sinks"
 	"github.com/ccc-checkpoint/ccc/sinks/linear"
 	"github.com/ccc-checkpoint/ccc/sinks/linearagent"
+	"github.com/ccc-checkpoint/ccc/sinks/sinktest"
 )
 
 // sessionControl adapts the fake's agent sessions to the conformance

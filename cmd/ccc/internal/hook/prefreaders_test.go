@@ -9,8 +9,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/ccc-checkpoint/ccc/config"
 	"github.com/ccc-checkpoint/ccc/cmd/ccc/internal/hook"
+	"github.com/ccc-checkpoint/ccc/config"
 	"github.com/ccc-checkpoint/ccc/state/records"
 )
 
