@@ -167,4 +167,4 @@ fi
 
 echo
 echo "in process (no fork/exec, no checkpoint):"
-(cd "$repo" && go test -run '^$' -bench BenchmarkStop -benchtime "${runs}x" ./internal/hook/ | grep Benchmark)
+(cd "$repo" && go test -run '^$' -bench BenchmarkStop -benchtime "${runs}x" ./cmd/ccc/internal/hook/ | grep Benchmark)
