@@ -1,11 +1,10 @@
 package linear_test
 
 import (
-	"os"
-	"path/filepath"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/ccc-checkpoint/ccc/internal/testutil/linearschema"
 
 	"github.com/stretchr/testify/require"
 	"github.com/vektah/gqlparser/v2"
@@ -17,33 +16,13 @@ import (
 	"github.com/ccc-checkpoint/ccc/sinks/linear"
 )
 
-// schemaPath is Linear's published schema in the repository's sibling
-// shared/ folder.
-var schemaPath = filepath.Join("..", "..", "..", "shared", "schemas", "linear.graphql")
-
-var (
-	schemaOnce sync.Once
-	schema     *ast.Schema
-	schemaErr  error
-)
-
-// linearSchema loads the schema once; it returns nil when the file is not
-// there (a checkout without shared/).
+// linearSchema is Linear's published schema (vendored in
+// internal/testutil/linearschema).
 func linearSchema(t *testing.T) *ast.Schema {
 	t.Helper()
-	schemaOnce.Do(func() {
-		src, err := os.ReadFile(schemaPath)
-		if err != nil {
-			schemaErr = err
-			return
-		}
-		schema, schemaErr = gqlparser.LoadSchema(&ast.Source{Name: "linear.graphql", Input: string(src)})
-	})
-	if os.IsNotExist(schemaErr) {
-		return nil
-	}
-	require.NoError(t, schemaErr, "loading %s", schemaPath)
-	return schema
+	s, err := linearschema.Load()
+	require.NoError(t, err)
+	return s
 }
 
 // validateDocument checks a document and, when given, its variables
@@ -68,9 +47,6 @@ func newFake(t *testing.T) *linearfake.Server {
 	t.Cleanup(func() {
 		srv.Close()
 		s := linearSchema(t)
-		if s == nil {
-			return
-		}
 		for _, req := range srv.Requests() {
 			validateDocument(t, s, req.Query, req.Variables)
 		}

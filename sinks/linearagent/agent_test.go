@@ -7,14 +7,14 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/ccc-checkpoint/ccc/internal/testutil/linearschema"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/vektah/gqlparser/v2"
-	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/validator"
 
 	"github.com/ccc-checkpoint/ccc/internal/fake/linearfake"
@@ -22,11 +22,6 @@ import (
 	"github.com/ccc-checkpoint/ccc/sinks/linear"
 	"github.com/ccc-checkpoint/ccc/sinks/linear/oauth"
 	"github.com/ccc-checkpoint/ccc/sinks/linearagent"
-)
-
-var (
-	schemaOnce sync.Once
-	schema     *ast.Schema
 )
 
 // newFake starts a fake with issue CIA-9 whose traffic is validated
@@ -37,15 +32,8 @@ func newFake(t *testing.T) *linearfake.Server {
 	srv.AddIssue("CIA-9", "Be a Linear agent")
 	t.Cleanup(func() {
 		srv.Close()
-		schemaOnce.Do(func() {
-			src, err := os.ReadFile(filepath.Join("..", "..", "..", "shared", "schemas", "linear.graphql"))
-			if err == nil {
-				schema, _ = gqlparser.LoadSchema(&ast.Source{Name: "linear.graphql", Input: string(src)})
-			}
-		})
-		if schema == nil {
-			return
-		}
+		schema, err := linearschema.Load()
+		require.NoError(t, err)
 		for _, req := range srv.Requests() {
 			doc, errs := gqlparser.LoadQueryWithRules(schema, req.Query, nil)
 			require.Empty(t, errs, "%s", req.Query)

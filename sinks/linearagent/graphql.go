@@ -1,7 +1,7 @@
 package linearagent
 
 // The documents the sink sends, each validated against Linear's schema
-// (../shared/schemas/linear.graphql) by the schema test. Linear's ids are
+// (vendored in internal/testutil/linearschema) by the schema test. Linear's ids are
 // String!, as for comments.
 const (
 	mutationSessionCreate = `mutation AgentSessionCreateOnIssue($input: AgentSessionCreateOnIssue!) {
