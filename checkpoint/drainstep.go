@@ -2,7 +2,6 @@ package checkpoint
 
 import (
 	"context"
-	"sort"
 	"time"
 
 	"github.com/ccc-checkpoint/ccc/sinks"
@@ -52,23 +51,14 @@ func (d drainStep) Run(ctx context.Context, cp *Context) error {
 
 // drainOutbox first tries the queued deliveries that are due, for the
 // sinks of this run, inside the run's own deadline (with DrainLimit, at
-// most that many within a third of it). The key this run is about to
-// deliver is left alone: its new body supersedes the queued one.
+// most that many within a third of it), by redeliver's rules. The key this
+// run is about to deliver is left alone: its new body supersedes the
+// queued one.
 func (cp *Context) drainOutbox(ctx context.Context, trackers []Tracker, issue string) (out []SinkResult) {
 	entries, err := outbox.Trusted(cp.Root, cp.Key, cp.Now)
 	if err != nil {
 		cp.alertf("%v", err)
 	}
-	if cp.DrainLimit > 0 {
-		// This agent's own backlog first: nobody else's hooks send it.
-		sort.SliceStable(entries, func(i, j int) bool { return entries[i].Agent == cp.Agent && entries[j].Agent != cp.Agent })
-		if cp.Timeout > 0 {
-			var cancel context.CancelFunc
-			ctx, cancel = sinks.WithTimeout(ctx, cp.Timeout/3)
-			defer cancel()
-		}
-	}
-	tried := 0
 	bySink := map[string]sinks.Sink{}
 	own := map[string]bool{}
 	for _, tr := range trackers {
@@ -79,19 +69,14 @@ func (cp *Context) drainOutbox(ctx context.Context, trackers []Tracker, issue st
 		}
 		own[outbox.Entry{Sink: tr.Sink.Name(), Target: target, Agent: cp.Agent}.Key()] = true
 	}
-	for _, e := range entries {
-		s, ok := bySink[e.Sink]
-		if !ok || own[e.Key()] || e.NextAttempt.After(cp.Now) || ctx.Err() != nil {
-			continue
-		}
-		if cp.DrainLimit > 0 && tried >= cp.DrainLimit {
-			break
-		}
-		tried++
-		done := cp.waitFor(s.Title(), e.Target)
-		res := cp.Redeliver(ctx, s, e)
-		done()
-		out = append(out, res)
+	for _, r := range cp.redeliver(ctx, entries, redeliverRules{
+		due:    true,
+		limit:  cp.DrainLimit,
+		except: own,
+		sink:   func(name string) (sinks.Sink, error) { return bySink[name], nil },
+		before: func(ctx context.Context, _ outbox.Entry) bool { return ctx.Err() == nil },
+	}) {
+		out = append(out, r.SinkResult)
 	}
 	return out
 }

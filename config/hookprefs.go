@@ -224,3 +224,14 @@ func setDuration(dst *Duration, n *yaml.Node) {
 		*dst = Duration(d)
 	}
 }
+
+// ParseHookPrefs reads the hooks' keys of a preferences document given as
+// bytes, as Load reads them from the file: for callers (the stop decision's
+// tests) that hold the text, not a project.
+func ParseHookPrefs(data []byte) (HookPrefs, error) {
+	doc := new(yaml.Node)
+	if err := yaml.Unmarshal(data, doc); err != nil {
+		return defaultHookPrefs(), fmt.Errorf("preferences: %w", err)
+	}
+	return readHookPrefs(doc, PrefsFile)
+}

@@ -2,16 +2,14 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/ccc-checkpoint/ccc/checkpoint"
+	"github.com/ccc-checkpoint/ccc/cmd/ccc/internal/doctor"
 	"github.com/ccc-checkpoint/ccc/config"
-	"github.com/ccc-checkpoint/ccc/internal/ui"
-	"github.com/ccc-checkpoint/ccc/sinks"
 )
 
 // DoctorOptions is `ccc doctor` as parsed.
@@ -25,13 +23,7 @@ type DoctorOptions struct {
 }
 
 // Check is one line of the doctor's findings.
-type Check struct {
-	Name    string `json:"name"`
-	Status  string `json:"status"` // ok, warn, fail
-	Message string `json:"message"`
-	Hint    string `json:"hint,omitempty"`
-	Path    string `json:"path,omitempty"` // the file or folder checked, relative to the root when inside it
-}
+type Check = doctor.Check
 
 // NewCmdDoctor builds `ccc doctor`.
 func NewCmdDoctor(f *Factory, dir *string, runF func(*DoctorOptions) error) *cobra.Command {
@@ -98,7 +90,7 @@ func doctorRun(ctx context.Context, f *Factory, opts *DoctorOptions) error {
 	add("project", "ok", root, "")
 	now := f.Now()
 
-	checks = append(checks, runLocalChecks(ctx, root, config.Agent(opts.Agent, f.Getenv))...)
+	checks = append(checks, doctor.Local(ctx, root, config.Agent(opts.Agent, f.Getenv))...)
 	if _, err := config.LoadPrefs(root); err != nil {
 		add("preferences", "fail", err.Error(), "fix it; meanwhile checkpoints use the defaults without the repository's git hooks")
 	} else {
@@ -125,97 +117,15 @@ func doctorRun(ctx context.Context, f *Factory, opts *DoctorOptions) error {
 		add("sinks", "warn", "no tracker configured", "set LINEAR_API_KEY, pass --github owner/repo#N, or list sinks in "+config.PrefsFile)
 	}
 	for _, tr := range trackers {
-		checks = append(checks, trackerChecks(ctx, tr, issue, opts.Timeout)...)
+		checks = append(checks, doctor.Tracker(ctx, tr, issue, opts.Timeout)...)
 	}
 	return reportDoctor(f, opts, checks)
 }
 
-// trackerChecks are doctor's checks of one tracker: credentials, target,
-// rate limit.
-func trackerChecks(ctx context.Context, tr checkpoint.Tracker, issue string, timeout time.Duration) []Check {
-	var checks []Check
-	add := func(name, status, msg, hint string) {
-		checks = append(checks, Check{Name: name, Status: status, Message: msg, Hint: hint})
-	}
-	s := tr.Sink
-	if tr.Skip != "" {
-		add(s.Name(), "warn", s.Title()+": "+tr.Skip, "")
-		return checks
-	}
-	target := tr.Target
-	if target == "" {
-		target = issue
-	}
-	hc, ok := s.(sinks.HealthChecker)
-	if !ok {
-		add(s.Name(), "ok", "configured (no health check)", "")
-		return checks
-	}
-	cctx, cancel := sinks.WithTimeout(ctx, timeout)
-	h, err := hc.Health(cctx, target)
-	cancel()
-	var skip *sinks.SkipError
-	var serr *sinks.Error
-	switch {
-	case errors.As(err, &skip):
-		add(s.Name(), "warn", s.Title()+" not configured: "+skip.Reason, "")
-		return checks
-	case errors.As(err, &serr):
-		add(s.Name(), "fail", s.Title()+": "+serr.Cause, hintFor(s, serr))
-	case err != nil:
-		add(s.Name(), "fail", s.Title()+": "+err.Error(), "")
-	}
-	if h.Account != "" {
-		add(s.Name(), "ok", fmt.Sprintf("authenticated as %s (%s)", h.Account, h.Credential), "")
-	}
-	if h.Target != "" {
-		add(s.Name(), "ok", h.Target+" found "+h.TargetURL, "")
-	}
-	if rl := h.RateLimit; rl.Low() {
-		hint := "checkpoints now may wait for the reset or be queued for ccc sync"
-		if !rl.Reset.IsZero() {
-			hint = "requests resume at " + rl.Reset.UTC().Format(time.RFC3339) + "; " + hint
-		}
-		add(s.Name(), "warn", "rate limit nearly spent: "+rl.String(), hint)
-	} else if rl.Known {
-		add(s.Name(), "ok", "rate limit: "+rl.String(), "")
-	}
-	return checks
-}
-
-func hintFor(s sinks.Sink, e *sinks.Error) string {
-	switch {
-	case s.Name() == "linear" && e.Permanent:
-		return "check the key at Linear → Settings → API, and the issue key"
-	case s.Name() == "github" && e.Permanent:
-		return "check GITHUB_TOKEN (scopes: issues and pull requests, write) and owner/repo#N"
-	case e.Permanent:
-		return ""
-	default:
-		return "a transient failure (network, server or rate limit): try again shortly"
-	}
-}
-
 func reportDoctor(f *Factory, opts *DoctorOptions, checks []Check) error {
-	failed := false
-	for _, c := range checks {
-		failed = failed || c.Status == "fail"
-	}
-	if opts.JSON {
-		if err := ui.JSON(f.IO.Out, struct {
-			OK     bool    `json:"ok"`
-			Checks []Check `json:"checks"`
-		}{!failed, checks}); err != nil {
-			return err
-		}
-	} else {
-		marks := map[string]string{"ok": "✓", "warn": "!", "fail": "X"}
-		for _, c := range checks {
-			fmt.Fprintf(f.IO.Out, "%s %s: %s\n", marks[c.Status], c.Name, c.Message)
-			if c.Hint != "" && c.Status != "ok" {
-				fmt.Fprintf(f.IO.Out, "    hint: %s\n", c.Hint)
-			}
-		}
+	failed, err := doctor.Print(f.IO.Out, opts.JSON, checks)
+	if err != nil {
+		return err
 	}
 	if failed {
 		return &exitError{code: ExitFailed}

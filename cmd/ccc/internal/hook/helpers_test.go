@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/ccc-checkpoint/ccc/config"
 	"github.com/ccc-checkpoint/ccc/state"
 )
 
@@ -213,4 +215,75 @@ func (p *proj) state() *state.State {
 func (p *proj) stop(stdin []byte) Decision {
 	p.t.Helper()
 	return Stop(context.Background(), p.env(), stdin)
+}
+
+// decided is what Decide made of a state over baseState (stateJSON's
+// over), preferences as written and a recorded stdin, gathered as the
+// executor would in a project without a progress file: no file, no
+// process, only the rules.
+type decided struct {
+	d       Decision
+	effects []Effect
+}
+
+func decideOn(t testing.TB, stateData []byte, prefs string, stdin []byte, with ...func(*Facts)) decided {
+	t.Helper()
+	_, f, err := parseState(stateData)
+	require.NoError(t, err)
+	in, err := ParseInput(stdin)
+	require.NoError(t, err)
+	p, err := config.ParseHookPrefs([]byte(prefs))
+	require.NoError(t, err)
+	x := Facts{Session: in.SessionID, State: f, Prefs: p, Output: in.LastAssistantMessage}
+	if x.Output == "" && in.TranscriptPath != "" {
+		x.OutputErr = fmt.Errorf("transcript_path %s %w", in.TranscriptPath, ErrNoTranscript)
+	}
+	for _, w := range with {
+		w(&x)
+	}
+	d, effects := Decide(x)
+	return decided{d, effects}
+}
+
+// gates counts the checkpoints the effects run.
+func (r decided) gates() int {
+	n := 0
+	for _, e := range r.effects {
+		if _, ok := e.(GateCheckpoint); ok {
+			n++
+		}
+	}
+	return n
+}
+
+// after is the state's keys once the effects are applied to orig: nil
+// when they remove it.
+func (r decided) after(t testing.TB, orig []byte) map[string]json.RawMessage {
+	t.Helper()
+	var m map[string]json.RawMessage
+	require.NoError(t, json.Unmarshal(orig, &m))
+	for _, e := range r.effects {
+		switch e := e.(type) {
+		case WriteState:
+			for k, v := range e.Set {
+				raw, err := json.Marshal(v)
+				require.NoError(t, err)
+				m[k] = raw
+			}
+		case RemoveState:
+			return nil
+		}
+	}
+	return m
+}
+
+// writes reports whether the effects change the state file.
+func (r decided) writes() bool {
+	for _, e := range r.effects {
+		switch e.(type) {
+		case WriteState, RemoveState:
+			return true
+		}
+	}
+	return false
 }

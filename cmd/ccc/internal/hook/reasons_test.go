@@ -6,8 +6,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/ccc-checkpoint/ccc/state"
 )
 
 // The sentences of §6, as CCC words them, but for the task numbers: they
@@ -119,15 +117,8 @@ eval: {analyze_before_execute: 0, cost_profile: none}
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := newProj(t)
-			p.write(state.FileName, stateJSON(t, tt.state))
-			if tt.prefs != "" {
-				p.write(PrefsFile, []byte(tt.prefs))
-			}
-			if tt.agents {
-				p.write(".ccc-agents.md", []byte("# Agents\n"))
-			}
-			d := p.stop(input(t, "stop.json", map[string]any{"last_assistant_message": tt.out}))
+			d := decideOn(t, stateJSON(t, tt.state), tt.prefs, input(t, "stop.json", map[string]any{"last_assistant_message": tt.out}),
+				func(x *Facts) { x.AgentsFile = tt.agents }).d
 			require.Equal(t, Block, d.Outcome, "rule %s", d.Rule)
 			assert.Equal(t, tt.want, d.Reason)
 		})
@@ -163,12 +154,7 @@ func TestHaltMessages(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := newProj(t)
-			p.write(state.FileName, stateJSON(t, tt.state))
-			if tt.prefs != "" {
-				p.write(PrefsFile, []byte(tt.prefs))
-			}
-			d := p.stop(input(t, "stop.json", map[string]any{"last_assistant_message": tt.out}))
+			d := decideOn(t, stateJSON(t, tt.state), tt.prefs, input(t, "stop.json", map[string]any{"last_assistant_message": tt.out})).d
 			require.Equal(t, Halt, d.Outcome, "rule %s", d.Rule)
 			assert.Equal(t, tt.want, d.Message)
 		})
@@ -185,9 +171,7 @@ func TestReasonsFirstTask(t *testing.T) {
 		{outComplete, "Execute task 2 of 3 from the decomposed task list."},
 	}
 	for _, tt := range tests {
-		p := newProj(t)
-		p.write(state.FileName, stateJSON(t, map[string]any{"taskIndex": 0}))
-		d := p.stop(input(t, "stop.json", map[string]any{"last_assistant_message": tt.out}))
+		d := decideOn(t, stateJSON(t, map[string]any{"taskIndex": 0}), "", input(t, "stop.json", map[string]any{"last_assistant_message": tt.out})).d
 		require.Equal(t, Block, d.Outcome, "rule %s", d.Rule)
 		assert.Contains(t, d.Reason, tt.want)
 	}

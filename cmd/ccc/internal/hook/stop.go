@@ -215,98 +215,53 @@ func (s *stopper) pref() config.HookPrefs {
 	return *s.prefs
 }
 
+// decide gathers the facts the decision order reads, decides (Decide) and
+// carries out its effects (run).
 func (s *stopper) decide(ctx context.Context) Decision {
-	f := s.f
-	if f.owner != "" && f.owner != s.in.SessionID {
-		return Decision{Outcome: Allow, Rule: RuleOwner}
-	}
-	if f.awaitingGate {
-		return s.gate(ctx, Decision{Outcome: Allow, Rule: RuleGate})
-	}
-	if f.phase != "execution" {
-		return Decision{Outcome: Allow, Rule: RulePhase}
-	}
-	p := s.pref()
-	mode := f.executionMode
-	if p.Execution.DefaultMode != "" {
-		mode = p.Execution.DefaultMode
-	}
-	if mode == "pair" || mode == "swarm" {
-		return Decision{Outcome: Allow, Rule: RuleMode}
-	}
-	mt, mg := f.maxTaskIterations, f.maxGlobalIterations
-	if p.Execution.MaxTaskIterations != nil {
-		mt = *p.Execution.MaxTaskIterations
-	}
-	if p.Execution.MaxGlobalIterations != nil {
-		mg = *p.Execution.MaxGlobalIterations
-	}
-	if !f.hasTotal {
-		n, ok := s.progressTasks()
-		if !ok {
-			return Decision{Outcome: Allow, Rule: RuleRejected}
-		}
-		f.totalTasks, s.f.totalTasks = n, n
-	} else if m := s.documentTasks(); m > f.totalTasks {
-		// One count everywhere: tasks listed past the plan (the agent's
-		// own list, an --add-task the state missed) are the loop's too.
-		if _, err := s.write(ctx, map[string]any{"totalTasks": m}); err != nil {
-			return s.writeFailed(err)
-		}
-		f.totalTasks, s.f.totalTasks = m, m
-	}
-	i, n, t, g, rc := f.taskIndex, f.totalTasks, f.taskIteration, f.globalIteration, f.replanCount
+	d, effects := Decide(s.facts())
+	return s.run(ctx, d, effects)
+}
 
-	if g >= mg {
-		return s.gate(ctx, Decision{Outcome: Halt, Rule: RuleGlobalCap,
-			Message: fmt.Sprintf("Max global iterations (%d) reached. Halting to prevent runaway execution.", mg)})
+// facts reads what Decide needs and no more: the preferences for a state
+// this session may act on at a gate or in the loop, the progress file's
+// task count, the last output and .ccc-agents.md only in the loop.
+func (s *stopper) facts() Facts {
+	x := Facts{Session: s.in.SessionID, State: s.f}
+	if needsPrefs(s.f, s.in.SessionID) {
+		x.Prefs = s.pref()
 	}
-	if t >= mt {
-		return s.gate(ctx, Decision{Outcome: Halt, Rule: RuleTaskCap,
-			Message: fmt.Sprintf("Task %d failed after %d attempts. Halting — manual intervention required.", i+1, mt)})
+	if !inLoop(s.f, s.in.SessionID) {
+		return x
 	}
-	if i >= n {
-		if err := s.remove(ctx, n); err != nil {
-			return s.writeFailed(err)
-		}
-		return s.gateAt(ctx, Decision{Outcome: Allow, Rule: RuleAllDone}, &checkpoint.Loop{TaskIndex: int(n), TotalTasks: int(n)})
+	x.Tasks, x.TasksErr = s.taskCount()
+	x.Output, x.OutputErr = LastOutput(s.in)
+	if x.Prefs.Prompts.AgentsFile {
+		_, err := os.Stat(filepath.Join(s.root, ".ccc-agents.md"))
+		x.AgentsFile = err == nil
 	}
+	return x
+}
 
-	out, err := LastOutput(s.in)
-	if err != nil {
-		s.env.logf("stop", "%v; reading the last output as empty", err)
-	}
-	r := reasons{f: f, p: p, mode: mode, mt: mt, issue: f.linearIssue, root: s.root}
-	if r.issue == "" {
-		r.issue = "unknown issue"
-	}
-	if strings.Contains(out, "REPLAN") && p.Replan.Enabled {
-		if rc >= p.Replan.MaxReplansPerSession {
-			return s.gate(ctx, Decision{Outcome: Halt, Rule: RuleReplanCap,
-				Message: fmt.Sprintf("Max replans (%d) reached after %d replans. Halting — review .ccc-progress.md and adjust tasks manually.", p.Replan.MaxReplansPerSession, rc)})
+// run carries out a decision's effects in order. A write or removal that
+// fails allows the stop (RuleWriteFailed) and drops the rest.
+func (s *stopper) run(ctx context.Context, d Decision, effects []Effect) Decision {
+	for _, e := range effects {
+		switch e := e.(type) {
+		case WriteState:
+			if _, err := s.write(ctx, e.Set); err != nil {
+				return s.writeFailed(err)
+			}
+		case RemoveState:
+			if err := s.remove(ctx, e.Total); err != nil {
+				return s.writeFailed(err)
+			}
+		case GateCheckpoint:
+			s.checkpoint(ctx, e.Loop)
+		case Say:
+			s.env.logf("stop", "%s", e.Line)
 		}
-		if _, err := s.write(ctx, map[string]any{"replanCount": rc + 1, "phase": "replan", "globalIteration": g + 1}); err != nil {
-			return s.writeFailed(err)
-		}
-		return s.gate(ctx, s.block(RuleReplan, r.replan()))
 	}
-	if !strings.Contains(out, "TASK_COMPLETE") {
-		if _, err := s.write(ctx, map[string]any{"taskIteration": t + 1, "globalIteration": g + 1}); err != nil {
-			return s.writeFailed(err)
-		}
-		return s.block(RuleRetry, r.retry())
-	}
-	if _, err := s.write(ctx, map[string]any{"taskIndex": i + 1, "taskIteration": 1, "globalIteration": g + 1}); err != nil {
-		return s.writeFailed(err)
-	}
-	moved := &checkpoint.Loop{TaskIndex: int(i + 1), TotalTasks: int(n)}
-	if i+1 >= n {
-		if err := s.remove(ctx, n); err != nil {
-			return s.writeFailed(err)
-		}
-		return s.gateAt(ctx, Decision{Outcome: Allow, Rule: RuleLastTask}, moved)
-	}
-	return s.gateAt(ctx, s.block(RuleNext, r.next()), moved)
+	return d
 }
 
 // write sets keys (in this order for keys the file lacks) with
@@ -443,39 +398,22 @@ func (s *stopper) remove(ctx context.Context, total int64) error {
 	return nil
 }
 
-// progressTasks is the number of tasks of the progress file, for a state
-// without totalTasks: a state the user wrote by hand names the task it is
-// on but not how many there are. No file, or one without tasks, is 0 (CCC's
-// default: the loop ends). A file that cannot be read or parsed is reported
-// and not ok: the state is then left alone rather than ended on a guess.
-func (s *stopper) progressTasks() (int64, bool) {
+// taskCount is the progress file's task count: 0 when there is no file, 0
+// and the error when it cannot be read or parsed (Decide says it only for
+// a state without totalTasks, where the count is all there is).
+func (s *stopper) taskCount() (int64, error) {
 	data, err := projectfs.ReadProjectFile(s.root, filepath.Join(s.root, ProgressFile), progress.MaxSize)
 	if errors.Is(err, os.ErrNotExist) {
-		return 0, true
+		return 0, nil
 	}
-	if err == nil {
-		var doc *progress.Document
-		if doc, err = progress.Parse(data); err == nil {
-			return int64(doc.TaskM()), true
-		}
-	}
-	s.env.logf("stop", "%s has no totalTasks and %s cannot be read for the task count: %v; allowing the stop and leaving the file as it is",
-		state.FileName, ProgressFile, err)
-	return 0, false
-}
-
-// documentTasks is the progress file's task count, 0 when it cannot be
-// read (progressTasks reports that, where the count is all there is).
-func (s *stopper) documentTasks() int64 {
-	data, err := projectfs.ReadProjectFile(s.root, filepath.Join(s.root, ProgressFile), progress.MaxSize)
 	if err != nil {
-		return 0
+		return 0, err
 	}
 	doc, err := progress.Parse(data)
 	if err != nil {
-		return 0
+		return 0, err
 	}
-	return int64(doc.TaskM())
+	return int64(doc.TaskM()), nil
 }
 
 func (s *stopper) writeFailed(err error) Decision {
@@ -483,144 +421,15 @@ func (s *stopper) writeFailed(err error) Decision {
 	return Decision{Outcome: Allow, Rule: RuleWriteFailed}
 }
 
-// block builds a block: CCC's reason, nothing else. Claude Code's hook
-// output has no env key (it logs one as unrecognized and ignores it), so
-// there is no effort level to send with it.
-func (s *stopper) block(rule Rule, reason string) Decision {
-	return Decision{Outcome: Block, Rule: rule, Reason: reason}
-}
-
-// gate runs the checkpoint at a gate boundary, after the state mutation and
-// before the output. The state file is CCC's loop state here: the checkpoint
-// may add the tracker's bookkeeping to it, nothing else (§4.2).
-func (s *stopper) gate(ctx context.Context, d Decision) Decision {
-	return s.gateAt(ctx, d, nil)
-}
-
-// gateAt is gate for a stop that moved the loop to loop, or ended it: the
-// checkpoint is told the new position, because at the end the state file
-// that holds it is already gone.
-func (s *stopper) gateAt(ctx context.Context, d Decision, loop *checkpoint.Loop) Decision {
-	d.Gate = true
+// checkpoint runs the checkpoint at a gate boundary, after the state
+// mutation and before the output. The state file is CCC's loop state here:
+// the checkpoint may add the tracker's bookkeeping to it, nothing else
+// (§4.2).
+func (s *stopper) checkpoint(ctx context.Context, loop *checkpoint.Loop) {
 	if s.env.Checkpoint == nil {
-		return d
+		return
 	}
 	c := CheckpointRequest{Root: s.root, Deadline: time.Duration(s.pref().Hooks.CheckpointTimeout), Issue: s.f.linearIssue, KeepState: true,
 		SessionID: s.in.SessionID, Loop: loop}
 	runCheckpointAfter(ctx, s.env, "stop", c, s.takePrefsErr())
-	return d
-}
-
-// reasons builds the block reasons, sentence by sentence, as CCC words them.
-type reasons struct {
-	f     fields
-	p     config.HookPrefs
-	mode  string
-	mt    int64
-	issue string
-	root  string
-}
-
-func join(sentences ...[]string) string {
-	var all []string
-	for _, s := range sentences {
-		all = append(all, s...)
-	}
-	return strings.Join(all, " ")
-}
-
-func (r reasons) head() []string {
-	return []string{
-		fmt.Sprintf("Continue CCC execution for %s. Mode: %s.", r.issue, r.mode),
-		"Read .ccc-progress.md for completed task context.",
-	}
-}
-
-// The reasons number tasks from 1, as .ccc-progress.md does; CCC's count
-// from 0 (taskIndex itself).
-
-func (r reasons) retry() string {
-	k, t := r.f.taskIndex+1, r.f.taskIteration
-	return join(r.head(), []string{
-		fmt.Sprintf("Task %d did not signal TASK_COMPLETE. Retry attempt %d of %d.", k, t+1, r.mt),
-		fmt.Sprintf("Execute task %d from the decomposed task list.", k),
-	}, r.modeSentences(), r.enrichments(), []string{"Signal TASK_COMPLETE when done."})
-}
-
-func (r reasons) next() string {
-	s := []string{fmt.Sprintf("Execute task %d of %d from the decomposed task list.", r.f.taskIndex+2, r.f.totalTasks)}
-	if r.f.specPath != "" {
-		s = append(s, fmt.Sprintf("Spec: %s.", r.f.specPath))
-	}
-	return join(r.head(), s, r.modeSentences(), r.enrichments(), []string{"Signal TASK_COMPLETE when done."})
-}
-
-func (r reasons) replan() string {
-	read := "Read the spec and .ccc-progress.md."
-	if r.f.specPath != "" {
-		read = fmt.Sprintf("Read the spec at %s and .ccc-progress.md.", r.f.specPath)
-	}
-	return join([]string{
-		fmt.Sprintf("REPLAN triggered for %s (replan %d of %d).", r.issue, r.f.replanCount+1, r.p.Replan.MaxReplansPerSession),
-		read,
-		"Compare completed work against ALL acceptance criteria.",
-		"Regenerate remaining tasks based on what actually exists in the codebase.",
-		"Update .ccc-state.json: set phase back to execution, update totalTasks and taskIndex.",
-		"Then continue executing from the first new task. Signal TASK_COMPLETE when done.",
-	})
-}
-
-func (r reasons) modeSentences() []string {
-	switch r.mode {
-	case "tdd":
-		return []string{"Follow red-green-refactor cycle for each acceptance criterion."}
-	case "checkpoint":
-		return []string{"Pause at any checkpoint gates for human review before proceeding."}
-	}
-	return nil
-}
-
-// enrichments are ENR (6.4), E1 to E8, each when its preference is on.
-func (r reasons) enrichments() []string {
-	p := r.p
-	var s []string
-	if p.Prompts.SubagentDiscipline {
-		s = append(s, "Use parallel subagents for codebase reads; single subagent for build/test.")
-	}
-	if p.Prompts.SearchBeforeBuild {
-		s = append(s, "Before implementing, search the codebase for existing solutions. Don't assume functionality is missing.")
-	}
-	if p.Prompts.AgentsFile {
-		if _, err := os.Stat(filepath.Join(r.root, ".ccc-agents.md")); err == nil {
-			s = append(s, "Read .ccc-agents.md for project-specific build commands and codebase patterns.")
-		}
-	}
-	if p.Planning.AlwaysRecommend {
-		s = append(s, "When presenting options, always highlight your recommended choice.")
-	}
-	switch p.Planning.PrioritizationFramework {
-	case "rice":
-		s = append(s, "Use RICE (Reach, Impact, Confidence, Effort) as a reasoning lens when prioritizing tasks.")
-	case "moscow":
-		s = append(s, "Use MoSCoW (Must, Should, Could, Won't) as a reasoning lens when prioritizing tasks.")
-	case "eisenhower":
-		s = append(s, "Use the Eisenhower Matrix (Urgent/Important) as a reasoning lens when prioritizing tasks.")
-	}
-	if p.Eval.AnalyzeBeforeExecute {
-		s = append(s, "For eval tools, run structural analysis first before expensive execution stages.")
-	}
-	switch p.Eval.CostProfile {
-	case "pay-per-use":
-		s = append(s, "Cost profile: pay-per-use. Default to structural-only evaluation; require explicit opt-in for execution.")
-	case "budget":
-		s = append(s, fmt.Sprintf("Cost profile: budget. Checkpoint if estimated eval cost exceeds $%s.", p.Eval.MaxBudgetUSD))
-	}
-	style := p.Style.Explanatory
-	if p.Style.ExplanatoryByRole.Scan != "" {
-		style = p.Style.ExplanatoryByRole.Scan
-	}
-	if style != "balanced" {
-		s = append(s, fmt.Sprintf("Explanation depth for scan/execution output: %s.", style))
-	}
-	return s
 }

@@ -30,35 +30,22 @@ const (
 	outReplan   = "Two remaining tasks are already done upstream. REPLAN"
 )
 
-// TestStopDecisionOrder has one case per path of the decision order (§3),
-// with its stdout compared to testdata/stop/<name>.golden.
+// TestStopDecisionOrder has one case per path of the decision order (§3)
+// after the input is read, decided by Decide alone (no project, no
+// process), with its stdout compared to testdata/stop/<name>.golden and the
+// state its effects leave.
 func TestStopDecisionOrder(t *testing.T) {
 	tests := []struct {
 		name    string
-		state   map[string]any // over baseState; nil with raw "" means no file
-		raw     string         // the state file as written, instead of state
-		noState bool
+		state   map[string]any // over baseState
 		prefs   string
 		fixture string
 		set     map[string]any // changes to the recorded input
-		stdin   string         // raw stdin, instead of fixture
 		rule    Rule
 		outcome Outcome
 		gate    bool
 		after   any // same, deleted, or map[string]any of fields
 	}{
-		// 3.1
-		{name: "no-state", noState: true, fixture: "stop-active.json", rule: RuleRejected, outcome: Allow, after: deleted},
-		{name: "blank-state", raw: " \n\t\n", fixture: "stop-active.json", rule: RuleRejected, outcome: Allow, after: same},
-		{name: "invalid-state", raw: "NOT VALID JSON {{{", fixture: "stop-active.json", rule: RuleRejected, outcome: Allow, after: same},
-		{name: "array-state", raw: `[{"phase":"execution"}]`, fixture: "stop-active.json", rule: RuleRejected, outcome: Allow, after: same},
-		{name: "string-state", raw: `"execution"`, fixture: "stop-active.json", rule: RuleRejected, outcome: Allow, after: same},
-		{name: "trailing-garbage-state", raw: `{"phase":"execution"} {}`, fixture: "stop-active.json", rule: RuleRejected, outcome: Allow, after: same},
-		{name: "mistyped-state", state: map[string]any{"taskIndex": "1"}, fixture: "stop-active.json", rule: RuleRejected, outcome: Allow, after: same},
-		{name: "empty-stdin", stdin: "", rule: RuleRejected, outcome: Allow, after: same},
-		{name: "invalid-stdin", stdin: `{"session_id":`, rule: RuleRejected, outcome: Allow, after: same},
-		{name: "array-stdin", stdin: `[{"session_id":"x"}]`, rule: RuleRejected, outcome: Allow, after: same},
-		{name: "null-stdin", stdin: `null`, rule: RuleRejected, outcome: Allow, after: same},
 		// 3.2
 		{name: "other-owner", state: map[string]any{"ownerSessionId": "another-session"}, fixture: "stop-active.json",
 			rule: RuleOwner, outcome: Allow, after: same},
@@ -126,6 +113,66 @@ func TestStopDecisionOrder(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			orig := stateJSON(t, tt.state)
+			r := decideOn(t, orig, tt.prefs, input(t, tt.fixture, tt.set))
+
+			assert.Equal(t, tt.rule, r.d.Rule)
+			assert.Equal(t, tt.outcome, r.d.Outcome)
+			assert.Equal(t, tt.gate, r.d.Gate)
+			if tt.gate {
+				assert.Equal(t, 1, r.gates(), "the checkpoint runs once at a gate boundary")
+			} else {
+				assert.Zero(t, r.gates(), "no checkpoint off gate boundaries")
+			}
+			testutil.Golden(t, filepath.Join("testdata", "stop", tt.name+".golden"), r.d.Stdout())
+			switch after := tt.after.(type) {
+			case string:
+				if after == same {
+					assert.False(t, r.writes(), "state untouched")
+				} else {
+					assert.Nil(t, r.after(t, orig), "state removed")
+				}
+			case map[string]any:
+				st := r.after(t, orig)
+				require.NotNil(t, st, "state kept")
+				for k, want := range after {
+					wantRaw, _ := json.Marshal(want)
+					assert.JSONEq(t, string(wantRaw), string(st[k]), k)
+				}
+			}
+		})
+	}
+}
+
+// TestStopRejects: stdin or a state the hook must not act on (3.1) allows
+// the stop and leaves the state as it is; no state file is no loop.
+func TestStopRejects(t *testing.T) {
+	tests := []struct {
+		name    string
+		state   map[string]any
+		raw     string
+		noState bool
+		fixture string
+		stdin   string
+		rule    Rule
+		outcome Outcome
+		after   string
+	}{
+		// 3.1
+		{name: "no-state", noState: true, fixture: "stop-active.json", rule: RuleRejected, outcome: Allow, after: deleted},
+		{name: "blank-state", raw: " \n\t\n", fixture: "stop-active.json", rule: RuleRejected, outcome: Allow, after: same},
+		{name: "invalid-state", raw: "NOT VALID JSON {{{", fixture: "stop-active.json", rule: RuleRejected, outcome: Allow, after: same},
+		{name: "array-state", raw: `[{"phase":"execution"}]`, fixture: "stop-active.json", rule: RuleRejected, outcome: Allow, after: same},
+		{name: "string-state", raw: `"execution"`, fixture: "stop-active.json", rule: RuleRejected, outcome: Allow, after: same},
+		{name: "trailing-garbage-state", raw: `{"phase":"execution"} {}`, fixture: "stop-active.json", rule: RuleRejected, outcome: Allow, after: same},
+		{name: "mistyped-state", state: map[string]any{"taskIndex": "1"}, fixture: "stop-active.json", rule: RuleRejected, outcome: Allow, after: same},
+		{name: "empty-stdin", stdin: "", rule: RuleRejected, outcome: Allow, after: same},
+		{name: "invalid-stdin", stdin: `{"session_id":`, rule: RuleRejected, outcome: Allow, after: same},
+		{name: "array-stdin", stdin: `[{"session_id":"x"}]`, rule: RuleRejected, outcome: Allow, after: same},
+		{name: "null-stdin", stdin: `null`, rule: RuleRejected, outcome: Allow, after: same},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
 			p := newProj(t)
 			var orig []byte
 			switch {
@@ -138,41 +185,20 @@ func TestStopDecisionOrder(t *testing.T) {
 			if orig != nil {
 				p.write(state.FileName, orig)
 			}
-			if tt.prefs != "" {
-				p.write(PrefsFile, []byte(tt.prefs))
-			}
 			stdin := []byte(tt.stdin)
 			if tt.fixture != "" {
-				stdin = input(t, tt.fixture, tt.set)
+				stdin = input(t, tt.fixture, nil)
 			}
-
 			d := p.stop(stdin)
-
 			assert.Equal(t, tt.rule, d.Rule)
 			assert.Equal(t, tt.outcome, d.Outcome)
-			assert.Equal(t, tt.gate, d.Gate)
-			if tt.gate {
-				assert.Equal(t, 1, p.cp.count(), "the checkpoint runs once at a gate boundary")
-			} else {
-				assert.Zero(t, p.cp.count(), "no checkpoint off gate boundaries")
-			}
+			assert.False(t, d.Gate)
+			assert.Zero(t, p.cp.count(), "no checkpoint")
 			testutil.Golden(t, filepath.Join("testdata", "stop", tt.name+".golden"), d.Stdout())
-			switch after := tt.after.(type) {
-			case string:
-				if after == same {
-					assert.Equal(t, string(orig), string(p.read(state.FileName)), "state byte-identical")
-				} else {
-					assert.Nil(t, p.read(state.FileName), "state deleted")
-				}
-			case map[string]any:
-				st := p.state()
-				for k, want := range after {
-					raw, ok := st.Raw(k)
-					require.True(t, ok, k)
-					wantRaw, _ := json.Marshal(want)
-					assert.JSONEq(t, string(wantRaw), string(raw), k)
-				}
-				assert.Equal(t, `"2026-11-21T13:45:00Z"`, string(mustRaw(t, st, "lastUpdatedAt")))
+			if tt.after == same {
+				assert.Equal(t, string(orig), string(p.read(state.FileName)), "state byte-identical")
+			} else {
+				assert.Nil(t, p.read(state.FileName), "no state")
 			}
 		})
 	}
@@ -240,67 +266,62 @@ func TestStopFieldDefaults(t *testing.T) {
 		over  map[string]any
 		out   string
 		rule  Rule
-		check func(t *testing.T, d Decision, st *state.State)
+		check func(t *testing.T, d Decision, st map[string]json.RawMessage)
 	}{
 		{"taskIteration null is 1", map[string]any{"taskIteration": nil}, outRetry, RuleRetry,
-			func(t *testing.T, d Decision, st *state.State) {
+			func(t *testing.T, d Decision, st map[string]json.RawMessage) {
 				assert.Contains(t, d.Reason, "Retry attempt 2 of 5.")
 			}},
 		{"maxTaskIterations absent is 5", map[string]any{"maxTaskIterations": drop{}, "taskIteration": 4}, outRetry, RuleRetry,
-			func(t *testing.T, d Decision, st *state.State) {
+			func(t *testing.T, d Decision, st map[string]json.RawMessage) {
 				assert.Contains(t, d.Reason, "Retry attempt 5 of 5.")
 			}},
 		{"maxGlobalIterations null is 50", map[string]any{"maxGlobalIterations": nil, "globalIteration": 50}, outRetry, RuleGlobalCap, nil},
 		{"globalIteration absent is 0", map[string]any{"globalIteration": drop{}}, outRetry, RuleRetry,
-			func(t *testing.T, d Decision, st *state.State) {
-				assert.Equal(t, "1", string(mustRaw(t, st, "globalIteration")))
+			func(t *testing.T, d Decision, st map[string]json.RawMessage) {
+				assert.Equal(t, "1", string(st["globalIteration"]))
 			}},
 		{"taskIndex null is 0", map[string]any{"taskIndex": nil}, outComplete, RuleNext,
-			func(t *testing.T, d Decision, st *state.State) {
+			func(t *testing.T, d Decision, st map[string]json.RawMessage) {
 				assert.Contains(t, d.Reason, "Execute task 2 of 3 from")
 			}},
 		{"replanCount absent is 0", map[string]any{"replanCount": drop{}}, outReplan, RuleReplan,
-			func(t *testing.T, d Decision, st *state.State) {
+			func(t *testing.T, d Decision, st map[string]json.RawMessage) {
 				assert.Contains(t, d.Reason, "(replan 1 of 2)")
 			}},
 		{"executionMode absent is quick", map[string]any{"executionMode": drop{}}, outRetry, RuleRetry,
-			func(t *testing.T, d Decision, st *state.State) {
+			func(t *testing.T, d Decision, st map[string]json.RawMessage) {
 				assert.Contains(t, d.Reason, "Mode: quick.")
 			}},
 		{"executionMode empty stays empty", map[string]any{"executionMode": ""}, outRetry, RuleRetry,
-			func(t *testing.T, d Decision, st *state.State) {
+			func(t *testing.T, d Decision, st map[string]json.RawMessage) {
 				assert.Contains(t, d.Reason, "Mode: .")
 			}},
 		{"linearIssue null is unknown issue", map[string]any{"linearIssue": nil}, outRetry, RuleRetry,
-			func(t *testing.T, d Decision, st *state.State) {
+			func(t *testing.T, d Decision, st map[string]json.RawMessage) {
 				assert.True(t, strings.HasPrefix(d.Reason, "Continue CCC execution for unknown issue. Mode: quick."))
 			}},
 		{"specPath absent", map[string]any{"specPath": drop{}}, outComplete, RuleNext,
-			func(t *testing.T, d Decision, st *state.State) {
+			func(t *testing.T, d Decision, st map[string]json.RawMessage) {
 				assert.NotContains(t, d.Reason, "Spec:")
 			}},
 		{"3.0 is an integer", map[string]any{"taskIteration": json.RawMessage(`3.0`)}, outRetry, RuleRetry,
-			func(t *testing.T, d Decision, st *state.State) {
+			func(t *testing.T, d Decision, st map[string]json.RawMessage) {
 				assert.Contains(t, d.Reason, "Retry attempt 4 of 5.")
 			}},
 		{"5e1 is an integer", map[string]any{"globalIteration": json.RawMessage(`5e1`)}, outRetry, RuleGlobalCap, nil},
 		{"negative integers", map[string]any{"taskIndex": -1}, outRetry, RuleRetry,
-			func(t *testing.T, d Decision, st *state.State) {
+			func(t *testing.T, d Decision, st map[string]json.RawMessage) {
 				assert.Contains(t, d.Reason, "Task 0 did not signal TASK_COMPLETE.")
 			}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := newProj(t)
-			p.write(state.FileName, stateJSON(t, tt.over))
-			d := p.stop(input(t, "stop.json", map[string]any{"last_assistant_message": tt.out}))
-			require.Equal(t, tt.rule, d.Rule)
+			orig := stateJSON(t, tt.over)
+			r := decideOn(t, orig, "", input(t, "stop.json", map[string]any{"last_assistant_message": tt.out}))
+			require.Equal(t, tt.rule, r.d.Rule)
 			if tt.check != nil {
-				var st *state.State
-				if p.read(state.FileName) != nil {
-					st = p.state()
-				}
-				tt.check(t, d, st)
+				tt.check(t, r.d, r.after(t, orig))
 			}
 		})
 	}
@@ -310,24 +331,19 @@ func TestStopFieldDefaults(t *testing.T) {
 func TestAwaitingGate(t *testing.T) {
 	for _, v := range []string{`"2"`, `2`, `0`, `true`, `"x"`, `{}`, `[]`, `"false"`} {
 		t.Run("set "+v, func(t *testing.T) {
-			p := newProj(t)
-			orig := stateJSON(t, map[string]any{"awaitingGate": json.RawMessage(v)})
-			p.write(state.FileName, orig)
-			d := p.stop(input(t, "stop.json", nil))
-			assert.Equal(t, RuleGate, d.Rule)
-			assert.Equal(t, string(orig), string(p.read(state.FileName)))
+			r := decideOn(t, stateJSON(t, map[string]any{"awaitingGate": json.RawMessage(v)}), "", input(t, "stop.json", nil))
+			assert.Equal(t, RuleGate, r.d.Rule)
+			assert.False(t, r.writes(), "state untouched")
 		})
 	}
 	for _, v := range []string{`null`, `false`, `""`, ""} {
 		t.Run("unset "+v, func(t *testing.T) {
-			p := newProj(t)
 			over := map[string]any{"awaitingGate": json.RawMessage(v)}
 			if v == "" {
 				over["awaitingGate"] = drop{}
 			}
-			p.write(state.FileName, stateJSON(t, over))
-			d := p.stop(input(t, "stop.json", nil))
-			assert.Equal(t, RuleNext, d.Rule, "falls through to the execution loop")
+			r := decideOn(t, stateJSON(t, over), "", input(t, "stop.json", nil))
+			assert.Equal(t, RuleNext, r.d.Rule, "falls through to the execution loop")
 		})
 	}
 }

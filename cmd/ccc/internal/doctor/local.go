@@ -1,4 +1,9 @@
-package main
+// Package doctor holds `ccc doctor`'s checks: the local files a checkpoint
+// reads and writes (Local, one named check per entry of localChecks, run in
+// order), a tracker's credentials, target and rate limit (Tracker), and the
+// report of them (Print). The command gathers the project and its
+// trackers; the checks change nothing but what they say they do.
+package doctor
 
 import (
 	"context"
@@ -54,8 +59,8 @@ func (l *localRun) rel(p string) string {
 	return p
 }
 
-// runLocalChecks runs every local check in root, for agent's record.
-func runLocalChecks(ctx context.Context, root, agent string) []Check {
+// Local runs every local check in root, for agent's record.
+func Local(ctx context.Context, root, agent string) []Check {
 	l := &localRun{root: root, agent: agent}
 	l.dir, l.dirErr = records.Dir(ctx, root)
 	for _, c := range localChecks {

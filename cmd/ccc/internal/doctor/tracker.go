@@ -1,0 +1,77 @@
+package doctor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/ccc-checkpoint/ccc/checkpoint"
+	"github.com/ccc-checkpoint/ccc/sinks"
+)
+
+// Tracker is doctor's checks of one tracker: credentials, target,
+// rate limit.
+func Tracker(ctx context.Context, tr checkpoint.Tracker, issue string, timeout time.Duration) []Check {
+	var checks []Check
+	add := func(name, status, msg, hint string) {
+		checks = append(checks, Check{Name: name, Status: status, Message: msg, Hint: hint})
+	}
+	s := tr.Sink
+	if tr.Skip != "" {
+		add(s.Name(), "warn", s.Title()+": "+tr.Skip, "")
+		return checks
+	}
+	target := tr.Target
+	if target == "" {
+		target = issue
+	}
+	hc, ok := s.(sinks.HealthChecker)
+	if !ok {
+		add(s.Name(), "ok", "configured (no health check)", "")
+		return checks
+	}
+	cctx, cancel := sinks.WithTimeout(ctx, timeout)
+	h, err := hc.Health(cctx, target)
+	cancel()
+	var skip *sinks.SkipError
+	var serr *sinks.Error
+	switch {
+	case errors.As(err, &skip):
+		add(s.Name(), "warn", s.Title()+" not configured: "+skip.Reason, "")
+		return checks
+	case errors.As(err, &serr):
+		add(s.Name(), "fail", s.Title()+": "+serr.Cause, hintFor(s, serr))
+	case err != nil:
+		add(s.Name(), "fail", s.Title()+": "+err.Error(), "")
+	}
+	if h.Account != "" {
+		add(s.Name(), "ok", fmt.Sprintf("authenticated as %s (%s)", h.Account, h.Credential), "")
+	}
+	if h.Target != "" {
+		add(s.Name(), "ok", h.Target+" found "+h.TargetURL, "")
+	}
+	if rl := h.RateLimit; rl.Low() {
+		hint := "checkpoints now may wait for the reset or be queued for ccc sync"
+		if !rl.Reset.IsZero() {
+			hint = "requests resume at " + rl.Reset.UTC().Format(time.RFC3339) + "; " + hint
+		}
+		add(s.Name(), "warn", "rate limit nearly spent: "+rl.String(), hint)
+	} else if rl.Known {
+		add(s.Name(), "ok", "rate limit: "+rl.String(), "")
+	}
+	return checks
+}
+
+func hintFor(s sinks.Sink, e *sinks.Error) string {
+	switch {
+	case s.Name() == "linear" && e.Permanent:
+		return "check the key at Linear → Settings → API, and the issue key"
+	case s.Name() == "github" && e.Permanent:
+		return "check GITHUB_TOKEN (scopes: issues and pull requests, write) and owner/repo#N"
+	case e.Permanent:
+		return ""
+	default:
+		return "a transient failure (network, server or rate limit): try again shortly"
+	}
+}
