@@ -115,7 +115,7 @@ func ClaudeWith(root string, dryRun bool, o ClaudeOptions) (Result, error) {
 	if bytes.Equal(out, orig) || (len(orig) > 0 && jsonEqual(orig, out)) {
 		return res, nil
 	}
-	res.Changed, res.Diff = true, lineDiff(string(orig), string(out))
+	res.Changed, res.Diff = true, unifiedDiff(path, orig, out)
 	res.Notes = append(res.Notes, "If the ccc plugin is installed too, its hooks run the same commands: keep one of the two.")
 	if dryRun {
 		return res, nil
