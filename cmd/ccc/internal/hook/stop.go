@@ -88,7 +88,7 @@ func (d Decision) Stdout() []byte {
 // found a list and the decision ran no checkpoint of its own, the stop is a
 // boundary and it runs one.
 func Stop(ctx context.Context, env Env, stdin []byte) Decision {
-	env = env.onceRoot().withLockWaits()
+	env = env.onceRoot().withLockWaits().withTranscript()
 	var c captured
 	in, err := ParseInput(stdin)
 	if err == nil {
@@ -272,7 +272,7 @@ func (s *stopper) decide(ctx context.Context) Decision {
 		return s.gateAt(ctx, Decision{Outcome: Allow, Rule: RuleAllDone}, &checkpoint.Loop{TaskIndex: int(n), TotalTasks: int(n)})
 	}
 
-	out, err := LastOutput(s.in)
+	out, err := s.env.lastOutput(s.in)
 	if err != nil {
 		s.env.logf("stop", "%v; reading the last output as empty", err)
 	}
