@@ -29,12 +29,12 @@ func TestCutsRedactFirst(t *testing.T) {
 		out func(text string) string
 	}{
 		"SessionStart context: the last line": {300, func(s string) string {
-			return capture.Context(progress.New("", time.Now()), capture.Transcript{LastLine: s}, true, capture.Where{})
+			return capture.Context(progress.New("", time.Now()), capture.Transcript{LastLine: s}, true, "", capture.Where{})
 		}},
 		"SessionStart context: a task": {200, func(s string) string {
 			doc := progress.New("", time.Now())
 			doc.Current = &progress.Task{Text: s}
-			return capture.Context(doc, capture.Transcript{}, true, capture.Where{})
+			return capture.Context(doc, capture.Transcript{}, true, "", capture.Where{})
 		}},
 		"continuation prompt": {progress.MaxPromptText, func(s string) string {
 			doc := progress.New("", time.Now())

@@ -91,6 +91,7 @@ func doctorRun(ctx context.Context, f *Factory, opts *DoctorOptions) error {
 	now := f.Now()
 
 	checks = append(checks, doctor.Local(ctx, root, config.Agent(opts.Agent, f.Getenv))...)
+	checks = append(checks, hookChecks(root)...)
 	if _, err := config.LoadPrefs(root); err != nil {
 		add("preferences", "fail", err.Error(), "fix it; meanwhile checkpoints use the defaults without the repository's git hooks")
 	} else {

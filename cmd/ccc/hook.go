@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/ccc-checkpoint/ccc/checkpoint"
+	"github.com/ccc-checkpoint/ccc/cmd/ccc/internal/agent/all"
 	"github.com/ccc-checkpoint/ccc/cmd/ccc/internal/hook"
 	"github.com/ccc-checkpoint/ccc/config"
 	"github.com/ccc-checkpoint/ccc/sinks"
@@ -185,7 +186,7 @@ to .ccc/sessions/.ccc-progress-<UTC time>.md and keeps the newest 20 copies.`,
 	cmd.AddCommand(newCmdHookCapture(f, dir)...)
 	cmd.PersistentFlags().String("agent", "", "the agent running the hook: claude, codex or gemini (default: detected from the input)")
 	for _, sub := range cmd.Commands() {
-		for _, native := range hookNativeEvents {
+		for _, native := range all.NativeEvents() {
 			if hook.Event(native) == sub.Name() {
 				sub.Aliases = append(sub.Aliases, native)
 			}
@@ -193,11 +194,6 @@ to .ccc/sessions/.ccc-progress-<UTC time>.md and keeps the newest 20 copies.`,
 	}
 	return cmd
 }
-
-// hookNativeEvents are the agents' own event names, accepted in place of
-// ccc's (`ccc hook AfterAgent` is `ccc hook stop`).
-var hookNativeEvents = []string{"Stop", "AfterAgent", "PreCompact", "PreCompress", "SessionStart", "SessionEnd",
-	"PostToolUse", "AfterTool"}
 
 // newCmdHookEvent builds one hook subcommand. Nothing it meets changes its
 // exit status: extra arguments are ignored, unknown flags are ignored with

@@ -5,6 +5,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ccc-checkpoint/ccc/cmd/ccc/internal/agent"
+	"github.com/ccc-checkpoint/ccc/cmd/ccc/internal/agent/all"
 	"github.com/ccc-checkpoint/ccc/cmd/ccc/internal/install"
 )
 
@@ -13,6 +15,8 @@ type InitOptions struct {
 	Dir       string
 	DryRun    bool
 	TodoTools bool
+	// Remove takes ccc's hooks out instead of adding them.
+	Remove bool
 }
 
 // NewCmdInit builds `ccc init`, which wires ccc's hooks into an agent's
@@ -24,7 +28,8 @@ func NewCmdInit(f *Factory, dir *string) *cobra.Command {
 		Long: `Write the hook configuration that lets an agent run ccc by itself (capture
 its task list, checkpoint at its boundaries, re-inject the continuation
 prompt) into the project. It is idempotent, prints what it changes as a
-diff, and never changes or removes the user's own hooks.` + exitStatusHelp(
+diff, and never changes or removes the user's own hooks. --remove takes
+exactly ccc's hooks out again (the same diff, --dry-run too).` + exitStatusHelp(
 			"0  help printed (name an agent: ccc init claude, codex or gemini)",
 			"2  usage error: an unknown agent"),
 		Example: `  ccc init claude --dry-run
@@ -49,7 +54,7 @@ SessionStart, SessionEnd, PostToolUse (TaskCreate|TaskUpdate|TodoWrite),
 TaskCompleted, PostCompact, StopFailure, SubagentStart and SubagentStop,
 each as a group of its own,
 unless the settings already run that command for that event. Every other
-key and every hook of the user's stays; keys come out sorted. A file that
+key and every hook of the user's stays, keys in their order. A file that
 is not a JSON object is reported and left alone. The plugin in plugin/
 wires the same hooks: use one or the other.
 
@@ -69,6 +74,9 @@ itself.` + exitStatusHelp(
 			if err != nil {
 				return err
 			}
+			if opts.Remove {
+				return removeHooks(f, root, "claude", opts.DryRun)
+			}
 			res, err := install.ClaudeWith(root, opts.DryRun, install.ClaudeOptions{TodoTools: opts.TodoTools})
 			if err != nil {
 				return err
@@ -85,7 +93,36 @@ itself.` + exitStatusHelp(
 // initFlags adds the flags every agent's init takes.
 func initFlags(cmd *cobra.Command, opts *InitOptions) *cobra.Command {
 	cmd.Flags().BoolVarP(&opts.DryRun, "dry-run", "n", false, "print the change; write nothing")
+	cmd.Flags().BoolVar(&opts.Remove, "remove", false, "take ccc's hooks out instead (every other hook stays)")
 	return cmd
+}
+
+// removeHooks is `ccc init <agent> --remove`: the agent's installer takes
+// ccc's hooks out of the project's configuration.
+func removeHooks(f *Factory, root, name string, dryRun bool) error {
+	a, err := all.Lookup(name)
+	if err != nil {
+		return err
+	}
+	inst, ok := a.(agent.HookInstaller)
+	if !ok {
+		return fmt.Errorf("ccc does not install hooks for %s", name)
+	}
+	res, err := inst.RemoveHooks(root, dryRun)
+	if err != nil {
+		return err
+	}
+	switch {
+	case !res.Changed:
+		fmt.Fprintf(f.IO.ErrOut, "%s runs none of ccc's hooks; nothing to remove\n", res.Path)
+	case dryRun:
+		fmt.Fprint(f.IO.Out, res.Diff)
+		fmt.Fprintf(f.IO.ErrOut, "would remove ccc's hooks from %s (dry run; nothing written)\n", res.Path)
+	default:
+		fmt.Fprint(f.IO.Out, res.Diff)
+		fmt.Fprintf(f.IO.ErrOut, "removed ccc's hooks from %s\n", res.Path)
+	}
+	return nil
 }
 
 // printInstall prints an installer's result: the diff on stdout, one line

@@ -59,13 +59,16 @@ func newCmdInitAgent(f *Factory, dir *string, a initAgent) *cobra.Command {
 			"0  written, or nothing to change (or, with --dry-run, shown)",
 			"1  "+a.file+" cannot be read as JSON, or cannot be written",
 			"2  usage error"),
-		Example: "  ccc init " + a.name + " --dry-run\n  ccc init " + a.name,
+		Example: "  ccc init " + a.name + " --dry-run\n  ccc init " + a.name + "\n  ccc init " + a.name + " --remove",
 		Args:    noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts.Dir = *dir
 			root, err := f.root(cmd.Context(), opts.Dir)
 			if err != nil {
 				return err
+			}
+			if opts.Remove {
+				return removeHooks(f, root, a.name, opts.DryRun)
 			}
 			res, err := a.install(root, opts.DryRun)
 			if err != nil {

@@ -191,13 +191,19 @@ type Transcript struct {
 	Files []string
 	// LastLine is the last line of the newest assistant text.
 	LastLine string
+	// LastText is the text of the newest assistant record, whole, wherever
+	// it is: what the stop hook looks for TASK_COMPLETE in.
+	LastText string
+	// lastDone says the newest assistant record was seen.
+	lastDone bool
 }
 
 const (
 	// MaxFiles bounds Transcript.Files.
 	MaxFiles = 10
 	// MaxScan bounds how much of a transcript is read looking for files and
-	// the last message; the newest TodoWrite is looked for in the whole file.
+	// the last line; the newest TodoWrite and the newest assistant record
+	// are looked for in the whole file.
 	MaxScan = 2 << 20
 )
 
@@ -241,22 +247,34 @@ func (tr *Transcript) worth(line []byte, near, wantTodos bool) bool {
 	return false
 }
 
-// ReadClaudeTranscript reads a transcript backwards: the last assistant
-// line and the files touched within its last MaxScan bytes, and, when
-// wantTodos, the newest TodoWrite list anywhere. Lines are parsed only when a cheap byte test says
-// they may matter.
+// ReadClaudeTranscript reads a transcript backwards, once, with
+// ScanBackward: the newest assistant record's text anywhere, the last
+// assistant line and the files touched within its last MaxScan bytes,
+// and, when wantTodos, the newest TodoWrite list anywhere. Only lines
+// holding "assistant" are looked at, and only those a cheap byte test
+// says may matter are parsed. An assistant record over MaxLine where the
+// newest one is looked for is an error, never a silent fall back to the
+// message before it.
 func ReadClaudeTranscript(path string, wantTodos bool) (Transcript, error) {
 	var tr Transcript
 	seen := map[string]bool{}
-	scanned := 0
-	err := ScanBackward(path, func(line []byte) bool {
-		scanned += len(line) + 1
-		near := scanned <= MaxScan
-		if !near && (tr.Todos != nil || !wantTodos) {
-			return true
+	err := ScanBackward(path, assistantKey, func(l Line) (bool, error) {
+		near := l.FromEnd <= MaxScan
+		if !near && tr.lastDone && (tr.Todos != nil || !wantTodos) {
+			return true, nil
+		}
+		if l.Cut {
+			if !tr.lastDone && startsAssistant(l.Text) {
+				return true, fmt.Errorf("%s: an assistant record over %d MB", path, MaxLine>>20)
+			}
+			return false, nil
+		}
+		line := l.Text
+		if !tr.lastDone {
+			tr.LastText, tr.lastDone = assistantText(line)
 		}
 		if !tr.worth(line, near, wantTodos) {
-			return false
+			return false, nil
 		}
 		var rec struct {
 			Message struct {
@@ -265,11 +283,11 @@ func ReadClaudeTranscript(path string, wantTodos bool) (Transcript, error) {
 			} `json:"message"`
 		}
 		if json.Unmarshal(line, &rec) != nil || rec.Message.Role != "assistant" {
-			return false
+			return false, nil
 		}
 		var items []toolUse
 		if len(rec.Message.Content) == 0 || rec.Message.Content[0] != '[' || json.Unmarshal(rec.Message.Content, &items) != nil {
-			return false
+			return false, nil
 		}
 		for i := len(items) - 1; i >= 0; i-- {
 			it := items[i]
@@ -287,9 +305,81 @@ func ReadClaudeTranscript(path string, wantTodos bool) (Transcript, error) {
 				}
 			}
 		}
-		return false
+		return false, nil
 	})
 	return tr, err
+}
+
+// startsAssistant reports whether the start of a record says it is an
+// assistant's: Claude Code puts "type" and message.role near the start.
+func startsAssistant(head []byte) bool {
+	for _, k := range [][]byte{[]byte(`"type":"assistant"`), []byte(`"role":"assistant"`)} {
+		if bytes.Contains(head, k) {
+			return true
+		}
+	}
+	return false
+}
+
+// assistantText reports whether a transcript line is an assistant record
+// (role or message.role "assistant") and returns its text: the text items
+// of message.content joined with newlines, or a string content itself.
+// Lines that are not JSON objects are skipped.
+func assistantText(line []byte) (string, bool) {
+	line = bytes.TrimSpace(line)
+	if len(line) == 0 || line[0] != '{' {
+		return "", false
+	}
+	var rec struct {
+		Role    json.RawMessage `json:"role"`
+		Message json.RawMessage `json:"message"`
+	}
+	if err := json.Unmarshal(line, &rec); err != nil {
+		return "", false
+	}
+	var msg struct {
+		Role    json.RawMessage `json:"role"`
+		Content json.RawMessage `json:"content"`
+	}
+	if len(rec.Message) > 0 && rec.Message[0] == '{' {
+		_ = json.Unmarshal(rec.Message, &msg) // valid: the line parsed
+	}
+	if jsonString(rec.Role) != "assistant" && jsonString(msg.Role) != "assistant" {
+		return "", false
+	}
+	if len(msg.Content) > 0 && msg.Content[0] == '"' {
+		return jsonString(msg.Content), true
+	}
+	var items []json.RawMessage
+	if len(msg.Content) == 0 || msg.Content[0] != '[' || json.Unmarshal(msg.Content, &items) != nil {
+		return "", true
+	}
+	var texts []string
+	for _, raw := range items {
+		var item struct {
+			Type json.RawMessage `json:"type"`
+			Text json.RawMessage `json:"text"`
+		}
+		if len(raw) == 0 || raw[0] != '{' || json.Unmarshal(raw, &item) != nil {
+			continue
+		}
+		if jsonString(item.Type) == "text" {
+			texts = append(texts, jsonString(item.Text))
+		}
+	}
+	return strings.Join(texts, "\n"), true
+}
+
+// jsonString is raw's value when it is a JSON string, else "".
+func jsonString(raw json.RawMessage) string {
+	if len(raw) == 0 || raw[0] != '"' {
+		return ""
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return ""
+	}
+	return s
 }
 
 // editedPath is the file an Edit, Write, MultiEdit or NotebookEdit call

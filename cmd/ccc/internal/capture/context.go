@@ -21,9 +21,11 @@ const maxListed = 20
 // truth: the current task, what is done, what remains, the files touched,
 // open blockers, the last line the agent wrote and the branch and HEAD.
 // hasList says whether the agent still holds its list; without one it is
-// told to re-create it from the progress file (a hook cannot call tools).
+// told to re-create it from the progress file (a hook cannot call tools),
+// in its own tool names: recreate ("one TaskCreate … per current and
+// remaining task"); "" asks nothing.
 // Identity marks never appear: they are not part of a task's text.
-func Context(doc *progress.Document, tr Transcript, hasList bool, at Where) string {
+func Context(doc *progress.Document, tr Transcript, hasList bool, recreate string, at Where) string {
 	var b strings.Builder
 	b.WriteString("Task state captured by ccc from your own task list (" + progress.FileName + "):\n")
 	if doc.Current != nil && !doc.Current.Done {
@@ -66,10 +68,10 @@ func Context(doc *progress.Document, tr Transcript, hasList bool, at Where) stri
 	if at.Branch != "" || at.Head != "" {
 		b.WriteString("- Branch: " + strings.TrimSpace(at.Branch+" at "+short(at.Head)) + "\n")
 	}
-	if !hasList && (doc.Current != nil && !doc.Current.Done || len(open) > 0) {
+	if !hasList && recreate != "" && (doc.Current != nil && !doc.Current.Done || len(open) > 0) {
 		b.WriteString("Your task list is empty in this session. Re-create it from the list above before you " +
-			"continue: one TaskCreate (or one TodoWrite with every item) per current and remaining task, in this " +
-			"order, the current one in_progress, so that ccc keeps " + progress.FileName + " true.\n")
+			"continue: " + recreate + ", in this order, the current one in_progress, so that ccc keeps " +
+			progress.FileName + " true.\n")
 	}
 	// The context goes to the agent: through the redactor whole, too (a
 	// file path, a branch name).

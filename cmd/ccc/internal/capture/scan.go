@@ -3,7 +3,6 @@ package capture
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"io"
 
 	"github.com/ccc-checkpoint/ccc/internal/projectfs"
@@ -12,16 +11,32 @@ import (
 // scanChunk is how much of a transcript is read at a time, from the end.
 const scanChunk = 64 << 10
 
-// maxTranscriptLine bounds one Claude Code transcript record: a longer line (or a file with no
-// newline) is refused rather than held in memory whole.
-const maxTranscriptLine = 32 << 20
+// headSize is how much of a line over MaxLine is read, for the caller to
+// tell what it was.
+const headSize = 4 << 10
 
-// ScanBackward calls fn with each line of the JSONL file at path, newest
-// first, until fn returns true or the file's start. Only the tail up to that
-// line is read, a chunk at a time: transcripts grow to many megabytes. The
-// line passed to fn is valid only during the call. The file is the agent's,
-// outside the project: no confinement, but never a FIFO or a device.
-func ScanBackward(path string, fn func(line []byte) (stop bool)) error {
+// Line is one line of a file scanned backwards.
+type Line struct {
+	// Text is the line without its newline; valid only during the call.
+	// When Cut, it is only the line's first 4 KB.
+	Text []byte
+	// Cut says the line is over MaxLine: it was neither read whole nor
+	// held.
+	Cut bool
+	// FromEnd is how many bytes of the file lie from the line's start to
+	// the end: how much a caller has scanned.
+	FromEnd int64
+}
+
+// ScanBackward is the one bounded reader of an agent's transcript: it
+// calls fn with each line of the JSONL file at path that holds key, newest
+// first, until fn says stop or returns an error, or the file's start. It
+// reads the tail up to that line a chunk (64 KB) at a time; a line without
+// key is neither kept nor passed, and a line with it is read whole only up
+// to MaxLine (4 MB), else passed Cut with its head. The file is the
+// agent's, outside the project: no confinement, but never a FIFO or a
+// device.
+func ScanBackward(path string, key []byte, fn func(Line) (stop bool, err error)) error {
 	f, err := projectfs.OpenProjectFile("", path)
 	if err != nil {
 		return err
@@ -31,28 +46,72 @@ func ScanBackward(path string, fn func(line []byte) (stop bool)) error {
 	if err != nil {
 		return err
 	}
-	// win holds the file from winStart to the end of the line being looked
-	// at; it grows backwards until it holds that line's start.
-	winStart := fi.Size()
-	var win []byte
-	for {
-		i := bytes.LastIndexByte(win, '\n')
-		if i < 0 && winStart > 0 {
-			if len(win) >= maxTranscriptLine {
-				return fmt.Errorf("%s: a line over %d MB", path, maxTranscriptLine>>20)
+	size := fi.Size()
+	var (
+		pos     = size
+		buf     = make([]byte, scanChunk)
+		lineEnd = pos  // where the line being scanned ends (its '\n' or EOF)
+		found   bool   // the part of that line scanned so far holds key
+		seam    []byte // the first bytes of the chunk read before this one
+		chunk   []byte // the chunk being scanned, read at pos
+	)
+	// emit passes the line [start, lineEnd) on.
+	emit := func(start int64) (bool, error) {
+		n := lineEnd - start
+		if n > MaxLine {
+			head := make([]byte, headSize)
+			k, err := f.ReadAt(head, start)
+			if err != nil && !errors.Is(err, io.EOF) {
+				return true, err
 			}
-			n := min(max(int64(scanChunk), int64(len(win))), winStart)
-			grown := make([]byte, int(n)+len(win))
-			if _, err := f.ReadAt(grown[:n], winStart-n); err != nil && !errors.Is(err, io.EOF) {
-				return err
+			return fn(Line{Text: head[:k], Cut: true, FromEnd: size - start})
+		}
+		var l []byte
+		if start >= pos && lineEnd <= pos+int64(len(chunk)) {
+			l = chunk[start-pos : lineEnd-pos]
+		} else {
+			l = make([]byte, n)
+			if _, err := f.ReadAt(l, start); err != nil && !errors.Is(err, io.EOF) {
+				return true, err
 			}
-			copy(grown[n:], win)
-			win, winStart = grown, winStart-n
-			continue
 		}
-		if fn(win[i+1:]) || i < 0 {
-			return nil
-		}
-		win = win[:i]
+		return fn(Line{Text: l, FromEnd: size - start})
 	}
+	for pos > 0 {
+		n := min(int64(scanChunk), pos)
+		pos -= n
+		chunk = buf[:n]
+		if _, err := f.ReadAt(chunk, pos); err != nil && !errors.Is(err, io.EOF) {
+			return err
+		}
+		end := len(chunk)
+		for {
+			i := bytes.LastIndexByte(chunk[:end], '\n')
+			if !found {
+				piece := chunk[i+1 : end]
+				found = bytes.Contains(piece, key)
+				if !found && end == len(chunk) && len(seam) > 0 {
+					// key across the chunks' boundary.
+					k := len(key) - 1
+					joined := append(append([]byte(nil), piece[max(0, len(piece)-k):]...), seam...)
+					found = bytes.Contains(joined, key)
+				}
+			}
+			if i < 0 {
+				break
+			}
+			if found {
+				if stop, err := emit(pos + int64(i) + 1); stop || err != nil {
+					return err
+				}
+			}
+			found, lineEnd, end = false, pos+int64(i), i
+		}
+		seam = append(seam[:0], chunk[:min(len(chunk), len(key)-1)]...)
+	}
+	if !found {
+		return nil
+	}
+	_, err = emit(0)
+	return err
 }

@@ -11,6 +11,17 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/ccc-checkpoint/ccc/cmd/ccc/internal/agent"
+	"github.com/ccc-checkpoint/ccc/cmd/ccc/internal/agent/claudecode"
+	"github.com/ccc-checkpoint/ccc/cmd/ccc/internal/agent/codex"
+	"github.com/ccc-checkpoint/ccc/cmd/ccc/internal/agent/gemini"
+)
+
+var (
+	Claude agent.Agent = claudecode.Agent{}
+	Codex  agent.Agent = codex.Agent{}
+	Gemini agent.Agent = gemini.Agent{}
 )
 
 func TestDetectAgent(t *testing.T) {
@@ -30,7 +41,7 @@ func TestDetectAgent(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, want, DetectAgent(data), name)
 	}
-	for in, want := range map[string]Agent{
+	for in, want := range map[string]agent.Agent{
 		``:    Claude,
 		`[1]`: Claude,
 		`{"hook_event_name":"MessageDisplay","turn_id":"t"}`:                                    Claude,
@@ -43,7 +54,7 @@ func TestDetectAgent(t *testing.T) {
 }
 
 func TestParseAgent(t *testing.T) {
-	for in, want := range map[string]Agent{"": "", "Codex": Codex, " gemini ": Gemini, "claude": Claude} {
+	for in, want := range map[string]agent.Agent{"": nil, "Codex": Codex, " gemini ": Gemini, "claude": Claude} {
 		got, err := ParseAgent(in)
 		require.NoError(t, err)
 		assert.Equal(t, want, got)

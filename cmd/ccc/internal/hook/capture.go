@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ccc-checkpoint/ccc/cmd/ccc/internal/agent"
 	"github.com/ccc-checkpoint/ccc/cmd/ccc/internal/capture"
 	"github.com/ccc-checkpoint/ccc/internal/projectfs"
 	"github.com/ccc-checkpoint/ccc/internal/redact"
@@ -162,22 +163,21 @@ func (c captured) create(env Env, event, root string, o captureOpts) captured {
 	return c
 }
 
-// readList is the session's list: a TodoWrite call's own input, else the
-// task files, else (when asked) the transcript's newest TodoWrite.
+// readList is the session's list from an agent that keeps one beside the
+// session (agent.TaskLister: a TodoWrite call's own input, else the task
+// files), else (when asked) the transcript's newest checklist call.
 func readList(env Env, event string, in Input, o captureOpts, tr *capture.Transcript) (capture.List, error) {
-	if in.ToolName == "TodoWrite" && len(in.ToolInput) > 0 {
-		return capture.ClaudeTodoWrite([]byte(in.ToolInput), "TodoWrite")
+	lister, ok := agentOf(in).(agent.TaskLister)
+	if !ok {
+		return capture.List{}, capture.ErrNoList
 	}
-	getenv := env.Getenv
-	if getenv == nil {
-		getenv = func(string) string { return "" }
-	}
-	list, err := capture.ReadClaudeTasks(capture.ClaudeTaskDir(getenv, in.SessionID))
+	list, err := lister.ListTasks(env.Getenv, in)
 	noFiles := errors.Is(err, capture.ErrNoList)
-	if o.transcript && in.TranscriptPath != "" {
+	if o.transcript {
 		// The newest TodoWrite is looked for only without task files.
-		got, terr := capture.ReadClaudeTranscript(in.TranscriptPath, noFiles)
+		got, read, terr := env.readTranscript(in, noFiles)
 		switch {
+		case !read:
 		case terr == nil:
 			*tr = got
 		case errors.Is(terr, projectfs.ErrNotRegular) && !o.stopped:

@@ -8,44 +8,22 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/ccc-checkpoint/ccc/cmd/ccc/internal/agent"
 	"github.com/ccc-checkpoint/ccc/cmd/ccc/internal/capture"
 	"github.com/ccc-checkpoint/ccc/internal/projectfs"
 	"github.com/ccc-checkpoint/ccc/progress"
 )
 
-// agentList reads the checklist the agent keeps for this session: from a
-// tool event's own input when the tool was the checklist tool, else from
-// the agent's log. ok is false when there is none (the agent never wrote
-// one, or it is Claude Code's, which this file does not read).
+// agentList reads the checklist an agent keeps in its log (or a tool
+// call's input): agent.LogLister. ok is false when there is none (the
+// agent never wrote one, or keeps it elsewhere: Claude Code's task files
+// are read by captureList).
 func agentList(in Input) (capture.List, bool, error) {
-	var (
-		l   capture.List
-		err error
-	)
-	switch in.Agent {
-	case Codex:
-		if in.ToolName == "update_plan" {
-			if tasks, ok := capture.CodexPlanInput(in.ToolInput); ok {
-				return capture.List{Agent: "codex", Source: "tool_input", Tasks: tasks}, true, nil
-			}
-		}
-		if in.TranscriptPath == "" {
-			return l, false, nil
-		}
-		l, err = capture.ReadCodex(in.TranscriptPath)
-	case Gemini:
-		if in.ToolName == "write_todos" {
-			if tasks, ok := capture.GeminiTodosInput(in.ToolInput); ok {
-				return capture.List{Agent: "gemini", Source: "tool_input", Tasks: tasks}, true, nil
-			}
-		}
-		if in.TranscriptPath == "" {
-			return l, false, nil
-		}
-		l, err = capture.ReadGemini(in.TranscriptPath)
-	default:
-		return l, false, nil
+	r, ok := agentOf(in).(agent.LogLister)
+	if !ok {
+		return capture.List{}, false, nil
 	}
+	l, err := r.ListFromLog(in)
 	if errors.Is(err, capture.ErrNoList) {
 		return l, false, nil
 	}

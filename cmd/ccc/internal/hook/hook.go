@@ -21,43 +21,10 @@ import (
 	"time"
 
 	"github.com/ccc-checkpoint/ccc/checkpoint"
+	"github.com/ccc-checkpoint/ccc/cmd/ccc/internal/agent"
+	"github.com/ccc-checkpoint/ccc/cmd/ccc/internal/agent/all"
 	"github.com/ccc-checkpoint/ccc/config"
 )
-
-// Input is the part of a hook's stdin that ccc reads. Fields of another
-// JSON type than Claude Code sends are read as absent.
-type Input struct {
-	SessionID      string
-	TranscriptPath string
-	// Cwd is the session's working directory, which Claude Code sends with
-	// every event; the project root is found from it.
-	Cwd string
-	// LastAssistantMessage is sent with Stop by recent Claude Code versions.
-	LastAssistantMessage string
-	// Source is SessionStart's startup, resume, clear or compact.
-	Source string
-	// Trigger is PreCompact's manual or auto.
-	Trigger string
-	// Agent is who sent the input: --agent, else DetectAgent.
-	Agent Agent
-	// Event is hook_event_name, the agent's own name for the event.
-	Event string
-	// ToolName and ToolInput are a tool event's tool (PostToolUse,
-	// Gemini's AfterTool).
-	ToolName  string
-	ToolInput json.RawMessage
-	// TaskID and TaskSubject are TaskCreated's and TaskCompleted's.
-	TaskID      string
-	TaskSubject string
-	// AgentID, AgentType, AgentTranscriptPath are a subagent's
-	// (SubagentStart, SubagentStop).
-	AgentID             string
-	AgentType           string
-	AgentTranscriptPath string
-	// Error and ErrorDetails are StopFailure's API error.
-	Error        string
-	ErrorDetails string
-}
 
 // ErrNotObject is stdin that is not one JSON object.
 var ErrNotObject = errors.New("stdin is not a JSON object")
@@ -72,10 +39,16 @@ func ParseInput(data []byte) (Input, error) {
 	if data[0] != '{' {
 		return Input{}, ErrNotObject
 	}
-	var m map[string]json.RawMessage
+	var m agent.Payload
 	if err := json.Unmarshal(data, &m); err != nil {
 		return Input{}, fmt.Errorf("%w: %v", ErrNotObject, err)
 	}
+	return readInput(m, all.DetectPayload(m)), nil
+}
+
+// readInput reads the common fields of a payload, then lets the agent read
+// its own (agent.InputReader).
+func readInput(m agent.Payload, a agent.Agent) Input {
 	in := Input{
 		SessionID:            jsonString(m["session_id"]),
 		TranscriptPath:       jsonString(m["transcript_path"]),
@@ -83,7 +56,7 @@ func ParseInput(data []byte) (Input, error) {
 		LastAssistantMessage: jsonString(m["last_assistant_message"]),
 		Source:               jsonString(m["source"]),
 		Trigger:              jsonString(m["trigger"]),
-		Agent:                DetectAgent(data),
+		Agent:                a,
 		Event:                jsonString(m["hook_event_name"]),
 		ToolName:             jsonString(m["tool_name"]),
 		TaskID:               jsonString(m["task_id"]),
@@ -97,18 +70,20 @@ func ParseInput(data []byte) (Input, error) {
 	if t := m["tool_input"]; len(t) > 0 && t[0] == '{' {
 		in.ToolInput = t
 	}
-	if in.LastAssistantMessage == "" {
-		// Gemini CLI's AfterAgent sends the reply as prompt_response.
-		in.LastAssistantMessage = jsonString(m["prompt_response"])
+	if r, ok := a.(agent.InputReader); ok {
+		r.ReadInput(m, &in)
 	}
-	return in, nil
+	return in
 }
 
-// parse reads a hook's stdin; --agent, when given, overrides detection.
+// parse reads a hook's stdin; --agent, when given, overrides detection
+// and reads the agent's own fields.
 func (e Env) parse(data []byte) (Input, error) {
 	in, err := ParseInput(data)
-	if err == nil && e.Agent != "" {
-		in.Agent = e.Agent
+	if err == nil && e.Agent != nil && e.Agent != in.Agent {
+		var m agent.Payload
+		_ = json.Unmarshal(bytes.TrimSpace(data), &m) // parsed once already
+		in = readInput(m, e.Agent)
 	}
 	return in, err
 }
@@ -165,7 +140,7 @@ type Env struct {
 	Debug bool
 	// Agent is --agent: the agent whose hook this is; "" detects it from
 	// the input.
-	Agent Agent
+	Agent agent.Agent
 	// Getenv reads the environment Claude Code gave the hook (where its
 	// task files are); nil reads none, and the task list comes from the
 	// transcript alone.
@@ -184,6 +159,9 @@ type Env struct {
 
 	// locks is the lock budget shared by one hook's waits (withLockWaits).
 	locks *lockWaits
+	// transcript is the one read of the agent's transcript a hook makes
+	// (withTranscript); nil: each reader reads it.
+	transcript *transcriptRead
 }
 
 func (e Env) now() time.Time {

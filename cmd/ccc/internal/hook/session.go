@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ccc-checkpoint/ccc/cmd/ccc/internal/agent"
 	"github.com/ccc-checkpoint/ccc/cmd/ccc/internal/capture"
 	"github.com/ccc-checkpoint/ccc/internal/projectfs"
 	"github.com/ccc-checkpoint/ccc/progress"
@@ -183,7 +184,11 @@ func SessionStart(ctx context.Context, env Env, stdin []byte, load ResumeLoader)
 	if c.doc != nil && r.Broken == "" && c.doc.TaskM() > 0 {
 		tr := c.tr
 		tr.Files = c.relFiles() // a file outside the project is not named
-		text += "\n\n" + capture.Context(c.doc, tr, c.list != nil, capture.Where{Branch: r.Branch, Head: r.Head})
+		recreate := ""
+		if r, ok := agentOf(in).(agent.Resumer); ok {
+			recreate = r.RecreateList()
+		}
+		text += "\n\n" + capture.Context(c.doc, tr, c.list != nil, recreate, capture.Where{Branch: r.Branch, Head: r.Head})
 	}
 	return writeJSON(struct {
 		HookSpecificOutput specific `json:"hookSpecificOutput"`

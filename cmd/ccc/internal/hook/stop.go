@@ -88,7 +88,7 @@ func (d Decision) Stdout() []byte {
 // found a list and the decision ran no checkpoint of its own, the stop is a
 // boundary and it runs one.
 func Stop(ctx context.Context, env Env, stdin []byte) Decision {
-	env = env.onceRoot().withLockWaits()
+	env = env.onceRoot().withLockWaits().withTranscript()
 	var c captured
 	in, err := ParseInput(stdin)
 	if err == nil {
@@ -234,7 +234,7 @@ func (s *stopper) facts() Facts {
 		return x
 	}
 	x.Tasks, x.TasksErr = s.taskCount()
-	x.Output, x.OutputErr = LastOutput(s.in)
+	x.Output, x.OutputErr = s.env.lastOutput(s.in)
 	if x.Prefs.Prompts.AgentsFile {
 		_, err := os.Stat(filepath.Join(s.root, ".ccc-agents.md"))
 		x.AgentsFile = err == nil

@@ -1,6 +1,8 @@
 package hook
 
 import (
+	"context"
+
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,8 +12,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ccc-checkpoint/ccc/state"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/ccc-checkpoint/ccc/cmd/ccc/internal/capture"
 )
 
 func TestLastOutput(t *testing.T) {
@@ -212,7 +218,7 @@ func TestLastOutputHugeToolOutput(t *testing.T) {
 // TestLastOutputHugeAssistantRecord: an assistant record too long to hold
 // is an error, not a silent fall back to the message before it.
 func TestLastOutputHugeAssistantRecord(t *testing.T) {
-	huge := `{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"` + strings.Repeat("y", maxTranscriptLine+1) + `"}]}}`
+	huge := `{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"` + strings.Repeat("y", capture.MaxLine+1) + `"}]}}`
 	path := filepath.Join(t.TempDir(), "t.jsonl")
 	require.NoError(t, os.WriteFile(path, []byte(`{"type":"assistant","message":{"role":"assistant","content":"older"}}`+"\n"+huge+"\n"), 0o644))
 	_, err := LastOutput(Input{TranscriptPath: path})
@@ -226,11 +232,25 @@ func TestLastOutputKeyAcrossChunks(t *testing.T) {
 	rec := `{"role":"assistant","message":{"content":"straddle TASK_COMPLETE"}}`
 	key := strings.Index(rec, `"assistant"`)
 	for j := 1; j < len(`"assistant"`); j++ {
-		filler := strings.Repeat("x", scanChunk+key+j-len(rec)-2)
+		filler := strings.Repeat("x", 64<<10+key+j-len(rec)-2)
 		path := filepath.Join(t.TempDir(), "t.jsonl")
 		require.NoError(t, os.WriteFile(path, []byte(rec+"\n"+filler+"\n"), 0o644))
 		got, err := LastOutput(Input{TranscriptPath: path})
 		require.NoError(t, err)
 		assert.Equal(t, "straddle TASK_COMPLETE", got, "boundary %d bytes into the key", j)
 	}
+}
+
+// TestStopReadsTheTranscriptOnce: the stop hook's capture (files touched,
+// the newest TodoWrite) and its decision (TASK_COMPLETE in the last
+// assistant text) share one backward read of the transcript.
+func TestStopReadsTheTranscriptOnce(t *testing.T) {
+	p := newProj(t)
+	p.write(state.FileName, stateJSON(t, nil))
+	env := p.env()
+	env.transcript = &transcriptRead{}
+	d := Stop(context.Background(), env, input(t, "stop-no-message.json",
+		map[string]any{"transcript_path": transcript(t, "claude-code.jsonl")}))
+	assert.Equal(t, RuleNext, d.Rule, "TASK_COMPLETE read from the transcript")
+	assert.Equal(t, 1, env.transcript.reads)
 }

@@ -7,6 +7,18 @@ import (
 	"github.com/ccc-checkpoint/ccc/internal/projectfs"
 )
 
+// The project files the Codex and Gemini hooks go into.
+const (
+	CodexFile  = ".codex/hooks.json"
+	GeminiFile = ".gemini/settings.json"
+)
+
+// alreadyThere and noneThere start the note of an edit that changes nothing.
+const (
+	alreadyThere = "the ccc hooks are already in"
+	noneThere    = "no ccc hook in"
+)
+
 // codexHooks are ccc's hooks for Codex CLI (timeouts in seconds). Codex
 // 0.169.0 has no event for its plan tool that ccc relies on, so the plan is
 // read from the rollout log at these events.
@@ -50,8 +62,8 @@ func groupOf(h hook) any {
 // whose hash the user approved (stored in ~/.codex/config.toml under
 // [hooks.state]); the notes tell the user how.
 func Codex(root string, dryRun bool) (Result, error) {
-	path := filepath.Join(root, ".codex", "hooks.json")
-	res, err := writeConfig(path, dryRun, func(data []byte) ([]byte, []string, error) {
+	path := filepath.Join(root, CodexFile)
+	res, err := writeConfig(path, dryRun, alreadyThere, func(data []byte) ([]byte, []string, error) {
 		return addHooks(data, codexHooks, groupOf)
 	})
 	if err != nil {
@@ -81,8 +93,8 @@ func hasTOMLHooks(s string) bool {
 // them) is not rewritten: the error says so and the notes carry the hooks
 // to add by hand.
 func Gemini(root string, dryRun bool) (Result, error) {
-	path := filepath.Join(root, ".gemini", "settings.json")
-	res, err := writeConfig(path, dryRun, func(data []byte) ([]byte, []string, error) {
+	path := filepath.Join(root, GeminiFile)
+	res, err := writeConfig(path, dryRun, alreadyThere, func(data []byte) ([]byte, []string, error) {
 		return addHooks(data, geminiHooks, groupOf)
 	})
 	if err != nil {
@@ -91,4 +103,22 @@ func Gemini(root string, dryRun bool) (Result, error) {
 	res.Notes = append(res.Notes,
 		"Gemini CLI runs project hooks only in a trusted folder (/permissions); the first session after this change warns about the new hooks once")
 	return res, nil
+}
+
+// Remove takes ccc's hooks (every handler running `ccc hook …`) out of the
+// settings file at root/file, leaving everything else as it is; the
+// groups and events they leave empty go too. No hook of ccc's: nothing
+// to do, and nothing written.
+func Remove(root, file string, dryRun bool) (Result, error) {
+	return writeConfig(filepath.Join(root, file), dryRun, noneThere, removeHooks)
+}
+
+// CheckCodex, CheckGemini and CheckClaude compare a project's settings
+// with the hooks ccc init writes.
+func CheckCodex(root string) (Check, error) {
+	return checkHooks(root, filepath.Join(root, CodexFile), codexHooks)
+}
+
+func CheckGemini(root string) (Check, error) {
+	return checkHooks(root, filepath.Join(root, GeminiFile), geminiHooks)
 }

@@ -53,69 +53,59 @@ func Claude(root string, dryRun bool) (Result, error) {
 }
 
 // ClaudeWith adds each of ccc's hooks that the settings do not already run
-// (the same command under the same event) as a group of its own; the
-// user's hooks and every other key are kept. A file that is not a JSON
-// object is an error and is left alone. Keys are written in Go's order
-// (sorted), two-space indented.
+// (the same ccc hook under the same event, whatever path to ccc) as a
+// group of its own; the user's hooks and every other key are kept, in
+// their order. A file that is not a JSON object is an error and is left
+// alone.
 func ClaudeWith(root string, dryRun bool, o ClaudeOptions) (Result, error) {
 	path := filepath.Join(root, ClaudeSettings)
 	res := Result{Path: path}
-	orig, err := projectfs.ReadProjectFile(root, path, 4<<20)
+	orig, err := projectfs.ReadProjectFile(root, path, maxConfig)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return res, err
 	}
-	settings := map[string]any{}
+	top := object{}
 	if len(bytes.TrimSpace(orig)) > 0 {
-		dec := json.NewDecoder(bytes.NewReader(orig))
-		dec.UseNumber()
-		if err := dec.Decode(&settings); err != nil || settings == nil {
+		if top, err = parseObject(orig); err != nil {
 			return res, fmt.Errorf("%s: not a JSON object; fix it or move it away, then run ccc init claude again", path)
 		}
 	}
-	hooks, ok := settings["hooks"].(map[string]any)
-	if !ok {
-		if settings["hooks"] != nil {
-			return res, fmt.Errorf("%s: \"hooks\" is not an object; left alone", path)
-		}
-		hooks = map[string]any{}
+	if raw, ok := top.get("hooks"); ok && !isObject(raw) {
+		return res, fmt.Errorf("%s: \"hooks\" is not an object; left alone", path)
 	}
-	for _, h := range claudeHooks {
-		groups, _ := hooks[h.event].([]any)
-		if hooks[h.event] != nil && groups == nil {
-			return res, fmt.Errorf("%s: hooks.%s is not a list; left alone", path, h.event)
+	out, _, err := addHooks(orig, claudeHookList(), groupOf)
+	if err != nil {
+		var list *notListError
+		if errors.As(err, &list) {
+			return res, fmt.Errorf("%s: hooks.%s is not a list; left alone", path, list.event)
 		}
-		if runs(groups, h.command) {
-			continue
-		}
-		g := map[string]any{"hooks": []any{map[string]any{"type": "command", "command": h.command, "timeout": h.timeout}}}
-		if h.matcher != "" {
-			g["matcher"] = h.matcher
-		}
-		hooks[h.event] = append(groups, g)
+		return res, fmt.Errorf("%s: %w", path, err)
 	}
-	settings["hooks"] = hooks
-	env, _ := settings["env"].(map[string]any)
-	if o.TodoTools {
-		if env == nil {
-			env = map[string]any{}
-		}
-		env[TodoToolsEnv] = "1"
-		settings["env"] = env
-	} else if env[TodoToolsEnv] == nil {
-		res.Notes = append(res.Notes, "Claude Code gives newer models no checklist tool by default; ccc init claude --enable-todo-tools sets "+TodoToolsEnv+"=1 in the settings' env so ccc has a list to capture.")
-	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(settings); err != nil {
+	if top, err = parseObject(out); err != nil {
 		return res, err
 	}
-	out := buf.Bytes()
+	envRaw, _ := top.get("env")
+	env := object{}
+	if isObject(envRaw) {
+		env, _ = parseObject(envRaw)
+	}
+	if cur, set := env.get(TodoToolsEnv); o.TodoTools && string(cur) != `"1"` {
+		env.set(TodoToolsEnv, json.RawMessage(`"1"`))
+		v, err := marshal(env)
+		if err != nil {
+			return res, err
+		}
+		top.set("env", v)
+		if out, err = render(top); err != nil {
+			return res, err
+		}
+	} else if !set {
+		res.Notes = append(res.Notes, "Claude Code gives newer models no checklist tool by default; ccc init claude --enable-todo-tools sets "+TodoToolsEnv+"=1 in the settings' env so ccc has a list to capture.")
+	}
 	if bytes.Equal(out, orig) || (len(orig) > 0 && jsonEqual(orig, out)) {
 		return res, nil
 	}
-	res.Changed, res.Diff = true, lineDiff(string(orig), string(out))
+	res.Changed, res.Diff = true, unifiedDiff(path, orig, out)
 	res.Notes = append(res.Notes, "If the ccc plugin is installed too, its hooks run the same commands: keep one of the two.")
 	if dryRun {
 		return res, nil
@@ -133,19 +123,24 @@ func ClaudeWith(root string, dryRun bool, o ClaudeOptions) (Result, error) {
 	return res, nil
 }
 
-// runs reports whether any hook of the groups runs command.
-func runs(groups []any, command string) bool {
-	for _, g := range groups {
-		gm, _ := g.(map[string]any)
-		hs, _ := gm["hooks"].([]any)
-		for _, h := range hs {
-			hm, _ := h.(map[string]any)
-			if c, _ := hm["command"].(string); c == command {
-				return true
-			}
-		}
+// claudeHookList is claudeHooks as the shared editor takes them.
+func claudeHookList() []hook {
+	out := make([]hook, len(claudeHooks))
+	for i, h := range claudeHooks {
+		out[i] = hook{Event: h.event, Matcher: h.matcher, Command: h.command, Timeout: h.timeout}
 	}
-	return false
+	return out
+}
+
+// CheckClaude compares the project's .claude/settings.json with the hooks
+// ccc init claude writes.
+func CheckClaude(root string) (Check, error) {
+	return checkHooks(root, filepath.Join(root, ClaudeSettings), claudeHookList())
+}
+
+func isObject(raw json.RawMessage) bool {
+	raw = bytes.TrimSpace(raw)
+	return len(raw) > 0 && raw[0] == '{'
 }
 
 // jsonEqual reports whether two JSON texts hold the same value.

@@ -127,8 +127,105 @@ func TestClaudeHooksMatchThePlugin(t *testing.T) {
 	assert.ElementsMatch(t, claudeHooks, got)
 }
 
-func TestLineDiff(t *testing.T) {
-	assert.Empty(t, lineDiff("a\n", "a\n"))
-	assert.Equal(t, " a\n-b\n+c\n d\n", lineDiff("a\nb\nd\n", "a\nc\nd\n"))
-	assert.Equal(t, "+x\n", lineDiff("", "x\n"))
+func TestUnifiedDiff(t *testing.T) {
+	assert.Empty(t, unifiedDiff("f", []byte("a\n"), []byte("a\n")))
+	assert.Equal(t, "--- a/f\n+++ b/f\n@@ -1,3 +1,3 @@\n a\n-b\n+c\n d\n", unifiedDiff("f", []byte("a\nb\nd\n"), []byte("a\nc\nd\n")))
+	assert.Equal(t, "--- /dev/null\n+++ b/f\n@@ -0,0 +1 @@\n+x\n", unifiedDiff("f", nil, []byte("x\n")))
+}
+
+// The settings keep their keys in the user's order: only ccc's hooks are
+// added, at the end of their event (or as new events at the end).
+func TestClaudeKeepsKeyOrder(t *testing.T) {
+	root := t.TempDir()
+	path := filepath.Join(root, ClaudeSettings)
+	require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+	orig := `{
+  "permissions": {"allow": ["Bash(make:*)"]},
+  "model": "opus",
+  "hooks": {
+    "Stop": [{"hooks": [{"type": "command", "command": "./notify.sh"}]}]
+  },
+  "env": {"ZED": "1", "ALPHA": "2"}
+}
+`
+	require.NoError(t, os.WriteFile(path, []byte(orig), 0o644))
+	_, err := ClaudeWith(root, false, ClaudeOptions{TodoTools: true})
+	require.NoError(t, err)
+	got, err := os.ReadFile(path)
+	require.NoError(t, err)
+	s := string(got)
+	order := []string{`"permissions"`, `"model"`, `"hooks"`, `"Stop"`, `"./notify.sh"`, `"ccc hook stop"`, `"PreCompact"`, `"env"`, `"ZED"`, `"ALPHA"`, `"CLAUDE_CODE_ENABLE_TODO_TOOLS"`}
+	last := -1
+	for _, k := range order {
+		i := strings.Index(s, k)
+		require.Greater(t, i, last, "%s out of order in\n%s", k, s)
+		last = i
+	}
+}
+
+func TestCheckAndRemove(t *testing.T) {
+	for _, a := range []struct {
+		name    string
+		file    string
+		install installer
+		check   func(string) (Check, error)
+	}{
+		{"claude", ClaudeSettings, Claude, CheckClaude},
+		{"codex", CodexFile, Codex, CheckCodex},
+		{"gemini", GeminiFile, Gemini, CheckGemini},
+	} {
+		t.Run(a.name, func(t *testing.T) {
+			root := t.TempDir()
+			path := filepath.Join(root, a.file)
+			require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+			user := `{"ui": {"theme": "x"}, "hooks": {"SessionEnd": [{"hooks": [{"type": "command", "command": "./mine.sh"}]}]}}` + "\n"
+			require.NoError(t, os.WriteFile(path, []byte(user), 0o644))
+
+			c, err := a.check(root)
+			require.NoError(t, err)
+			assert.True(t, c.Exists)
+			assert.Empty(t, c.Installed)
+			assert.NotEmpty(t, c.Missing)
+			assert.False(t, c.OK())
+
+			_, err = a.install(root, false)
+			require.NoError(t, err)
+			c, err = a.check(root)
+			require.NoError(t, err)
+			assert.True(t, c.OK(), "%+v", c)
+			assert.Empty(t, c.Missing)
+
+			// A ccc hook ccc no longer writes there is stale.
+			data, err := os.ReadFile(path)
+			require.NoError(t, err)
+			stale := strings.Replace(string(data), `"./mine.sh"`, `"./mine.sh"}, {"type": "command", "command": "ccc hook retired"`, 1)
+			require.NoError(t, os.WriteFile(path, []byte(stale), 0o644))
+			c, err = a.check(root)
+			require.NoError(t, err)
+			assert.Equal(t, []string{"SessionEnd: ccc hook retired"}, c.Stale)
+
+			// --remove takes out ccc's hooks only; --dry-run writes nothing.
+			dry, err := Remove(root, a.file, true)
+			require.NoError(t, err)
+			assert.True(t, dry.Changed)
+			assert.Contains(t, dry.Diff, "-")
+			after, _ := os.ReadFile(path)
+			assert.Equal(t, stale, string(after))
+			res, err := Remove(root, a.file, false)
+			require.NoError(t, err)
+			assert.Equal(t, dry.Diff, res.Diff)
+			got, err := os.ReadFile(path)
+			require.NoError(t, err)
+			assert.NotContains(t, string(got), "ccc hook")
+			assert.Contains(t, string(got), `"./mine.sh"`)
+			assert.Contains(t, string(got), `"theme": "x"`)
+			c, err = a.check(root)
+			require.NoError(t, err)
+			assert.Empty(t, c.Installed)
+
+			again, err := Remove(root, a.file, false)
+			require.NoError(t, err)
+			assert.False(t, again.Changed, "idempotent")
+		})
+	}
 }

@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/ccc-checkpoint/ccc/internal/projectfs"
 )
@@ -123,7 +122,7 @@ func addHooks(data []byte, hooks []hook, group func(hook) any) (out []byte, adde
 		var groups []json.RawMessage
 		if raw, ok := events.get(h.Event); ok {
 			if err := json.Unmarshal(raw, &groups); err != nil {
-				return nil, nil, fmt.Errorf(`"hooks"."%s" is not a list: %w`, h.Event, err)
+				return nil, nil, &notListError{h.Event, err}
 			}
 		}
 		if hasCommand(groups, h.Command) {
@@ -149,22 +148,28 @@ func addHooks(data []byte, hooks []hook, group func(hook) any) (out []byte, adde
 		return nil, nil, err
 	}
 	root.set("hooks", ev)
-	flat, err := marshal(root)
+	out, err = render(root)
+	return out, added, err
+}
+
+// render writes a settings object two-space indented, keys in their order,
+// with a final newline.
+func render(o object) ([]byte, error) {
+	flat, err := marshal(o)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	var b bytes.Buffer
 	if err := json.Indent(&b, flat, "", "  "); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	b.WriteByte('\n')
-	return b.Bytes(), added, nil
+	return b.Bytes(), nil
 }
 
 // hasCommand reports whether a handler of groups runs command: the same
 // ccc hook, whatever path or flags order the user gave ccc.
 func hasCommand(groups []json.RawMessage, command string) bool {
-	want := strings.Fields(command)
 	for _, g := range groups {
 		var mg struct {
 			Hooks []struct {
@@ -175,9 +180,7 @@ func hasCommand(groups []json.RawMessage, command string) bool {
 			continue
 		}
 		for _, h := range mg.Hooks {
-			got := strings.Fields(h.Command)
-			if len(got) == len(want) && len(got) > 0 && filepath.Base(got[0]) == want[0] &&
-				strings.Join(got[1:], " ") == strings.Join(want[1:], " ") {
+			if sameCommand(h.Command, command) {
 				return true
 			}
 		}
@@ -186,19 +189,20 @@ func hasCommand(groups []json.RawMessage, command string) bool {
 }
 
 // writeConfig computes the edit of the file at path and, unless dryRun,
-// writes it atomically.
-func writeConfig(path string, dryRun bool, edit func([]byte) ([]byte, []string, error)) (Result, error) {
+// writes it atomically; nothing says what the result's note is when the
+// edit changes nothing.
+func writeConfig(path string, dryRun bool, nothing string, edit func([]byte) ([]byte, []string, error)) (Result, error) {
 	res := Result{Path: path}
 	data, err := projectfs.ReadProjectFile("", path, maxConfig)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return res, err
 	}
-	out, added, err := edit(data)
+	out, changed, err := edit(data)
 	if err != nil {
 		return res, fmt.Errorf("%s: %w", path, err)
 	}
-	if len(added) == 0 {
-		res.Notes = append(res.Notes, "the ccc hooks are already in "+path)
+	if len(changed) == 0 {
+		res.Notes = append(res.Notes, nothing+" "+path)
 		return res, nil
 	}
 	res.Changed = true
@@ -223,3 +227,15 @@ func marshal(v any) ([]byte, error) {
 	}
 	return bytes.TrimRight(b.Bytes(), "\n"), nil
 }
+
+// notListError is an event whose value is not a list of groups.
+type notListError struct {
+	event string
+	err   error
+}
+
+func (e *notListError) Error() string {
+	return fmt.Sprintf(`"hooks"."%s" is not a list: %v`, e.event, e.err)
+}
+
+func (e *notListError) Unwrap() error { return e.err }

@@ -1,0 +1,65 @@
+// Package claudecode is Claude Code as ccc sees it: the default agent (its
+// payloads have no sign of their own), whose checklist is its task files
+// or a TodoWrite call, whose transcript ccc reads backwards, and whose hooks
+// go into .claude/settings.json.
+package claudecode
+
+import (
+	"github.com/ccc-checkpoint/ccc/cmd/ccc/internal/agent"
+	"github.com/ccc-checkpoint/ccc/cmd/ccc/internal/capture"
+	"github.com/ccc-checkpoint/ccc/cmd/ccc/internal/install"
+)
+
+// Agent is Claude Code.
+type Agent struct{}
+
+var (
+	_ agent.Agent            = Agent{}
+	_ agent.EventNamer       = Agent{}
+	_ agent.TaskLister       = Agent{}
+	_ agent.TranscriptReader = Agent{}
+	_ agent.Resumer          = Agent{}
+	_ agent.HookInstaller    = Agent{}
+)
+
+func (Agent) Name() string { return "claude" }
+
+// Detect finds nothing: Claude Code sends no field the others lack, so it
+// is the registry's default.
+func (Agent) Detect(agent.Payload) agent.Evidence { return agent.None }
+
+func (Agent) Events() map[string]string {
+	return map[string]string{"Stop": "stop", "PreCompact": "pre-compact", "SessionStart": "session-start", "SessionEnd": "session-end"}
+}
+
+// ListTasks is a TodoWrite call's own input, else the session's task files.
+func (Agent) ListTasks(getenv func(string) string, in agent.Input) (capture.List, error) {
+	if in.ToolName == "TodoWrite" && len(in.ToolInput) > 0 {
+		return capture.ClaudeTodoWrite([]byte(in.ToolInput), "TodoWrite")
+	}
+	if getenv == nil {
+		getenv = func(string) string { return "" }
+	}
+	return capture.ReadClaudeTasks(capture.ClaudeTaskDir(getenv, in.SessionID))
+}
+
+// ReadTranscript reads the transcript once, backwards (capture.ReadClaudeTranscript).
+func (Agent) ReadTranscript(path string, wantTodos bool) (capture.Transcript, error) {
+	return capture.ReadClaudeTranscript(path, wantTodos)
+}
+
+func (Agent) RecreateList() string {
+	return "one TaskCreate (or one TodoWrite with every item) per current and remaining task"
+}
+
+func (Agent) ConfigFile() string { return install.ClaudeSettings }
+
+func (Agent) InstallHooks(root string, dryRun bool) (install.Result, error) {
+	return install.Claude(root, dryRun)
+}
+
+func (a Agent) RemoveHooks(root string, dryRun bool) (install.Result, error) {
+	return install.Remove(root, a.ConfigFile(), dryRun)
+}
+
+func (Agent) CheckHooks(root string) (install.Check, error) { return install.CheckClaude(root) }
