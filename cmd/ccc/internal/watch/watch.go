@@ -68,10 +68,11 @@ func Run(ctx context.Context, opts Options) error {
 	if err := w.Add(root); err != nil {
 		return fmt.Errorf("watch %s: %w", root, err)
 	}
-	opts.Show("watching %s (debounce %s)", progress.FileName, opts.Debounce)
-
+	// The content as of the last checkpoint, read before the worker says
+	// it watches: an edit made as soon as it says so is one to checkpoint.
 	path := filepath.Join(root, progress.FileName)
-	last := fileHash(path) // the content as of the last checkpoint
+	last := fileHash(path)
+	opts.Show("watching %s (debounce %s)", progress.FileName, opts.Debounce)
 	checkpointNow := func(ctx context.Context, what string) {
 		opts.Busy("%s…", what)
 		opts.Show("%s", opts.runCheckpoint(ctx))

@@ -60,14 +60,16 @@ func start(t *testing.T, retryEvery time.Duration, newCP func(root string) (*che
 func (w *worker) expect(t *testing.T, prefix string) string {
 	t.Helper()
 	timeout := time.After(10 * time.Second)
+	var seen []string
 	for {
 		select {
 		case l := <-w.lines:
 			if strings.HasPrefix(l, prefix) {
 				return l
 			}
+			seen = append(seen, l)
 		case <-timeout:
-			t.Fatalf("no line starting %q", prefix)
+			t.Fatalf("no line starting %q; saw %q", prefix, seen)
 		}
 	}
 }
