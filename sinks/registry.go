@@ -9,13 +9,14 @@ import (
 	"github.com/ccc-checkpoint/ccc/config"
 )
 
-// Env is what a sink constructor may use: the environment (credentials come
-// only from there), an HTTP client, ccc's version for User-Agent, the
+// Env is what a sink constructor may use: the process's settings (the
+// environment, where credentials come from, and the user's own
+// preferences), an HTTP client, ccc's version for User-Agent, the
 // project root that file paths are relative to, and the body limit the
 // user set for this sink (0: the sink's own default; a sink never sends
 // more than its tracker accepts).
 type Env struct {
-	Getenv     func(string) string
+	Settings   config.Settings
 	HTTPClient *http.Client
 	Version    string
 	Root       string

@@ -372,6 +372,7 @@ func unknownFlags(fs *pflag.FlagSet, args []string) []string {
 // hookEnv is what the hooks need, built from the factory: the root is
 // found lazily, after stdin was accepted, because it may run git.
 func (f *Factory) hookEnv(dir string) hook.Env {
+	claude := f.env().Claude
 	now := f.Now
 	if now == nil {
 		now = time.Now
@@ -381,8 +382,8 @@ func (f *Factory) hookEnv(dir string) hook.Env {
 		Now:        now,
 		Checkpoint: f.hookCheckpoint,
 		Stderr:     f.IO.ErrOut,
-		Debug:      f.Getenv("CCC_DEBUG") != "",
-		Getenv:     f.Getenv,
+		Debug:      f.env().Debug,
+		Claude:     &claude,
 		Replies:    f.hookReplies,
 		KeepAlive:  f.keepAlive,
 	}
@@ -390,7 +391,7 @@ func (f *Factory) hookEnv(dir string) hook.Env {
 
 // hookReplies reads the project's Linear agent session for the hooks.
 func (f *Factory) hookReplies(ctx context.Context, root string) (replies, stoppedBy string) {
-	env := sinks.Env{Getenv: f.Getenv, HTTPClient: f.HTTPClient, Root: root}
+	env := sinks.Env{Settings: f.settings(), HTTPClient: f.HTTPClient, Root: root}
 	if !linearagent.Available(env) {
 		return "", "" // no app token: no session, and no git run to find the issue
 	}
@@ -410,10 +411,10 @@ func (f *Factory) hookReplies(ctx context.Context, root string) (replies, stoppe
 // started), else the process's own. A directory that does not exist is
 // skipped.
 func (f *Factory) hookRoot(ctx context.Context, dir, cwd string) (string, error) {
-	if dir == "" && f.Getenv("CCC_PROJECT_ROOT") == "" {
-		for _, d := range []string{cwd, f.Getenv("CLAUDE_PROJECT_DIR")} {
+	if dir == "" && f.env().ProjectRoot == "" {
+		for _, d := range []string{cwd, f.env().Claude.ProjectDir} {
 			if fi, err := os.Stat(d); err == nil && fi.IsDir() && filepath.IsAbs(d) {
-				return config.FindRoot(ctx, "", f.Getenv, d)
+				return config.FindRoot(ctx, "", f.env(), d)
 			}
 		}
 	}
@@ -439,7 +440,7 @@ func (f *Factory) hookCheckpoint(ctx context.Context, c hook.CheckpointRequest) 
 
 // hookResume reads the last checkpoint for session-start.
 func (f *Factory) hookResume(ctx context.Context, root string) (hook.Resume, bool, error) {
-	return hook.LoadResume(ctx, root, hook.ResumeEnv{Getenv: f.Getenv, Now: f.Now, Stderr: f.IO.ErrOut, Drift: driftWarnings})
+	return hook.LoadResume(ctx, root, hook.ResumeEnv{Env: f.env(), Now: f.Now, Stderr: f.IO.ErrOut, Drift: driftWarnings})
 }
 
 // keepAlive sends the Linear agent session an ephemeral thought (at most
@@ -449,7 +450,7 @@ func (f *Factory) keepAlive(ctx context.Context, root, what string) {
 }
 
 func (f *Factory) keepAliveAs(ctx context.Context, root, agent, what string) {
-	env := sinks.Env{Getenv: f.Getenv, HTTPClient: f.HTTPClient, Root: root}
+	env := sinks.Env{Settings: f.settings(), HTTPClient: f.HTTPClient, Root: root}
 	if !linearagent.Available(env) {
 		return
 	}

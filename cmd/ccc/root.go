@@ -221,7 +221,7 @@ func exitStatusHelp(lines ...string) string {
 // checkPrivateFiles checks the signing key and the Linear token store
 // (config.CheckPrivateFiles) and says each repaired mode on stderr.
 func checkPrivateFiles(f *Factory) error {
-	dir, err := config.UserConfigDir(f.Getenv)
+	dir, err := f.settings().ConfigDir()
 	if err != nil {
 		return nil // no config directory: nothing stored to check
 	}

@@ -6,13 +6,14 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/ccc-checkpoint/ccc/config"
 	"github.com/ccc-checkpoint/ccc/sinks"
 )
 
 func TestRegistryBuildsEverySink(t *testing.T) {
 	r := Registry()
 	assert.Equal(t, []string{"linear", "linear-agent", "github", "file"}, r.Names())
-	env := sinks.Env{Getenv: func(string) string { return "" }, Version: "test"}
+	env := sinks.Env{Version: "test"}
 	for _, name := range r.Names() {
 		s, err := r.New(name, env)
 		require.NoError(t, err)
@@ -35,7 +36,7 @@ func TestAppTokenChoosesTheAgentSink(t *testing.T) {
 		{map[string]string{"LINEAR_API_KEY": "lin_api_x", "LINEAR_OAUTH_TOKEN": "lin_oauth_x"}, []string{"linear-agent"}},
 		{map[string]string{}, []string{"linear"}},
 	} {
-		env := sinks.Env{Getenv: func(k string) string { return tt.env[k] }}
+		env := sinks.Env{Settings: config.Settings{Env: config.EnvOf(tt.env)}}
 		names, _ := r.Choose(sinks.Choice{Env: sinks.ResolveEnv{Env: env}})
 		assert.Equal(t, tt.want, names, "%v", tt.env)
 	}

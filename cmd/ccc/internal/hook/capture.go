@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ccc-checkpoint/ccc/cmd/ccc/internal/capture"
+	"github.com/ccc-checkpoint/ccc/config"
 	"github.com/ccc-checkpoint/ccc/internal/projectfs"
 	"github.com/ccc-checkpoint/ccc/internal/redact"
 	"github.com/ccc-checkpoint/ccc/progress"
@@ -168,11 +169,11 @@ func readList(env Env, event string, in Input, o captureOpts, tr *capture.Transc
 	if in.ToolName == "TodoWrite" && len(in.ToolInput) > 0 {
 		return capture.ClaudeTodoWrite([]byte(in.ToolInput), "TodoWrite")
 	}
-	getenv := env.Getenv
-	if getenv == nil {
-		getenv = func(string) string { return "" }
+	var claude config.ClaudeEnv
+	if env.Claude != nil {
+		claude = *env.Claude
 	}
-	list, err := capture.ReadClaudeTasks(capture.ClaudeTaskDir(getenv, in.SessionID))
+	list, err := capture.ReadClaudeTasks(capture.ClaudeTaskDir(claude, in.SessionID))
 	noFiles := errors.Is(err, capture.ErrNoList)
 	if o.transcript && in.TranscriptPath != "" {
 		// The newest TodoWrite is looked for only without task files.
@@ -404,7 +405,7 @@ func StopFailure(ctx context.Context, env Env, stdin []byte) {
 // (transcript_path). Anything else is ignored, with an error saying so.
 func carryOver(env Env, root string, in Input) error {
 	session := in.SessionID
-	if env.Getenv == nil || session == "" || env.Getenv("CLAUDE_CODE_TASK_LIST_ID") != "" {
+	if env.Claude == nil || session == "" || env.Claude.TaskListID != "" {
 		return nil // a named list survives /clear by itself
 	}
 	dir, err := projectfs.ProjectDir(root)
@@ -423,7 +424,7 @@ func carryOver(env Env, root string, in Input) error {
 		return fmt.Errorf("ignoring %s/%s: session %s is not one of this project's Claude Code sessions (no transcript beside %s)",
 			projectfs.Dir, lastSessionFile, old, in.TranscriptPath)
 	}
-	from, to := capture.ClaudeTaskDir(env.Getenv, old), capture.ClaudeTaskDir(env.Getenv, session)
+	from, to := capture.ClaudeTaskDir(*env.Claude, old), capture.ClaudeTaskDir(*env.Claude, session)
 	ents, err := os.ReadDir(from)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
