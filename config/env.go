@@ -36,7 +36,7 @@ type Variable struct {
 var Variables = []Variable{
 	{Name: "CCC_PROJECT_ROOT", Default: "the git top level, else the current directory", Who: ByUser, Root: true,
 		Description: "project root when --dir is not given"},
-	{Name: "CCC_AGENT", Default: "main (ccc post: the GitHub Actions job id, else ci)", Who: ByUser, Root: true,
+	{Name: "CCC_AGENT", Default: "main; ccc post: the GitHub Actions job id, else ci", Who: ByUser, Root: true,
 		Description: "this writer's name; --agent wins"},
 	{Name: "CCC_SINKS", Default: "the preferences' sinks:, else the sinks whose credentials are set", Who: ByUser, Root: true,
 		Description: "sinks to update, e.g. linear,github,file; --sinks wins"},

@@ -13,19 +13,16 @@ import (
 // environment itself (internal/archtest). Tests may build one directly:
 // Settings{Env: EnvOf(...)} reads the user's preferences at each use.
 //
-// Precedence, for a setting more than one of them can make: flags, then
-// the environment, then the user's own preferences, then the repository's
-// .ccc-preferences.yaml, then the defaults. The exceptions, each because a
-// repository is not trusted (SECURITY.md):
-//   - git hooks (CCC_GIT_HOOKS, checkpoint.git_hooks): any of them can only
-//     turn them off; none turns back on what another turned off (GitHooks,
-//     Effective).
-//   - redact: false counts only in the user's own preferences (RedactOff).
+// Precedence: flags, then the environment, then the preferences, then the
+// defaults. The preferences are the repository's .ccc-preferences.yaml; the
+// user's own file takes the same keys but counts only where a repository is
+// not trusted to decide for its user (SECURITY.md), all applied in Effective:
+//   - git hooks (CCC_GIT_HOOKS, checkpoint.git_hooks in either file): each
+//     can only turn them off; none turns back on what another turned off
+//     (GitHooks).
+//   - redact: false counts only in the user's own preferences (RedactOff);
+//     redact.patterns of both files apply (they can only redact more).
 //   - sinks.linear.client_id is read from the user's own preferences only.
-//   - redact.patterns of both files apply (they can only redact more).
-//   - The repository's preferences choose the sinks and their targets
-//     (sinks:); the user's preferences do not (a user file is not a project's
-//     tracker configuration).
 //
 // What a repository sets in paths (sinks.file.path) must stay inside the
 // project; the file sink enforces it where it writes (projectfs).
