@@ -19,7 +19,7 @@ import (
 	"github.com/ccc-checkpoint/ccc/cmd/ccc/internal/hook"
 	"github.com/ccc-checkpoint/ccc/config"
 	"github.com/ccc-checkpoint/ccc/sinks"
-	"github.com/ccc-checkpoint/ccc/sinks/linearagent"
+	"github.com/ccc-checkpoint/ccc/sinks/all"
 )
 
 // maxHookInput bounds what a hook reads from stdin: Claude Code sends a few
@@ -391,12 +391,12 @@ func (f *Factory) hookEnv(dir string) hook.Env {
 
 // hookReplies reads the project's Linear agent session for the hooks.
 func (f *Factory) hookReplies(ctx context.Context, root string) (replies, stoppedBy string) {
-	env := sinks.Env{Settings: f.settings(), HTTPClient: f.HTTPClient, Root: root}
-	if !linearagent.Available(env) {
+	c, ok := all.Registry().Conversation(sinks.Env{Settings: f.settings(), HTTPClient: f.HTTPClient, Root: root})
+	if !ok {
 		return "", "" // no app token: no session, and no git run to find the issue
 	}
 	issue, _ := checkpoint.FindIssue(ctx, root, "", time.Now())
-	replies, stoppedBy, err := linearagent.Replies(ctx, env, issue, "main")
+	replies, stoppedBy, err := c.Replies(ctx, issue, "main")
 	if err != nil {
 		fmt.Fprintf(f.IO.ErrOut, "ccc hook: Linear replies not read: %v\n", err)
 	}
@@ -450,12 +450,12 @@ func (f *Factory) keepAlive(ctx context.Context, root, what string) {
 }
 
 func (f *Factory) keepAliveAs(ctx context.Context, root, agent, what string) {
-	env := sinks.Env{Settings: f.settings(), HTTPClient: f.HTTPClient, Root: root}
-	if !linearagent.Available(env) {
+	c, ok := all.Registry().Conversation(sinks.Env{Settings: f.settings(), HTTPClient: f.HTTPClient, Root: root})
+	if !ok {
 		return
 	}
 	issue, _ := checkpoint.FindIssue(ctx, root, "", time.Now())
-	if _, err := linearagent.KeepAlive(ctx, env, issue, agent, what); err != nil {
+	if _, err := c.KeepAlive(ctx, issue, agent, what); err != nil {
 		fmt.Fprintf(f.IO.ErrOut, "ccc: Linear agent session not kept alive: %v\n", err)
 	}
 }

@@ -10,7 +10,6 @@ import (
 	"github.com/ccc-checkpoint/ccc/progress"
 	"github.com/ccc-checkpoint/ccc/sinks"
 	"github.com/ccc-checkpoint/ccc/sinks/all"
-	"github.com/ccc-checkpoint/ccc/sinks/github"
 )
 
 // minMaxBody is the smallest body limit a user may set: room for the
@@ -52,7 +51,7 @@ func (t TrackerFlags) validate() error {
 	if t.GitHub == "" {
 		return nil
 	}
-	if _, err := github.ParseTarget(t.GitHub); err != nil {
+	if err := all.Registry().CheckFlag("github", t.GitHub); err != nil {
 		return &usageError{fmt.Errorf("--github %q: %w", t.GitHub, err)}
 	}
 	if len(t.Sinks) > 0 && !slices.Contains(t.Sinks, "github") {

@@ -30,6 +30,10 @@ func Spec() sinks.Factory {
 		Auto: func(env sinks.ResolveEnv) bool {
 			return env.Env.Settings.Env.GitHub.Actions || env.Flag != ""
 		},
+		CheckFlag: func(flag string) error {
+			_, err := ParseTarget(flag)
+			return err
+		},
 		Unlisted: func(env sinks.ResolveEnv) string {
 			if !env.Env.Settings.Env.GitHub.Actions {
 				return ""
