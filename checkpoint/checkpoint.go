@@ -156,8 +156,8 @@ type Context struct {
 	// says or how old it is. At the end of the loop the hook has deleted
 	// the state file, so this is the only record that every task is done.
 	Loop *Loop
-	// Getenv reads the environment (credentials are never stored here).
-	Getenv func(string) string
+	// Env is the process's environment (config.Settings.Env): CCC_GIT_HOOKS.
+	Env config.Env
 	// Debug receives details that do not belong in the report (nil: none).
 	Debug io.Writer
 	// Waiting is told before each delivery to a tracker what the run waits
@@ -234,11 +234,4 @@ func (cp *Context) debugf(format string, args ...any) {
 		msg, _ := cp.Redactor.Redact(fmt.Sprintf(strings.TrimSuffix(format, "\n"), args...))
 		fmt.Fprintln(cp.Debug, msg)
 	}
-}
-
-func (cp *Context) getenv(key string) string {
-	if cp.Getenv == nil {
-		return ""
-	}
-	return cp.Getenv(key)
 }

@@ -51,7 +51,7 @@ func (gitStep) take(ctx context.Context, cp *Context) (snapshot, error) {
 	if err != nil {
 		return snapshot{}, err
 	}
-	repo.NoHooks = !config.GitHooks(cp.Prefs, cp.getenv)
+	repo.NoHooks = !config.GitHooks(cp.Prefs, cp.Env)
 	if cp.State == nil {
 		return snapshot{}, sinks.Skip("no state to read activeTaskFiles from")
 	}

@@ -1,5 +1,7 @@
 // Package config resolves where a project is and how ccc should behave there:
-// flags, environment, .ccc-preferences.yaml and defaults, in that order.
+// flags, then the environment (Variables, read once into Env), then the
+// user's own preferences, then .ccc-preferences.yaml, then the defaults,
+// with the exceptions Settings lists.
 package config
 
 import (
@@ -269,8 +271,8 @@ const UserPrefsName = "preferences.yaml"
 
 // UserConfigDir is where the user's own ccc settings live:
 // $CCC_CONFIG_DIR, else os.UserConfigDir()/ccc.
-func UserConfigDir(getenv func(string) string) (string, error) {
-	if d := getenv("CCC_CONFIG_DIR"); d != "" {
+func UserConfigDir(env Env) (string, error) {
+	if d := env.ConfigDir; d != "" {
 		return d, nil
 	}
 	d, err := os.UserConfigDir()
@@ -281,8 +283,8 @@ func UserConfigDir(getenv func(string) string) (string, error) {
 }
 
 // UserPrefsPath is the user's own preferences file.
-func UserPrefsPath(getenv func(string) string) (string, error) {
-	d, err := UserConfigDir(getenv)
+func UserPrefsPath(env Env) (string, error) {
+	d, err := UserConfigDir(env)
 	if err != nil {
 		return "", err
 	}
@@ -294,8 +296,8 @@ func UserPrefsPath(getenv func(string) string) (string, error) {
 // missing file gives the defaults and a bad one the defaults and an error.
 // Settings a repository must not make for its user (redact: false) are
 // honoured only here.
-func LoadUserPrefs(getenv func(string) string) (Prefs, error) {
-	path, err := UserPrefsPath(getenv)
+func LoadUserPrefs(env Env) (Prefs, error) {
+	path, err := UserPrefsPath(env)
 	if err != nil {
 		return Default(), err
 	}
@@ -400,11 +402,11 @@ func hasKey(doc *yaml.Node, key string) bool {
 // CCC_GIT_HOOKS is false (0, no, off). Either can only turn them off: the
 // preferences file belongs to the repository, which is not trusted to
 // turn on what the user turned off, and on is already the default.
-func GitHooks(p Prefs, getenv func(string) string) bool {
+func GitHooks(p Prefs, env Env) bool {
 	if v := p.Checkpoint.GitHooks; v != nil && !*v {
 		return false
 	}
-	switch strings.ToLower(strings.TrimSpace(getenv("CCC_GIT_HOOKS"))) {
+	switch strings.ToLower(strings.TrimSpace(env.GitHooks)) {
 	case "0", "false", "no", "off":
 		return false
 	}
@@ -414,10 +416,10 @@ func GitHooks(p Prefs, getenv func(string) string) bool {
 // FindRoot picks the project root: dir (--dir), else $CCC_PROJECT_ROOT, else
 // the git top level of cwd, else cwd. The result is absolute and must be an
 // existing directory.
-func FindRoot(ctx context.Context, dir string, getenv func(string) string, cwd string) (string, error) {
+func FindRoot(ctx context.Context, dir string, env Env, cwd string) (string, error) {
 	root := dir
 	if root == "" {
-		root = getenv("CCC_PROJECT_ROOT")
+		root = env.ProjectRoot
 	}
 	if root == "" {
 		if repo, err := gitrepo.Open(ctx, cwd); err == nil {
@@ -441,11 +443,11 @@ func FindRoot(ctx context.Context, dir string, getenv func(string) string, cwd s
 }
 
 // Agent names the writer: flag, else CCC_AGENT, else "main".
-func Agent(flag string, getenv func(string) string) string {
+func Agent(flag string, env Env) string {
 	if flag != "" {
 		return flag
 	}
-	if v := getenv("CCC_AGENT"); v != "" {
+	if v := env.Agent; v != "" {
 		return v
 	}
 	return DefaultAgent
@@ -455,17 +457,17 @@ func Agent(flag string, getenv func(string) string) string {
 // else inside GitHub Actions the job's id (GITHUB_JOB, reduced to letters,
 // digits and "-._"), else "ci". Unless named explicitly it is never "main":
 // a CI report must get its own comment, not replace the session's.
-func CIAgent(flag string, getenv func(string) string) string {
+func CIAgent(flag string, env Env) string {
 	if flag != "" {
 		return flag
 	}
-	if v := getenv("CCC_AGENT"); v != "" {
+	if v := env.Agent; v != "" {
 		return v
 	}
-	if getenv("GITHUB_ACTIONS") != "true" {
+	if !env.GitHub.Actions {
 		return DefaultCIAgent
 	}
-	job := jobName(getenv("GITHUB_JOB"))
+	job := jobName(env.GitHub.Job)
 	switch job {
 	case "":
 		return DefaultCIAgent

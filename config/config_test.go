@@ -137,7 +137,7 @@ func TestFindRoot(t *testing.T) {
 	sub := filepath.Join(repo, "a", "b")
 	require.NoError(t, os.MkdirAll(sub, 0o755))
 	plain := t.TempDir()
-	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+	env := EnvOf
 	ctx := context.Background()
 
 	got, err := FindRoot(ctx, plain, env(map[string]string{"CCC_PROJECT_ROOT": repo}), sub)
@@ -162,7 +162,7 @@ func TestFindRoot(t *testing.T) {
 }
 
 func TestAgent(t *testing.T) {
-	env := func(v string) func(string) string { return func(string) string { return v } }
+	env := func(v string) Env { return EnvOf(map[string]string{"CCC_AGENT": v}) }
 	assert.Equal(t, "flag", Agent("flag", env("envagent")))
 	assert.Equal(t, "envagent", Agent("", env("envagent")))
 	assert.Equal(t, "main", Agent("", env("")))
@@ -210,7 +210,7 @@ func TestCIAgent(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			assert.Equal(t, tt.want, CIAgent(tt.flag, func(k string) string { return tt.env[k] }))
+			assert.Equal(t, tt.want, CIAgent(tt.flag, EnvOf(tt.env)))
 		})
 	}
 }
@@ -219,12 +219,7 @@ func TestCIAgent(t *testing.T) {
 // config directory), and only there does redact: false count.
 func TestUserPrefsAndRedactOff(t *testing.T) {
 	dir := t.TempDir()
-	getenv := func(k string) string {
-		if k == "CCC_CONFIG_DIR" {
-			return dir
-		}
-		return ""
-	}
+	getenv := Env{ConfigDir: dir}
 	path, err := UserPrefsPath(getenv)
 	require.NoError(t, err)
 	assert.Equal(t, filepath.Join(dir, "preferences.yaml"), path)
@@ -283,12 +278,7 @@ func TestGitHooksCanOnlyBeTurnedOff(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var p Prefs
 			p.Checkpoint.GitHooks = tt.pref
-			got := GitHooks(p, func(k string) string {
-				if k == "CCC_GIT_HOOKS" {
-					return tt.env
-				}
-				return ""
-			})
+			got := GitHooks(p, Env{GitHooks: tt.env})
 			assert.Equal(t, tt.want, got)
 		})
 	}
@@ -301,12 +291,7 @@ func TestUserPrefsMayBeASymlink(t *testing.T) {
 	real := filepath.Join(dotfiles, "ccc.yaml")
 	require.NoError(t, os.WriteFile(real, []byte("sinks:\n  file: {redact: false}\n"), 0o644))
 	require.NoError(t, os.Symlink(real, filepath.Join(dir, "preferences.yaml")))
-	user, err := LoadUserPrefs(func(k string) string {
-		if k == "CCC_CONFIG_DIR" {
-			return dir
-		}
-		return ""
-	})
+	user, err := LoadUserPrefs(Env{ConfigDir: dir})
 	require.NoError(t, err)
 	off, _ := RedactOff(Default(), user)
 	assert.Equal(t, map[string]bool{"file": true}, off)
@@ -361,22 +346,17 @@ func TestBrokenPrefsFailClosed(t *testing.T) {
 			p, err := LoadPrefs(root)
 			require.Error(t, err)
 			assert.Regexp(t, tt.want, err.Error())
-			assert.False(t, GitHooks(p, func(string) string { return "" }), "no repository hooks while the file is broken")
+			assert.False(t, GitHooks(p, Env{}), "no repository hooks while the file is broken")
 		})
 	}
 
 	t.Run("the user's own file", func(t *testing.T) {
 		dir := t.TempDir()
 		require.NoError(t, os.WriteFile(filepath.Join(dir, UserPrefsName), []byte("checkpoint: {git_hooks: false\n"), 0o644))
-		p, err := LoadUserPrefs(func(k string) string {
-			if k == "CCC_CONFIG_DIR" {
-				return dir
-			}
-			return ""
-		})
+		p, err := LoadUserPrefs(Env{ConfigDir: dir})
 		require.Error(t, err)
 		assert.Contains(t, err.Error(), filepath.Join(dir, UserPrefsName))
-		assert.False(t, GitHooks(p, func(string) string { return "" }))
+		assert.False(t, GitHooks(p, Env{}))
 	})
 
 	t.Run("known keys are no problem", func(t *testing.T) {
@@ -385,6 +365,6 @@ func TestBrokenPrefsFailClosed(t *testing.T) {
 			"checkpoint:\n  timeout: 5s\nhooks:\n  checkpoint_timeout: 3s\nagents:\n  warn_after: 1h\nexecution:\n  default_mode: x\nsinks:\n  github:\n    repo: a/b\n"), 0o644))
 		p, err := LoadPrefs(root)
 		require.NoError(t, err)
-		assert.True(t, GitHooks(p, func(string) string { return "" }))
+		assert.True(t, GitHooks(p, Env{}))
 	})
 }

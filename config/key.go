@@ -20,8 +20,8 @@ const keySize = 32
 // with it, so that what a repository commits there is told apart from what
 // this user's ccc wrote: the key lives outside every repository and is
 // never printed.
-func UserKey(getenv func(string) string) ([]byte, error) {
-	dir, err := UserConfigDir(getenv)
+func UserKey(env Env) ([]byte, error) {
+	dir, err := UserConfigDir(env)
 	if err != nil {
 		return nil, fmt.Errorf("signing key: %w", err)
 	}

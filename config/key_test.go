@@ -12,12 +12,7 @@ import (
 
 func TestUserKey(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "conf")
-	getenv := func(k string) string {
-		if k == "CCC_CONFIG_DIR" {
-			return dir
-		}
-		return ""
-	}
+	getenv := Env{ConfigDir: dir}
 	key, err := UserKey(getenv)
 	require.NoError(t, err)
 	assert.Len(t, key, 32)

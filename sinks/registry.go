@@ -9,13 +9,14 @@ import (
 	"github.com/ccc-checkpoint/ccc/config"
 )
 
-// Env is what a sink constructor may use: the environment (credentials come
-// only from there), an HTTP client, ccc's version for User-Agent, the
+// Env is what a sink constructor may use: the process's settings (the
+// environment, where credentials come from, and the user's own
+// preferences), an HTTP client, ccc's version for User-Agent, the
 // project root that file paths are relative to, and the body limit the
 // user set for this sink (0: the sink's own default; a sink never sends
 // more than its tracker accepts).
 type Env struct {
-	Getenv     func(string) string
+	Settings   config.Settings
 	HTTPClient *http.Client
 	Version    string
 	Root       string
@@ -39,6 +40,10 @@ type Factory struct {
 	// Default marks the sink chosen when nothing lists the sinks and no
 	// sink is Auto: its skip says what is missing.
 	Default bool
+	// CheckFlag, when not nil, validates the target the command line
+	// names for this sink (ResolveEnv.Flag, e.g. --github owner/repo#N)
+	// before anything runs; its error is a usage error.
+	CheckFlag func(flag string) error
 	// Unlisted, when not nil, warns that the preferences' sinks: leave
 	// the sink out where it would be wanted ("" when not).
 	Unlisted func(ResolveEnv) string
@@ -87,6 +92,33 @@ func (r *Registry) New(name string, env Env) (Sink, error) {
 		}
 	}
 	return nil, fmt.Errorf("unknown sink %q (known: %s)", name, strings.Join(r.Names(), ", "))
+}
+
+// CheckFlag validates the target the command line names for the sink
+// name (Factory.CheckFlag); a sink that takes none accepts any.
+func (r *Registry) CheckFlag(name, flag string) error {
+	for _, f := range r.factories {
+		if f.Name == name && f.CheckFlag != nil {
+			return f.CheckFlag(flag)
+		}
+	}
+	return nil
+}
+
+// Conversation is the first sink, in registration order, that would be
+// chosen on its own with env (Auto) and that people answer through
+// (Conversation); ok is false when there is none. A sink is built only
+// once its Auto says yes, so with no app token nothing is built or asked.
+func (r *Registry) Conversation(env Env) (c Conversation, ok bool) {
+	for _, f := range r.factories {
+		if f.Auto == nil || !f.Auto(ResolveEnv{Env: env}) {
+			continue
+		}
+		if c, ok := f.New(env).(Conversation); ok {
+			return c, true
+		}
+	}
+	return nil, false
 }
 
 // Resolve builds the named sink and finds its target; skip, when not

@@ -218,6 +218,23 @@ type HealthChecker interface {
 	Health(ctx context.Context, target string) (Health, error)
 }
 
+// Conversation is an optional power of a sink that people answer through
+// (the Linear agent session): the hooks hand its replies to the agent and
+// keep it from looking stale. Registry.Conversation finds the one to use.
+type Conversation interface {
+	Sink
+	// Replies returns what people wrote for agent on issue since the hooks
+	// last looked, as one block of text for the agent, and who pressed
+	// stop ("" for no one). It never waits for a reply: one query within
+	// a hook's budget; no issue or no session asks nothing. What it
+	// returns it has consumed: the next call returns only newer ones.
+	Replies(ctx context.Context, issue, agent string) (replies, stoppedBy string, err error)
+	// KeepAlive tells the tracker that agent still works on issue (a
+	// heartbeat, a stop-hook retry), rate-limited on the sink's side; sent
+	// says whether anything went.
+	KeepAlive(ctx context.Context, issue, agent, what string) (sent bool, err error)
+}
+
 // Phraser is an optional power of a sink that does not write comments: it
 // words what a delivery did for the report line ("updated section in
 // STATUS.md"); other sinks read "updated comment on CIA-123".

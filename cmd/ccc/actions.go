@@ -27,9 +27,9 @@ func (f *Factory) finish(r checkpoint.Report, title string, asJSON, withPrompt b
 			fmt.Fprint(f.IO.Out, progress.PromptBox(r.Prompt))
 		}
 	}
-	if f.Getenv("GITHUB_ACTIONS") == "true" {
+	if f.env().GitHub.Actions {
 		annotate(f.IO.ErrOut, r)
-		if path := f.Getenv("GITHUB_STEP_SUMMARY"); path != "" {
+		if path := f.env().GitHub.StepSummary; path != "" {
 			if err := appendSummary(path, title, r); err != nil {
 				fmt.Fprintf(f.IO.ErrOut, "Warning: step summary: %v\n", err)
 			}

@@ -211,37 +211,33 @@ func (f *Factory) newCheckpoint(root string, profile checkpoint.Profile, agent s
 		Root:    root,
 		Now:     f.Now(),
 		Profile: profile,
-		Agent:   config.Agent(agent, f.Getenv),
+		Agent:   config.Agent(agent, f.env()),
 		Prefs:   prefs,
 		Timeout: timeout,
-		Getenv:  f.Getenv,
+		Env:     f.env(),
 	}
-	if f.Getenv("CCC_DEBUG") != "" {
+	if f.env().Debug {
 		cp.Debug = f.IO.ErrOut
 	}
 	cp.Trackers, cp.Warnings = f.trackers(root, prefs, tf)
-	user, uerr := config.LoadUserPrefs(f.Getenv)
+	eff, uerr := f.settings().Effective(prefs)
 	if uerr != nil {
 		cp.Warnings = append(cp.Warnings, fmt.Sprintf("%v; using the defaults, without the repository's git hooks", uerr))
 	}
-	if v := user.Checkpoint.GitHooks; v != nil && !*v {
-		cp.Prefs.Checkpoint.GitHooks = v // the user's "off" holds in every project
-	}
-	patterns := append(append([]redact.Pattern{}, prefs.Redact.Patterns...), user.Redact.Patterns...)
-	held := append(redact.SecretsFromEnv(f.Getenv), linearStoredSecrets(f)...)
-	if cp.Redactor, err = redact.New(held, patterns); err != nil {
+	cp.Prefs = eff.Prefs
+	held := append(f.env().Secrets(), linearStoredSecrets(f)...)
+	if cp.Redactor, err = redact.New(held, eff.Patterns); err != nil {
 		// The built-in patterns and the held secrets still apply.
 		cp.Redactor, _ = redact.New(held, nil)
 		cp.Warnings = append(cp.Warnings, fmt.Sprintf("%s: %v; redacting with the built-in patterns only", config.PrefsFile, err))
 	}
-	if cp.Key, err = config.UserKey(f.Getenv); err != nil {
+	if cp.Key, err = config.UserKey(f.env()); err != nil {
 		cp.Warnings = append(cp.Warnings, fmt.Sprintf("%v: queued updates wait, stored comment references are checked", err))
 	}
-	var ignored []string
-	cp.NoRedact, ignored = config.RedactOff(prefs, user)
-	if len(ignored) > 0 {
+	cp.NoRedact = eff.NoRedact
+	if ignored := eff.Ignored; len(ignored) > 0 {
 		where := "the user preferences"
-		if p, err := config.UserPrefsPath(f.Getenv); err == nil {
+		if p, err := f.settings().UserPrefsPath(); err == nil {
 			where = p
 		}
 		cp.Warnings = append(cp.Warnings, fmt.Sprintf("%s: redact: false (sinks %s) ignored: a repository cannot turn redaction off; set it in %s",
@@ -260,7 +256,7 @@ func (f *Factory) waiting(asJSON bool) func(string) func() {
 	if !f.IO.ErrTTY || asJSON {
 		return nil
 	}
-	return ui.NewWaiter(f.IO.ErrOut, waitAfter, func() int { return ui.TermWidth(f.IO.ErrOut, f.Getenv) }).Wait
+	return ui.NewWaiter(f.IO.ErrOut, waitAfter, func() int { return ui.TermWidth(f.IO.ErrOut, f.env().Columns) }).Wait
 }
 
 // reportMarks are the marks of report lines on a terminal, with their

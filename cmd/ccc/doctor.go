@@ -90,14 +90,14 @@ func doctorRun(ctx context.Context, f *Factory, opts *DoctorOptions) error {
 	add("project", "ok", root, "")
 	now := f.Now()
 
-	checks = append(checks, doctor.Local(ctx, root, config.Agent(opts.Agent, f.Getenv))...)
+	checks = append(checks, doctor.Local(ctx, root, config.Agent(opts.Agent, f.env()))...)
 	checks = append(checks, hookChecks(root)...)
 	if _, err := config.LoadPrefs(root); err != nil {
 		add("preferences", "fail", err.Error(), "fix it; meanwhile checkpoints use the defaults without the repository's git hooks")
 	} else {
 		add("preferences", "ok", "loaded", "")
 	}
-	if _, err := config.LoadUserPrefs(f.Getenv); err != nil {
+	if _, err := f.settings().UserPrefs(); err != nil {
 		add("user preferences", "fail", err.Error(), "fix it; meanwhile checkpoints use the defaults without the repository's git hooks")
 	}
 	checks = append(checks, linearSignInCheck(ctx, f, opts.Timeout)...)

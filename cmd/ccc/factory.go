@@ -28,12 +28,34 @@ type IOStreams struct {
 // Factory holds what commands need from the outside world, lazily, so flag
 // parsing never does I/O and tests can swap any of it.
 type Factory struct {
-	IO         IOStreams
+	IO IOStreams
+	// Getenv is where the settings' environment is read from, once
+	// (Factory.settings); nothing else reads it.
 	Getenv     func(string) string
 	Getwd      func() (string, error)
 	Now        func() time.Time
 	HTTPClient *http.Client
+
+	// cfg is the settings, built from Getenv at the first use.
+	cfg *config.Settings
 }
+
+// settings is the process's settings (config.Settings): the environment,
+// read once through Getenv, and the user's preferences, read at most once.
+func (f *Factory) settings() config.Settings {
+	if f.cfg == nil {
+		getenv := f.Getenv
+		if getenv == nil {
+			getenv = func(string) string { return "" }
+		}
+		s := config.NewSettings(config.ReadEnv(getenv))
+		f.cfg = &s
+	}
+	return *f.cfg
+}
+
+// env is the settings' environment.
+func (f *Factory) env() config.Env { return f.settings().Env }
 
 func systemFactory() *Factory {
 	f := &Factory{
@@ -42,18 +64,18 @@ func systemFactory() *Factory {
 		Getwd:      os.Getwd,
 		HTTPClient: http.DefaultClient,
 	}
-	f.IO.ErrTTY = isTerminal(os.Stderr) && os.Getenv("NO_COLOR") == ""
+	f.IO.ErrTTY = isTerminal(os.Stderr) && !f.env().NoColor
 	f.IO.InTTY = isTerminal(os.Stdin) && isTerminal(os.Stderr)
 	f.IO.OutTTY = isTerminal(os.Stdout)
-	f.Now = clock(f.Getenv)
+	f.Now = clock(f.env())
 	return f
 }
 
 // clock is time.Now, unless CCC_NOW (RFC 3339) pins it: a testing aid that
 // makes timestamps in files and reports reproducible.
-func clock(getenv func(string) string) func() time.Time {
+func clock(env config.Env) func() time.Time {
 	return func() time.Time {
-		if v := getenv("CCC_NOW"); v != "" {
+		if v := env.Now; v != "" {
 			if t, err := time.Parse(time.RFC3339, v); err == nil {
 				return t
 			}
@@ -74,7 +96,7 @@ func (f *Factory) root(ctx context.Context, dir string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("current directory: %w", err)
 	}
-	return config.FindRoot(ctx, dir, f.Getenv, cwd)
+	return config.FindRoot(ctx, dir, f.env(), cwd)
 }
 
 // recordsDir resolves the project root and the repository's shared records

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -72,6 +73,9 @@ func genDocs(root *cobra.Command, opts *GenDocsOptions) error {
 		prepend := func(string) string { return generatedNotice }
 		link := func(name string) string { return name }
 		if err := doc.GenMarkdownTreeCustom(root, opts.MarkdownDir, prepend, link); err != nil {
+			return fmt.Errorf("markdown: %w", err)
+		}
+		if err := spliceEnvTable(filepath.Join(opts.MarkdownDir, "configuration.md")); err != nil {
 			return fmt.Errorf("markdown: %w", err)
 		}
 	}

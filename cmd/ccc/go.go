@@ -92,7 +92,7 @@ func goRun(ctx context.Context, f *Factory, opts *GoOptions) error {
 		fmt.Fprintf(f.IO.ErrOut, "Warning: %v; using defaults\n", perr)
 	}
 	now := f.Now()
-	agent := config.Agent(opts.Agent, f.Getenv)
+	agent := config.Agent(opts.Agent, f.env())
 	r, err := checkpoint.LoadResumeWith(ctx, root, now, checkpoint.ResumeOptions{
 		Agent: agent, StaleAfter: time.Duration(prefs.Checkpoint.StaleAfter)})
 	if errors.Is(err, checkpoint.ErrNoProgress) {

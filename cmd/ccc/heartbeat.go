@@ -45,7 +45,7 @@ The agent needs a record first: ccc checkpoint writes it.` + exitStatusHelp(
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts.Dir = *dir
-			opts.Agent = config.Agent(opts.Agent, f.Getenv)
+			opts.Agent = config.Agent(opts.Agent, f.env())
 			if err := records.ValidAgent(opts.Agent); err != nil {
 				return &usageError{err}
 			}

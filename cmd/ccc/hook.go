@@ -16,11 +16,11 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/ccc-checkpoint/ccc/checkpoint"
-	"github.com/ccc-checkpoint/ccc/cmd/ccc/internal/agent/all"
+	agents "github.com/ccc-checkpoint/ccc/cmd/ccc/internal/agent/all"
 	"github.com/ccc-checkpoint/ccc/cmd/ccc/internal/hook"
 	"github.com/ccc-checkpoint/ccc/config"
 	"github.com/ccc-checkpoint/ccc/sinks"
-	"github.com/ccc-checkpoint/ccc/sinks/linearagent"
+	"github.com/ccc-checkpoint/ccc/sinks/all"
 )
 
 // maxHookInput bounds what a hook reads from stdin: Claude Code sends a few
@@ -186,7 +186,7 @@ to .ccc/sessions/.ccc-progress-<UTC time>.md and keeps the newest 20 copies.`,
 	cmd.AddCommand(newCmdHookCapture(f, dir)...)
 	cmd.PersistentFlags().String("agent", "", "the agent running the hook: claude, codex or gemini (default: detected from the input)")
 	for _, sub := range cmd.Commands() {
-		for _, native := range all.NativeEvents() {
+		for _, native := range agents.NativeEvents() {
 			if hook.Event(native) == sub.Name() {
 				sub.Aliases = append(sub.Aliases, native)
 			}
@@ -368,6 +368,7 @@ func unknownFlags(fs *pflag.FlagSet, args []string) []string {
 // hookEnv is what the hooks need, built from the factory: the root is
 // found lazily, after stdin was accepted, because it may run git.
 func (f *Factory) hookEnv(dir string) hook.Env {
+	claude := f.env().Claude
 	now := f.Now
 	if now == nil {
 		now = time.Now
@@ -377,8 +378,8 @@ func (f *Factory) hookEnv(dir string) hook.Env {
 		Now:        now,
 		Checkpoint: f.hookCheckpoint,
 		Stderr:     f.IO.ErrOut,
-		Debug:      f.Getenv("CCC_DEBUG") != "",
-		Getenv:     f.Getenv,
+		Debug:      f.env().Debug,
+		Claude:     &claude,
 		Replies:    f.hookReplies,
 		KeepAlive:  f.keepAlive,
 	}
@@ -386,12 +387,12 @@ func (f *Factory) hookEnv(dir string) hook.Env {
 
 // hookReplies reads the project's Linear agent session for the hooks.
 func (f *Factory) hookReplies(ctx context.Context, root string) (replies, stoppedBy string) {
-	env := sinks.Env{Getenv: f.Getenv, HTTPClient: f.HTTPClient, Root: root}
-	if !linearagent.Available(env) {
+	c, ok := all.Registry().Conversation(sinks.Env{Settings: f.settings(), HTTPClient: f.HTTPClient, Root: root})
+	if !ok {
 		return "", "" // no app token: no session, and no git run to find the issue
 	}
 	issue, _ := checkpoint.FindIssue(ctx, root, "", time.Now())
-	replies, stoppedBy, err := linearagent.Replies(ctx, env, issue, "main")
+	replies, stoppedBy, err := c.Replies(ctx, issue, "main")
 	if err != nil {
 		fmt.Fprintf(f.IO.ErrOut, "ccc hook: Linear replies not read: %v\n", err)
 	}
@@ -406,10 +407,10 @@ func (f *Factory) hookReplies(ctx context.Context, root string) (replies, stoppe
 // started), else the process's own. A directory that does not exist is
 // skipped.
 func (f *Factory) hookRoot(ctx context.Context, dir, cwd string) (string, error) {
-	if dir == "" && f.Getenv("CCC_PROJECT_ROOT") == "" {
-		for _, d := range []string{cwd, f.Getenv("CLAUDE_PROJECT_DIR")} {
+	if dir == "" && f.env().ProjectRoot == "" {
+		for _, d := range []string{cwd, f.env().Claude.ProjectDir} {
 			if fi, err := os.Stat(d); err == nil && fi.IsDir() && filepath.IsAbs(d) {
-				return config.FindRoot(ctx, "", f.Getenv, d)
+				return config.FindRoot(ctx, "", f.env(), d)
 			}
 		}
 	}
@@ -435,7 +436,7 @@ func (f *Factory) hookCheckpoint(ctx context.Context, c hook.CheckpointRequest) 
 
 // hookResume reads the last checkpoint for session-start.
 func (f *Factory) hookResume(ctx context.Context, root string) (hook.Resume, bool, error) {
-	return hook.LoadResume(ctx, root, hook.ResumeEnv{Getenv: f.Getenv, Now: f.Now, Stderr: f.IO.ErrOut, Drift: driftWarnings})
+	return hook.LoadResume(ctx, root, hook.ResumeEnv{Env: f.env(), Now: f.Now, Stderr: f.IO.ErrOut, Drift: driftWarnings})
 }
 
 // keepAlive sends the Linear agent session an ephemeral thought (at most
@@ -445,12 +446,12 @@ func (f *Factory) keepAlive(ctx context.Context, root, what string) {
 }
 
 func (f *Factory) keepAliveAs(ctx context.Context, root, agent, what string) {
-	env := sinks.Env{Getenv: f.Getenv, HTTPClient: f.HTTPClient, Root: root}
-	if !linearagent.Available(env) {
+	c, ok := all.Registry().Conversation(sinks.Env{Settings: f.settings(), HTTPClient: f.HTTPClient, Root: root})
+	if !ok {
 		return
 	}
 	issue, _ := checkpoint.FindIssue(ctx, root, "", time.Now())
-	if _, err := linearagent.KeepAlive(ctx, env, issue, agent, what); err != nil {
+	if _, err := c.KeepAlive(ctx, issue, agent, what); err != nil {
 		fmt.Fprintf(f.IO.ErrOut, "ccc: Linear agent session not kept alive: %v\n", err)
 	}
 }

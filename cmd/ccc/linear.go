@@ -85,7 +85,7 @@ and each new one invalidates the last.` + exitStatusHelp(
 }
 
 func linearOptions(f *Factory) (oauth.Options, error) {
-	o, err := oauth.OptionsFromEnv(f.Getenv)
+	o, err := oauth.OptionsFrom(f.settings())
 	if err != nil {
 		return o, err
 	}
@@ -116,7 +116,7 @@ func linearLoginRun(ctx context.Context, f *Factory, opts *LinearLoginOptions) e
 			fmt.Fprintf(f.IO.ErrOut, "Open this URL to sign ccc in to Linear:\n  %s\nWaiting for Linear (Ctrl-C to give up)...\n", u)
 		}}
 		if !opts.NoBrowser {
-			lio.Open = oauth.Browser(f.Getenv)
+			lio.Open = oauth.Browser(f.env().Browser)
 		}
 		t, err = oauth.Login(ctx, o, lio)
 	}

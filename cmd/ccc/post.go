@@ -99,7 +99,7 @@ func postRun(ctx context.Context, f *Factory, opts *PostOptions) error {
 	}
 	// A CI report gets its own comment: never the session's "main" unless
 	// asked for.
-	agent := config.CIAgent(opts.Agent, f.Getenv)
+	agent := config.CIAgent(opts.Agent, f.env())
 	cp, err := f.newCheckpoint(root, checkpoint.Post, agent, opts.Timeout, opts.Trackers)
 	if err != nil {
 		return err
@@ -125,7 +125,7 @@ func postRun(ctx context.Context, f *Factory, opts *PostOptions) error {
 		}
 		cp.Body = body
 		switch {
-		case f.Getenv("GITHUB_ACTIONS") == "true" && f.Getenv("GITHUB_STEP_SUMMARY") != "":
+		case f.env().GitHub.Actions && f.env().GitHub.StepSummary != "":
 			cp.FullText = "the job summary"
 		case opts.BodyFile == "-":
 			cp.FullText = "the text piped to ccc post"

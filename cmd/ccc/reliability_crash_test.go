@@ -19,6 +19,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/ccc-checkpoint/ccc/config"
 	"github.com/ccc-checkpoint/ccc/internal/fake/linearfake"
 	"github.com/ccc-checkpoint/ccc/internal/projectfs"
 	"github.com/ccc-checkpoint/ccc/progress"
@@ -256,7 +257,7 @@ func referenceRun(t *testing.T, dir string, prog, st, rec []byte, now string, ar
 	var out bytes.Buffer
 	f := &Factory{
 		IO:     IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &out},
-		Getenv: getenv, Getwd: func() (string, error) { return dir, nil }, Now: clock(getenv),
+		Getenv: getenv, Getwd: func() (string, error) { return dir, nil }, Now: clock(config.ReadEnv(getenv)),
 		HTTPClient: http.DefaultClient,
 	}
 	code := run(append(append([]string(nil), args...), "--skip-tracker"), f)

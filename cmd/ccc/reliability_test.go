@@ -259,7 +259,7 @@ func runFaultCase(t *testing.T, e *faultEnv, tc faultCase) {
 	// The in-process runs and the real `ccc sync` are the same user: one
 	// signing key.
 	conf := t.TempDir()
-	key, err := config.UserKey(func(k string) string { return map[string]string{"CCC_CONFIG_DIR": conf}[k] })
+	key, err := config.UserKey(config.Env{ConfigDir: conf})
 	require.NoError(t, err)
 	e.env = append(slices.Clip(e.env), "CCC_CONFIG_DIR="+conf)
 	now := time.Now().UTC().Truncate(time.Second)

@@ -96,7 +96,7 @@ func restoreRun(ctx context.Context, f *Factory, opts *RestoreOptions) error {
 	if err != nil {
 		return err
 	}
-	agent := config.Agent(opts.Agent, f.Getenv)
+	agent := config.Agent(opts.Agent, f.env())
 	// Listing without --agent covers every agent that has backups.
 	targets, err := restore.Targets(ctx, root, opts.Files, agent, opts.List && opts.Agent == "")
 	if err != nil {

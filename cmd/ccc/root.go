@@ -26,20 +26,7 @@ date, and prints the continuation prompt the next session starts from.
 Every duration flag (--timeout, --interval, ...) takes seconds (5), a Go
 duration (90s, 1h30m) or days (7d), as .ccc-preferences.yaml does.
 
-ENVIRONMENT
-  CCC_PROJECT_ROOT     project root when --dir is not given
-  CCC_AGENT            this writer's name (default main, for ccc post the GitHub
-                       Actions job id, else ci; --agent wins)
-  CCC_SINKS            sinks to update, e.g. linear,github,file (--sinks wins)
-  LINEAR_API_KEY       Linear personal key (sent as Authorization: <key>)
-  LINEAR_OAUTH_TOKEN   Linear app's OAuth token (Bearer): ccc is then a Linear agent
-  LINEAR_API_URL       Linear GraphQL endpoint (default https://api.linear.app/graphql)
-  GITHUB_TOKEN         GitHub token (else GH_TOKEN)
-  GITHUB_API_URL       GitHub REST base (default https://api.github.com)
-  CCC_GITHUB_BOT_LOGIN who a GitHub App installation token writes as (my-app[bot])
-  CCC_DEBUG            print step details to stderr
-  NO_COLOR             no colour
-Credentials are never printed, logged, written to a file or sent to a
+` + rootEnvironmentHelp() + `Credentials are never printed, logged, written to a file or sent to a
 tracker in a body.` + exitStatusHelp(
 			"0  success (each command's --help lists its own statuses)",
 			"1  the command failed (checkpoint: nothing saved)",
@@ -87,6 +74,7 @@ tracker in a body.` + exitStatusHelp(
 		NewCmdRestore(f, &dir, nil),
 		NewCmdLinear(f, nil),
 		NewCmdGenDocs(nil),
+		NewCmdEnvironment(),
 	)
 	documentGenerated(cmd)
 	strictGroups(cmd)
@@ -221,7 +209,7 @@ func exitStatusHelp(lines ...string) string {
 // checkPrivateFiles checks the signing key and the Linear token store
 // (config.CheckPrivateFiles) and says each repaired mode on stderr.
 func checkPrivateFiles(f *Factory) error {
-	dir, err := config.UserConfigDir(f.Getenv)
+	dir, err := f.settings().ConfigDir()
 	if err != nil {
 		return nil // no config directory: nothing stored to check
 	}

@@ -185,7 +185,7 @@ func printStatus(f *Factory, opts *StatusOptions, rep StatusReport, tty bool) er
 			fmt.Fprintf(f.IO.ErrOut, "No agent records in %s.\n", rep.Dir)
 			break
 		}
-		colour := tty && f.Getenv("NO_COLOR") == ""
+		colour := tty && !f.env().NoColor
 		if _, err := io.WriteString(f.IO.Out, statusTable(rep, colour)); err != nil {
 			return err
 		}
@@ -401,7 +401,7 @@ func mdCell(s string) string {
 // frames; otherwise each frame is printed after the last.
 func statusWatch(ctx context.Context, f *Factory, root string, opts *StatusOptions, tty bool,
 	wait func(context.Context, time.Duration) error) error {
-	colour := tty && f.Getenv("NO_COLOR") == ""
+	colour := tty && !f.env().NoColor
 	if tty {
 		fmt.Fprint(f.IO.Out, "\x1b[?25l\x1b[H\x1b[2J") // hide the cursor, start on a clean screen
 		defer fmt.Fprint(f.IO.Out, "\x1b[?25h")

@@ -198,7 +198,7 @@ func watchRun(ctx context.Context, f *Factory, opts *SyncOptions) error {
 	if err != nil {
 		return err
 	}
-	line := ui.NewLiveLine(f.IO.ErrOut, f.IO.ErrTTY, "ccc sync: ", func() int { return ui.TermWidth(f.IO.ErrOut, f.Getenv) })
+	line := ui.NewLiveLine(f.IO.ErrOut, f.IO.ErrTTY, "ccc sync: ", func() int { return ui.TermWidth(f.IO.ErrOut, f.env().Columns) })
 	shown := false // the worker started: the live line ends with it
 	show := func(format string, args ...any) { shown = true; line.Show(format, args...) }
 	defer func() {

@@ -90,7 +90,7 @@ func newWorkerProject(t *testing.T, extra ...string) (string, *linearfake.Server
 // before it queues an entry.
 func signed(t *testing.T, env map[string]string, e outbox.Entry) outbox.Entry {
 	t.Helper()
-	key, err := config.UserKey(func(k string) string { return env[k] })
+	key, err := config.UserKey(config.EnvOf(env))
 	require.NoError(t, err)
 	return e.Sign(key)
 }
@@ -99,7 +99,7 @@ func inProcFactory(root string, env map[string]string, errOut io.Writer, tty boo
 	getenv := func(k string) string { return env[k] }
 	return &Factory{
 		IO:     IOStreams{In: strings.NewReader(""), Out: &bytes.Buffer{}, ErrOut: errOut, ErrTTY: tty},
-		Getenv: getenv, Getwd: func() (string, error) { return root, nil }, Now: clock(getenv),
+		Getenv: getenv, Getwd: func() (string, error) { return root, nil }, Now: clock(config.ReadEnv(getenv)),
 		HTTPClient: http.DefaultClient,
 	}
 }

@@ -10,7 +10,6 @@ import (
 	"github.com/ccc-checkpoint/ccc/progress"
 	"github.com/ccc-checkpoint/ccc/sinks"
 	"github.com/ccc-checkpoint/ccc/sinks/all"
-	"github.com/ccc-checkpoint/ccc/sinks/github"
 )
 
 // minMaxBody is the smallest body limit a user may set: room for the
@@ -52,7 +51,7 @@ func (t TrackerFlags) validate() error {
 	if t.GitHub == "" {
 		return nil
 	}
-	if _, err := github.ParseTarget(t.GitHub); err != nil {
+	if err := all.Registry().CheckFlag("github", t.GitHub); err != nil {
 		return &usageError{fmt.Errorf("--github %q: %w", t.GitHub, err)}
 	}
 	if len(t.Sinks) > 0 && !slices.Contains(t.Sinks, "github") {
@@ -71,11 +70,11 @@ func (f *Factory) trackers(root string, prefs config.Prefs, fl TrackerFlags) ([]
 	reg := all.Registry()
 	listed := fl.Sinks
 	if len(listed) == 0 {
-		listed = splitList(f.Getenv("CCC_SINKS"))
+		listed = splitList(f.env().Sinks)
 	}
 	flags := fl.targets()
 	names, warnings := reg.Choose(sinks.Choice{Listed: listed, Prefs: prefs.Sinks, Flags: flags,
-		Env: sinks.ResolveEnv{Env: sinks.Env{Getenv: f.Getenv, Root: root}}})
+		Env: sinks.ResolveEnv{Env: sinks.Env{Settings: f.settings(), Root: root}}})
 
 	var out []checkpoint.Tracker
 	for _, name := range dedupe(names) {
@@ -103,15 +102,10 @@ func (t TrackerFlags) targets() map[string]string {
 // body limit (one below minMaxBody is ignored, with a warning).
 func (f *Factory) sinkEnv(root string, prefs config.Prefs, name string) (sinks.Env, string) {
 	p := prefs.Sinks[name]
-	env := sinks.Env{Getenv: f.Getenv, HTTPClient: f.HTTPClient, Version: version, Root: root, MaxBody: p.MaxBody, Prefs: p}
-	if p.BotLogin != "" {
+	env := sinks.Env{Settings: f.settings(), HTTPClient: f.HTTPClient, Version: version, Root: root, MaxBody: p.MaxBody, Prefs: p}
+	if p.BotLogin != "" && env.Settings.Env.GitHub.BotLogin == "" {
 		// The environment overrides the preference.
-		env.Getenv = func(k string) string {
-			if v := f.Getenv(k); v != "" || k != "CCC_GITHUB_BOT_LOGIN" {
-				return v
-			}
-			return p.BotLogin
-		}
+		env.Settings.Env.GitHub.BotLogin = p.BotLogin
 	}
 	if env.MaxBody != 0 && env.MaxBody < minMaxBody {
 		w := fmt.Sprintf("%s: sinks.%s.max_body %d is below %d; using the sink's default", config.PrefsFile, name, env.MaxBody, minMaxBody)

@@ -205,11 +205,12 @@ func TestSinkEnvBotLogin(t *testing.T) {
 	env := map[string]string{"GITHUB_TOKEN": "t"}
 	f := &Factory{Getenv: func(k string) string { return env[k] }}
 	e, _ := f.sinkEnv("/r", prefs, "github")
-	assert.Equal(t, "pref-app[bot]", e.Getenv("CCC_GITHUB_BOT_LOGIN"), "the preference")
-	assert.Equal(t, "t", e.Getenv("GITHUB_TOKEN"))
-	env["CCC_GITHUB_BOT_LOGIN"] = "env-app[bot]"
-	assert.Equal(t, "env-app[bot]", e.Getenv("CCC_GITHUB_BOT_LOGIN"), "the environment wins")
+	assert.Equal(t, "pref-app[bot]", e.Settings.Env.GitHub.BotLogin, "the preference")
+	assert.Equal(t, "t", e.Settings.Env.GitHub.Token)
+	f = &Factory{Getenv: func(k string) string { return map[string]string{"CCC_GITHUB_BOT_LOGIN": "env-app[bot]"}[k] }}
+	e, _ = f.sinkEnv("/r", prefs, "github")
+	assert.Equal(t, "env-app[bot]", e.Settings.Env.GitHub.BotLogin, "the environment wins")
+	f = &Factory{Getenv: func(string) string { return "" }}
 	e, _ = f.sinkEnv("/r", prefs, "linear")
-	delete(env, "CCC_GITHUB_BOT_LOGIN")
-	assert.Empty(t, e.Getenv("CCC_GITHUB_BOT_LOGIN"), "only the github sink's preference")
+	assert.Empty(t, e.Settings.Env.GitHub.BotLogin, "only the github sink's preference")
 }

@@ -20,6 +20,7 @@ const module = "github.com/ccc-checkpoint/ccc"
 type pkg struct {
 	ImportPath string
 	Deps       []string // every package it needs to build, transitively
+	Imports    []string // the packages its own files import
 }
 
 // rel is path without the module prefix ("checkpoint", "sinks/linear"); ""

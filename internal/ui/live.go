@@ -34,15 +34,15 @@ func NewLiveLine(out io.Writer, tty bool, prefix string, width func() int) *Live
 }
 
 // TermWidth is the width of the terminal w writes to (the live line's
-// stderr), else $COLUMNS (shells set it for the programs they run when
+// stderr), else columns, $COLUMNS (shells set it for the programs they run when
 // asked to), else 80: a guess that is too wide is what leaves debris.
-func TermWidth(w io.Writer, getenv func(string) string) int {
+func TermWidth(w io.Writer, columns string) int {
 	if f, ok := w.(interface{ Fd() uintptr }); ok {
 		if cols, _, err := term.GetSize(int(f.Fd())); err == nil && cols > 0 {
 			return cols
 		}
 	}
-	if n, err := strconv.Atoi(strings.TrimSpace(getenv("COLUMNS"))); err == nil && n > 0 {
+	if n, err := strconv.Atoi(strings.TrimSpace(columns)); err == nil && n > 0 {
 		return n
 	}
 	return 80

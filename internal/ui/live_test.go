@@ -53,11 +53,6 @@ func TestLiveLine(t *testing.T) {
 
 func TestTermWidth(t *testing.T) {
 	for cols, want := range map[string]int{"": 80, "132": 132, " 60 ": 60, "0": 80, "-3": 80, "wide": 80} {
-		assert.Equal(t, want, TermWidth(&bytes.Buffer{}, func(k string) string {
-			if k == "COLUMNS" {
-				return cols
-			}
-			return ""
-		}), "COLUMNS=%q", cols)
+		assert.Equal(t, want, TermWidth(&bytes.Buffer{}, cols), "COLUMNS=%q", cols)
 	}
 }

@@ -26,10 +26,10 @@ func TestTermWidthOfATerminal(t *testing.T) {
 	resize := func(cols uint16) {
 		require.NoError(t, unix.IoctlSetWinsize(int(ptmx.Fd()), unix.TIOCSWINSZ, &unix.Winsize{Row: 40, Col: cols}))
 	}
-	noEnv := func(string) string { return "" }
+	noEnv := ""
 	resize(132)
 	assert.Equal(t, 132, TermWidth(ptmx, noEnv))
-	assert.Equal(t, 132, TermWidth(ptmx, func(string) string { return "100" }), "the terminal knows better than COLUMNS")
+	assert.Equal(t, 132, TermWidth(ptmx, "100"), "the terminal knows better than COLUMNS")
 	resize(200)
 	width := func() int { return TermWidth(ptmx, noEnv) }
 	assert.Equal(t, 200, width(), "a resized window is followed")

@@ -6,6 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/ccc-checkpoint/ccc/config"
 	"github.com/ccc-checkpoint/ccc/internal/fake/githubfake"
 	"github.com/ccc-checkpoint/ccc/sinks"
 	"github.com/ccc-checkpoint/ccc/sinks/github"
@@ -42,7 +43,7 @@ func TestBotLoginOfAnotherApp(t *testing.T) {
 			}
 			var ids []string
 			for run, next := range []string{"first", "second", "third"} {
-				cfg := github.ConfigFromEnv(func(k string) string { return env[k] })
+				cfg := github.ConfigFromEnv(config.EnvOf(env).GitHub)
 				s := newSink(srv, func(c *github.Config) { c.Token, c.BotLogin = cfg.Token, cfg.BotLogin })
 				before := srv.RequestCount()
 				res, err := upsert(t, s, delivery(pull, "main", next, sinks.Ref{}))

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/ccc-checkpoint/ccc/config"
 	"github.com/ccc-checkpoint/ccc/internal/fake/githubfake"
 	"github.com/ccc-checkpoint/ccc/sinks"
 	"github.com/ccc-checkpoint/ccc/sinks/github"
@@ -52,7 +53,7 @@ func TestForkFromActions(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			assert.Equal(t, tt.want, github.ForkFromActions(func(k string) string { return tt.env[k] }))
+			assert.Equal(t, tt.want, github.ForkFromActions(config.EnvOf(tt.env).GitHub))
 		})
 	}
 }
@@ -75,7 +76,7 @@ func TestForkFromSparseEvents(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "event.json")
 			require.NoError(t, writeFile(path, tt.payload))
 			env := map[string]string{"GITHUB_ACTIONS": "true", "GITHUB_REPOSITORY": "octo/app", "GITHUB_EVENT_NAME": "pull_request", "GITHUB_EVENT_PATH": path}
-			assert.Equal(t, tt.want, github.ForkFromActions(func(k string) string { return env[k] }))
+			assert.Equal(t, tt.want, github.ForkFromActions(config.EnvOf(env).GitHub))
 		})
 	}
 }
@@ -110,7 +111,7 @@ func TestReadOnlyRefusalOutsideAForkFails(t *testing.T) {
 				for k, v := range tt.env {
 					env[k] = v
 				}
-				cfg := github.ConfigFromEnv(func(k string) string { return env[k] })
+				cfg := github.ConfigFromEnv(config.EnvOf(env).GitHub)
 				s := newSink(srv, func(c *github.Config) { c.Token, c.ForkPR = cfg.Token, cfg.ForkPR })
 				var prev sinks.Ref
 				if prior {

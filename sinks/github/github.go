@@ -18,6 +18,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ccc-checkpoint/ccc/config"
 	statuscomment "github.com/ccc-checkpoint/ccc/internal/comment"
 	"github.com/ccc-checkpoint/ccc/sinks"
 )
@@ -75,17 +76,17 @@ type Config struct {
 // ConfigFromEnv reads GITHUB_TOKEN (else GH_TOKEN), GITHUB_API_URL,
 // CCC_GITHUB_BOT_LOGIN, and in GitHub Actions whether the event is a pull
 // request from a fork (ForkFromActions).
-func ConfigFromEnv(getenv func(string) string) Config {
+func ConfigFromEnv(env config.GitHubEnv) Config {
 	var cfg Config
-	for _, name := range []string{"GITHUB_TOKEN", "GH_TOKEN"} {
-		if v := strings.TrimSpace(getenv(name)); v != "" {
-			cfg.Token, cfg.TokenEnv = v, name
+	for _, t := range []struct{ name, value string }{{"GITHUB_TOKEN", env.Token}, {"GH_TOKEN", env.GHToken}} {
+		if v := strings.TrimSpace(t.value); v != "" {
+			cfg.Token, cfg.TokenEnv = v, t.name
 			break
 		}
 	}
-	cfg.APIURL = strings.TrimSpace(getenv("GITHUB_API_URL"))
-	cfg.BotLogin = strings.TrimSpace(getenv("CCC_GITHUB_BOT_LOGIN"))
-	cfg.ForkPR = ForkFromActions(getenv)
+	cfg.APIURL = strings.TrimSpace(env.APIURL)
+	cfg.BotLogin = strings.TrimSpace(env.BotLogin)
+	cfg.ForkPR = ForkFromActions(env)
 	return cfg
 }
 

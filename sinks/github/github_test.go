@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/ccc-checkpoint/ccc/config"
 	"github.com/ccc-checkpoint/ccc/internal/comment"
 	"github.com/ccc-checkpoint/ccc/internal/fake/githubfake"
 	"github.com/ccc-checkpoint/ccc/internal/testutil"
@@ -80,7 +81,7 @@ func TestConfigFromEnv(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			assert.Equal(t, tt.want, github.ConfigFromEnv(func(k string) string { return tt.env[k] }))
+			assert.Equal(t, tt.want, github.ConfigFromEnv(config.EnvOf(tt.env).GitHub))
 		})
 	}
 }

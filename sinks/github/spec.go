@@ -13,7 +13,7 @@ func Spec() sinks.Factory {
 	return sinks.Factory{
 		Name: "github",
 		New: func(env sinks.Env) sinks.Sink {
-			cfg := ConfigFromEnv(env.Getenv)
+			cfg := ConfigFromEnv(env.Settings.Env.GitHub)
 			if env.HTTPClient != nil {
 				cfg.HTTPClient = env.HTTPClient
 			}
@@ -25,13 +25,17 @@ func Spec() sinks.Factory {
 			return New(cfg)
 		},
 		Target: func(env sinks.ResolveEnv) (target, skip string) {
-			return ResolveTarget(env.Flag, env.Prefs, env.Env.Getenv)
+			return ResolveTarget(env.Flag, env.Prefs, env.Env.Settings.Env.GitHub)
 		},
 		Auto: func(env sinks.ResolveEnv) bool {
-			return env.Env.Getenv("GITHUB_ACTIONS") == "true" || env.Flag != ""
+			return env.Env.Settings.Env.GitHub.Actions || env.Flag != ""
+		},
+		CheckFlag: func(flag string) error {
+			_, err := ParseTarget(flag)
+			return err
 		},
 		Unlisted: func(env sinks.ResolveEnv) string {
-			if env.Env.Getenv("GITHUB_ACTIONS") != "true" {
+			if !env.Env.Settings.Env.GitHub.Actions {
 				return ""
 			}
 			return fmt.Sprintf("%s lists sinks without github: not commenting on the pull request (add github: {} to its sinks:, or pass --github)", config.PrefsFile)
@@ -42,7 +46,7 @@ func Spec() sinks.Factory {
 // ResolveTarget finds the issue or pull request to comment on: flag
 // (--github), else the GitHub Actions event, else the preferences' repo
 // and issue.
-func ResolveTarget(flag string, p config.SinkPrefs, getenv func(string) string) (target, skip string) {
+func ResolveTarget(flag string, p config.SinkPrefs, env config.GitHubEnv) (target, skip string) {
 	if flag != "" {
 		t, err := ParseTarget(flag)
 		if err != nil {
@@ -50,7 +54,7 @@ func ResolveTarget(flag string, p config.SinkPrefs, getenv func(string) string) 
 		}
 		return t.String(), ""
 	}
-	t, reason, ok := TargetFromActions(getenv)
+	t, reason, ok := TargetFromActions(env)
 	if ok {
 		return t.String(), ""
 	}
@@ -62,7 +66,7 @@ func ResolveTarget(flag string, p config.SinkPrefs, getenv func(string) string) 
 		return t.String(), ""
 	}
 	skip = "no GitHub issue or pull request (pass --github owner/repo#N)"
-	if getenv("GITHUB_ACTIONS") == "true" && reason != "" {
+	if env.Actions && reason != "" {
 		skip += ": " + reason
 	}
 	return "", skip

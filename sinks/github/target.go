@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/ccc-checkpoint/ccc/config"
 	"github.com/ccc-checkpoint/ccc/internal/projectfs"
 )
 
@@ -77,11 +78,11 @@ var pullRefRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile
 // issue_comment events), else from GITHUB_REF "refs/pull/N/merge". It
 // returns ok=false with the reason outside Actions or when the event names
 // no issue or pull request (a push, a schedule).
-func TargetFromActions(getenv func(string) string) (Target, string, bool) {
-	if getenv("GITHUB_ACTIONS") != "true" {
+func TargetFromActions(env config.GitHubEnv) (Target, string, bool) {
+	if !env.Actions {
 		return Target{}, "not running in GitHub Actions", false
 	}
-	full := strings.TrimSpace(getenv("GITHUB_REPOSITORY"))
+	full := strings.TrimSpace(env.Repository)
 	if full == "" {
 		return Target{}, "GITHUB_REPOSITORY not set", false
 	}
@@ -89,13 +90,13 @@ func TargetFromActions(getenv func(string) string) (Target, string, bool) {
 	if !ok || !ownerRe().MatchString(owner) || !repoRe().MatchString(repo) {
 		return Target{}, fmt.Sprintf("GITHUB_REPOSITORY %q is not owner/repo", full), false
 	}
-	event := getenv("GITHUB_EVENT_NAME")
+	event := env.EventName
 	if event == "" {
 		event = "workflow"
 	}
 	reason := fmt.Sprintf("the %s event names no issue or pull request", event)
 
-	if path := getenv("GITHUB_EVENT_PATH"); path != "" {
+	if path := env.EventPath; path != "" {
 		n, why := numberFromEvent(path)
 		if n > 0 {
 			return Target{Owner: owner, Repo: repo, Number: n}, "", true
@@ -104,7 +105,7 @@ func TargetFromActions(getenv func(string) string) (Target, string, bool) {
 			reason = why
 		}
 	}
-	if m := pullRefRe().FindStringSubmatch(getenv("GITHUB_REF")); m != nil {
+	if m := pullRefRe().FindStringSubmatch(env.Ref); m != nil {
 		if n, err := strconv.Atoi(m[1]); err == nil && n > 0 {
 			return Target{Owner: owner, Repo: repo, Number: n}, "", true
 		}
@@ -148,11 +149,11 @@ func numberFromEvent(path string) (n int, why string) {
 // pull requests between its own branches, whose token can write. A
 // pull_request_target job runs in the base repository with its token's
 // full permissions, so it is never a fork's job here.
-func ForkFromActions(getenv func(string) string) bool {
-	if getenv("GITHUB_ACTIONS") != "true" || getenv("GITHUB_EVENT_NAME") == "pull_request_target" {
+func ForkFromActions(env config.GitHubEnv) bool {
+	if !env.Actions || env.EventName == "pull_request_target" {
 		return false
 	}
-	path := getenv("GITHUB_EVENT_PATH")
+	path := env.EventPath
 	if path == "" {
 		return false
 	}
@@ -186,7 +187,7 @@ func ForkFromActions(getenv func(string) string) bool {
 		// "repo": null is what GitHub sends once the fork is deleted.
 		return true
 	}
-	base := strings.TrimSpace(getenv("GITHUB_REPOSITORY"))
+	base := strings.TrimSpace(env.Repository)
 	if b := ev.PullRequest.Base; b != nil && b.Repo != nil && b.Repo.FullName != "" {
 		base = b.Repo.FullName
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/ccc-checkpoint/ccc/config"
 	"github.com/ccc-checkpoint/ccc/sinks/github"
 )
 
@@ -95,7 +96,7 @@ func TestTargetFromActions(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, reason, ok := github.TargetFromActions(func(k string) string { return tt.env[k] })
+			got, reason, ok := github.TargetFromActions(config.EnvOf(tt.env).GitHub)
 			if tt.want == 0 {
 				assert.False(t, ok)
 				assert.Contains(t, reason, tt.reason)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/ccc-checkpoint/ccc/config"
 	statuscomment "github.com/ccc-checkpoint/ccc/internal/comment"
 	"github.com/ccc-checkpoint/ccc/sinks"
 )
@@ -46,11 +47,11 @@ type Config struct {
 }
 
 // ConfigFromEnv reads LINEAR_API_KEY, LINEAR_OAUTH_TOKEN and LINEAR_API_URL.
-func ConfigFromEnv(getenv func(string) string) Config {
+func ConfigFromEnv(env config.LinearEnv) Config {
 	return Config{
-		APIKey:     strings.TrimSpace(getenv("LINEAR_API_KEY")),
-		OAuthToken: strings.TrimSpace(getenv("LINEAR_OAUTH_TOKEN")),
-		URL:        strings.TrimSpace(getenv("LINEAR_API_URL")),
+		APIKey:     strings.TrimSpace(env.APIKey),
+		OAuthToken: strings.TrimSpace(env.OAuthToken),
+		URL:        strings.TrimSpace(env.APIURL),
 	}
 }
 

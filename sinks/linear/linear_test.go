@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/ccc-checkpoint/ccc/config"
 	"github.com/ccc-checkpoint/ccc/internal/comment"
 	"github.com/ccc-checkpoint/ccc/internal/fake/linearfake"
 	"github.com/ccc-checkpoint/ccc/sinks"
@@ -42,9 +43,9 @@ func TestConfigFromEnv(t *testing.T) {
 		"LINEAR_OAUTH_TOKEN": "tok",
 		"LINEAR_API_URL":     "http://localhost:1/graphql",
 	}
-	cfg := linear.ConfigFromEnv(func(k string) string { return env[k] })
+	cfg := linear.ConfigFromEnv(config.EnvOf(env).Linear)
 	assert.Equal(t, linear.Config{APIKey: "lin_api_x", OAuthToken: "tok", URL: "http://localhost:1/graphql"}, cfg)
-	assert.Equal(t, linear.Config{}, linear.ConfigFromEnv(func(string) string { return "" }))
+	assert.Equal(t, linear.Config{}, linear.ConfigFromEnv(config.LinearEnv{}))
 }
 
 func TestNoCredentialsSkips(t *testing.T) {

@@ -8,8 +8,8 @@ func Spec() sinks.Factory {
 	return sinks.Factory{
 		Name: "linear",
 		New: func(env sinks.Env) sinks.Sink {
-			cfg := ConfigFromEnv(env.Getenv)
-			cfg.StoredToken = StoredTokenFromEnv(env.Getenv)
+			cfg := ConfigFromEnv(env.Settings.Env.Linear)
+			cfg.StoredToken = StoredTokenFromEnv(env.Settings)
 			if env.HTTPClient != nil {
 				cfg.HTTPClient = env.HTTPClient
 			}
@@ -17,7 +17,8 @@ func Spec() sinks.Factory {
 			return New(cfg)
 		},
 		Auto: func(env sinks.ResolveEnv) bool {
-			return env.Env.Getenv("LINEAR_API_KEY") != "" || env.Env.Getenv("LINEAR_OAUTH_TOKEN") != ""
+			lin := env.Env.Settings.Env.Linear
+			return lin.APIKey != "" || lin.OAuthToken != ""
 		},
 		// Nothing chosen anywhere: Linear is the default tracker, and its
 		// skip says what is missing (LINEAR_API_KEY not set).

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"sync"
 
+	"github.com/ccc-checkpoint/ccc/config"
 	"github.com/ccc-checkpoint/ccc/sinks/linear/oauth"
 )
 
@@ -16,12 +17,11 @@ type storedToken struct {
 	err   error
 }
 
-// StoredTokenFromEnv is Config.StoredToken for the environment getenv
-// describes: the sign-in of `ccc linear login` (oauth.AccessToken, which
+// StoredTokenFromEnv is Config.StoredToken for the settings s: the sign-in of `ccc linear login` (oauth.AccessToken, which
 // refreshes it when due).
-func StoredTokenFromEnv(getenv func(string) string) func(context.Context) (string, error) {
+func StoredTokenFromEnv(s config.Settings) func(context.Context) (string, error) {
 	return func(ctx context.Context) (string, error) {
-		o, err := oauth.OptionsFromEnv(getenv)
+		o, err := oauth.OptionsFrom(s)
 		if err != nil {
 			return "", err
 		}

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/ccc-checkpoint/ccc/config"
 	"github.com/ccc-checkpoint/ccc/sinks/linear/oauth"
 )
 
@@ -23,21 +24,11 @@ func TestAppTokenFromTheStore(t *testing.T) {
 		data, err := json.Marshal(oauth.Token{AccessToken: "lin_oauth_stored", Actor: tt.actor, Expiry: time.Now().Add(time.Hour)})
 		require.NoError(t, err)
 		require.NoError(t, os.WriteFile(oauth.StorePath(dir), data, 0o600))
-		getenv := func(k string) string {
-			if k == "CCC_CONFIG_DIR" {
-				return dir
-			}
-			return ""
-		}
+		getenv := config.Settings{Env: config.Env{ConfigDir: dir}}
 		token, app := appToken(getenv)
 		assert.Equal(t, tt.app, app, tt.actor)
 		assert.Empty(t, token, "the stored token is read when the sink sends, not here")
 	}
-	_, app := appToken(func(k string) string {
-		if k == "LINEAR_OAUTH_TOKEN" {
-			return "lin_oauth_env"
-		}
-		return ""
-	})
+	_, app := appToken(config.Settings{Env: config.EnvOf(map[string]string{"LINEAR_OAUTH_TOKEN": "lin_oauth_env"})})
 	assert.True(t, app, "the environment's token")
 }

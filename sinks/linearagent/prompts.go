@@ -115,20 +115,22 @@ func (s *Sink) Thought(ctx context.Context, issue, agent, body string) (sent boo
 	return true, s.save(issue, agent, path, m.memo)
 }
 
+var _ sinks.Conversation = (*Sink)(nil)
+
 // HookBudget bounds the hooks' one query for prompts.
 const HookBudget = 2 * time.Second
 
 // Replies is what the hooks hand on from Linear for issue and agent: the
 // new replies as one block of text for the agent, and who pressed stop
-// ("" when no one did). Without an app token or a session it asks
-// nothing. It never waits for a reply: one query within HookBudget.
-func Replies(ctx context.Context, env sinks.Env, issue, agent string) (replies, stoppedBy string, err error) {
-	if issue == "" || !Available(env) {
+// ("" when no one did). Without a session it asks nothing (and the
+// registry offers the sink as a sinks.Conversation only with an app token). It never waits for a reply: one query within HookBudget.
+func (s *Sink) Replies(ctx context.Context, issue, agent string) (replies, stoppedBy string, err error) {
+	if issue == "" {
 		return "", "", nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, HookBudget)
 	defer cancel()
-	ps, err := FromEnv(env).Prompts(ctx, issue, agent)
+	ps, err := s.Prompts(ctx, issue, agent)
 	var b strings.Builder
 	for _, p := range ps {
 		if p.Stop {
@@ -151,12 +153,12 @@ func Replies(ctx context.Context, env sinks.Env, issue, agent string) (replies, 
 
 // KeepAlive sends the ephemeral thought of a heartbeat or a stop-hook
 // retry for issue and agent: at most one per thoughtEvery, nothing
-// without an app token or a session. sent says whether one went.
-func KeepAlive(ctx context.Context, env sinks.Env, issue, agent, body string) (sent bool, err error) {
-	if issue == "" || !Available(env) {
+// without a session. sent says whether one went.
+func (s *Sink) KeepAlive(ctx context.Context, issue, agent, body string) (sent bool, err error) {
+	if issue == "" {
 		return false, nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, HookBudget)
 	defer cancel()
-	return FromEnv(env).Thought(ctx, issue, agent, body)
+	return s.Thought(ctx, issue, agent, body)
 }

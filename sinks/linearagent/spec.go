@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 
+	"github.com/ccc-checkpoint/ccc/config"
 	"github.com/ccc-checkpoint/ccc/internal/redact"
 	"github.com/ccc-checkpoint/ccc/sinks"
 	"github.com/ccc-checkpoint/ccc/sinks/linear"
@@ -13,11 +14,11 @@ import (
 // appToken is the Linear app actor's OAuth token, and whether there is
 // one: LINEAR_OAUTH_TOKEN, else the app sign-in of `ccc linear login`
 // (token "": the sink reads and refreshes it when it sends).
-func appToken(getenv func(string) string) (token string, app bool) {
-	if token = strings.TrimSpace(getenv("LINEAR_OAUTH_TOKEN")); token != "" {
+func appToken(s config.Settings) (token string, app bool) {
+	if token = strings.TrimSpace(s.Env.Linear.OAuthToken); token != "" {
 		return token, true
 	}
-	o, err := oauth.OptionsFromEnv(getenv)
+	o, err := oauth.OptionsFrom(s)
 	if err != nil {
 		return "", false
 	}
@@ -28,27 +29,27 @@ func appToken(getenv func(string) string) (token string, app bool) {
 // Available says whether an app token is at hand: the linear-agent sink
 // is then chosen instead of the linear one when nothing lists the sinks.
 func Available(env sinks.Env) bool {
-	_, app := appToken(env.Getenv)
+	_, app := appToken(env.Settings)
 	return app
 }
 
 // FromEnv builds the sink from a sink environment.
 func FromEnv(env sinks.Env) *Sink {
-	cfg := linear.ConfigFromEnv(env.Getenv)
+	cfg := linear.ConfigFromEnv(env.Settings.Env.Linear)
 	// The app's token; without one a personal key is tried, which Linear
 	// refuses agent sessions to: the delivery then falls back to the
 	// status comment.
-	if token, app := appToken(env.Getenv); app {
+	if token, app := appToken(env.Settings); app {
 		cfg.APIKey, cfg.OAuthToken = "", token
 		if token == "" {
-			cfg.StoredToken = linear.StoredTokenFromEnv(env.Getenv)
+			cfg.StoredToken = linear.StoredTokenFromEnv(env.Settings)
 		}
 	}
 	if env.HTTPClient != nil {
 		cfg.HTTPClient = env.HTTPClient
 	}
 	cfg.MaxBody = env.MaxBody
-	r, err := redact.New(redact.SecretsFromEnv(env.Getenv), nil)
+	r, err := redact.New(env.Settings.Env.Secrets(), nil)
 	if err != nil {
 		r = nil // redact.Default
 	}

@@ -5,6 +5,8 @@ import (
 	"os/exec"
 	"runtime"
 	"strings"
+
+	"github.com/ccc-checkpoint/ccc/config"
 )
 
 // Browser returns how to open a URL in the user's browser, or nil when no
@@ -12,8 +14,8 @@ import (
 // follow), else the desktop's opener on macOS and Windows, and xdg-open on
 // other systems only inside a graphical session ($DISPLAY or
 // $WAYLAND_DISPLAY), so that an SSH session or a CI job never starts one.
-func Browser(getenv func(string) string) func(url string) error {
-	if b := strings.TrimSpace(getenv("BROWSER")); b != "" {
+func Browser(env config.BrowserEnv) func(url string) error {
+	if b := strings.TrimSpace(env.Browser); b != "" {
 		return starter(b)
 	}
 	switch runtime.GOOS {
@@ -22,7 +24,7 @@ func Browser(getenv func(string) string) func(url string) error {
 	case "windows":
 		return starter("rundll32 url.dll,FileProtocolHandler")
 	}
-	if getenv("DISPLAY") == "" && getenv("WAYLAND_DISPLAY") == "" {
+	if !env.Graphical {
 		return nil
 	}
 	if _, err := exec.LookPath("xdg-open"); err != nil {

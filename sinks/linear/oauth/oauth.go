@@ -70,29 +70,30 @@ type Options struct {
 	Now      func() time.Time
 }
 
-// OptionsFromEnv reads LINEAR_CLIENT_ID, LINEAR_CLIENT_SECRET,
+// OptionsFrom takes LINEAR_CLIENT_ID, LINEAR_CLIENT_SECRET,
 // LINEAR_AUTHORIZE_URL, LINEAR_TOKEN_URL, LINEAR_REVOKE_URL,
-// LINEAR_API_URL and LINEAR_OAUTH_TOKEN; the client id falls back to the
-// user's own preferences (sinks: linear: client_id:), never a
-// repository's, so that a cloned project cannot send its user's sign-in to
-// another application.
-func OptionsFromEnv(getenv func(string) string) (Options, error) {
-	dir, err := config.UserConfigDir(getenv)
+// LINEAR_API_URL and LINEAR_OAUTH_TOKEN from the settings' environment; the
+// client id falls back to the user's own preferences (sinks: linear:
+// client_id:), never a repository's, so that a cloned project cannot send
+// its user's sign-in to another application.
+func OptionsFrom(s config.Settings) (Options, error) {
+	dir, err := s.ConfigDir()
 	if err != nil {
 		return Options{}, err
 	}
+	env := s.Env.Linear
 	o := Options{
-		ClientID:     strings.TrimSpace(getenv("LINEAR_CLIENT_ID")),
-		ClientSecret: strings.TrimSpace(getenv("LINEAR_CLIENT_SECRET")),
-		AuthorizeURL: strings.TrimSpace(getenv("LINEAR_AUTHORIZE_URL")),
-		TokenURL:     strings.TrimSpace(getenv("LINEAR_TOKEN_URL")),
-		RevokeURL:    strings.TrimSpace(getenv("LINEAR_REVOKE_URL")),
-		APIURL:       strings.TrimSpace(getenv("LINEAR_API_URL")),
-		EnvToken:     strings.TrimSpace(getenv("LINEAR_OAUTH_TOKEN")),
+		ClientID:     strings.TrimSpace(env.ClientID),
+		ClientSecret: strings.TrimSpace(env.ClientSecret),
+		AuthorizeURL: strings.TrimSpace(env.AuthorizeURL),
+		TokenURL:     strings.TrimSpace(env.TokenURL),
+		RevokeURL:    strings.TrimSpace(env.RevokeURL),
+		APIURL:       strings.TrimSpace(env.APIURL),
+		EnvToken:     strings.TrimSpace(env.OAuthToken),
 		Dir:          dir,
 	}
 	if o.ClientID == "" {
-		if p, err := config.LoadUserPrefs(getenv); err == nil {
+		if p, err := s.UserPrefs(); err == nil {
 			o.ClientID = strings.TrimSpace(p.Sinks["linear"].ClientID)
 		}
 	}

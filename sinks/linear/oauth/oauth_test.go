@@ -20,6 +20,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/vektah/gqlparser/v2"
 
+	"github.com/ccc-checkpoint/ccc/config"
 	"github.com/ccc-checkpoint/ccc/internal/fake/linearfake"
 	"github.com/ccc-checkpoint/ccc/sinks"
 	"github.com/ccc-checkpoint/ccc/sinks/linear/oauth"
@@ -324,7 +325,7 @@ func TestDamagedStoreAsksForLogin(t *testing.T) {
 
 func TestBrowserOnlyWhenOneIsAvailable(t *testing.T) {
 	t.Parallel()
-	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+	env := func(m map[string]string) config.BrowserEnv { return config.EnvOf(m).Browser }
 	assert.NotNil(t, oauth.Browser(env(map[string]string{"BROWSER": "true"})))
 	if slices.Contains([]string{"linux", "freebsd", "openbsd", "netbsd"}, oauth.GOOS()) {
 		assert.Nil(t, oauth.Browser(env(nil)), "no graphical session: print the URL only")

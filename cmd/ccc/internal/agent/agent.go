@@ -14,6 +14,7 @@ import (
 
 	"github.com/ccc-checkpoint/ccc/cmd/ccc/internal/capture"
 	"github.com/ccc-checkpoint/ccc/cmd/ccc/internal/install"
+	"github.com/ccc-checkpoint/ccc/config"
 )
 
 // Agent is one coding agent whose hooks run ccc.
@@ -126,10 +127,11 @@ type EventNamer interface {
 
 // TaskLister reads a checklist the agent keeps in files of its own beside
 // the session (Claude Code's task files), or that a tool call's input holds
-// whole (TodoWrite). getenv is the hook's environment (where the files
-// are). No list: capture.ErrNoList.
+// whole (TodoWrite). env is what Claude Code told the hook in its
+// environment (where the files are; nil: nothing). No list:
+// capture.ErrNoList.
 type TaskLister interface {
-	ListTasks(getenv func(string) string, in Input) (capture.List, error)
+	ListTasks(env *config.ClaudeEnv, in Input) (capture.List, error)
 }
 
 // LogLister reads the checklist from the session's own log (or from the

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/ccc-checkpoint/ccc/config"
 	"github.com/ccc-checkpoint/ccc/internal/projectfs"
 )
 
@@ -37,11 +38,11 @@ func sanitize(s string) string { return unsafeID().ReplaceAllString(s, "-") }
 
 // ClaudeConfigDir is $CLAUDE_CONFIG_DIR, else ~/.claude ("" when neither
 // is known).
-func ClaudeConfigDir(getenv func(string) string) string {
-	if d := getenv("CLAUDE_CONFIG_DIR"); d != "" {
+func ClaudeConfigDir(env config.ClaudeEnv) string {
+	if d := env.ConfigDir; d != "" {
 		return d
 	}
-	if h := getenv("HOME"); h != "" {
+	if h := env.Home; h != "" {
 		return filepath.Join(h, ".claude")
 	}
 	if h, err := os.UserHomeDir(); err == nil {
@@ -58,8 +59,8 @@ func ValidSessionID(id string) bool {
 }
 
 // ClaudeListID is $CLAUDE_CODE_TASK_LIST_ID, else the session id.
-func ClaudeListID(getenv func(string) string, sessionID string) string {
-	if id := getenv("CLAUDE_CODE_TASK_LIST_ID"); id != "" {
+func ClaudeListID(env config.ClaudeEnv, sessionID string) string {
+	if id := env.TaskListID; id != "" {
 		return id
 	}
 	return sessionID
@@ -67,8 +68,8 @@ func ClaudeListID(getenv func(string) string, sessionID string) string {
 
 // ClaudeTaskDir is the folder of a session's task files; "" when there is
 // no list id or no config folder.
-func ClaudeTaskDir(getenv func(string) string, sessionID string) string {
-	id, cfg := ClaudeListID(getenv, sessionID), ClaudeConfigDir(getenv)
+func ClaudeTaskDir(env config.ClaudeEnv, sessionID string) string {
+	id, cfg := ClaudeListID(env, sessionID), ClaudeConfigDir(env)
 	if id == "" || cfg == "" {
 		return ""
 	}

@@ -6,11 +6,12 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/ccc-checkpoint/ccc/config"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
-func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+func env(m map[string]string) config.ClaudeEnv { return config.EnvOf(m).Claude }
 
 func TestClaudeTaskDir(t *testing.T) {
 	assert.Equal(t, filepath.Join("/cfg", "tasks", "s-1-x"), ClaudeTaskDir(env(map[string]string{"CLAUDE_CONFIG_DIR": "/cfg"}), "s.1/x"),

@@ -171,7 +171,7 @@ func readList(env Env, event string, in Input, o captureOpts, tr *capture.Transc
 	if !ok {
 		return capture.List{}, capture.ErrNoList
 	}
-	list, err := lister.ListTasks(env.Getenv, in)
+	list, err := lister.ListTasks(env.Claude, in)
 	noFiles := errors.Is(err, capture.ErrNoList)
 	if o.transcript {
 		// The newest TodoWrite is looked for only without task files.
@@ -404,7 +404,7 @@ func StopFailure(ctx context.Context, env Env, stdin []byte) {
 // (transcript_path). Anything else is ignored, with an error saying so.
 func carryOver(env Env, root string, in Input) error {
 	session := in.SessionID
-	if env.Getenv == nil || session == "" || env.Getenv("CLAUDE_CODE_TASK_LIST_ID") != "" {
+	if env.Claude == nil || session == "" || env.Claude.TaskListID != "" {
 		return nil // a named list survives /clear by itself
 	}
 	dir, err := projectfs.ProjectDir(root)
@@ -423,7 +423,7 @@ func carryOver(env Env, root string, in Input) error {
 		return fmt.Errorf("ignoring %s/%s: session %s is not one of this project's Claude Code sessions (no transcript beside %s)",
 			projectfs.Dir, lastSessionFile, old, in.TranscriptPath)
 	}
-	from, to := capture.ClaudeTaskDir(env.Getenv, old), capture.ClaudeTaskDir(env.Getenv, session)
+	from, to := capture.ClaudeTaskDir(*env.Claude, old), capture.ClaudeTaskDir(*env.Claude, session)
 	ents, err := os.ReadDir(from)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"testing"
+
+	"github.com/ccc-checkpoint/ccc/config"
 )
 
 // BenchmarkCapturePostToolUse times `ccc hook post-tool-use`'s capture in
@@ -43,12 +45,7 @@ func BenchmarkCapturePostToolUse(b *testing.B) {
 	tr := filepath.Join(b.TempDir(), "s-1.jsonl")
 	bigClaudeTranscript(b, tr, 50<<20)
 	env := p.env()
-	env.Getenv = func(k string) string {
-		if k == "CLAUDE_CONFIG_DIR" {
-			return cfg
-		}
-		return ""
-	}
+	env.Claude = &config.ClaudeEnv{ConfigDir: cfg}
 	in, _ := json.Marshal(map[string]any{"session_id": "s-1", "cwd": p.root, "transcript_path": tr, "hook_event_name": "PostToolUse",
 		"tool_name": "TaskUpdate", "tool_input": map[string]any{"taskId": "150", "status": "in_progress"}})
 	PostToolUse(context.Background(), env, in) // the first capture writes the list and updates the tracker

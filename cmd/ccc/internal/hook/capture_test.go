@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ccc-checkpoint/ccc/config"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -22,12 +23,7 @@ func captureProj(t *testing.T) (*proj, Env, string) {
 	p.write(ProgressFile, []byte(handProgress))
 	cfg := t.TempDir()
 	env := p.env()
-	env.Getenv = func(k string) string {
-		if k == "CLAUDE_CONFIG_DIR" {
-			return cfg
-		}
-		return ""
-	}
+	env.Claude = &config.ClaudeEnv{ConfigDir: cfg}
 	return p, env, cfg
 }
 

@@ -47,8 +47,9 @@ func RunCheckpoint(ctx context.Context, c CheckpointRequest, cp *checkpoint.Cont
 
 // ResumeEnv is what LoadResume needs from its command.
 type ResumeEnv struct {
-	Getenv func(string) string
-	Now    func() time.Time // nil: time.Now
+	// Env names the agent (CCC_AGENT).
+	Env config.Env
+	Now func() time.Time // nil: time.Now
 	// Stderr is told, in one line, that the preferences are broken.
 	Stderr io.Writer
 	// Drift words what moved since the checkpoint (as ccc go says it).
@@ -72,7 +73,7 @@ func LoadResume(ctx context.Context, root string, env ResumeEnv) (Resume, bool, 
 	// the drift come from the same checkpoint, dated by its own time (the
 	// record every checkpoint writes, the **Session:** line, the state).
 	r, err := checkpoint.LoadResumeWith(ctx, root, now, checkpoint.ResumeOptions{
-		Agent: config.Agent("", env.Getenv), StaleAfter: staleAfter, ReadOnly: true})
+		Agent: config.Agent("", env.Env), StaleAfter: staleAfter, ReadOnly: true})
 	if errors.Is(err, checkpoint.ErrNoProgress) {
 		return Resume{}, false, nil
 	}

@@ -141,10 +141,10 @@ type Env struct {
 	// Agent is --agent: the agent whose hook this is; "" detects it from
 	// the input.
 	Agent agent.Agent
-	// Getenv reads the environment Claude Code gave the hook (where its
-	// task files are); nil reads none, and the task list comes from the
+	// Claude is what Claude Code told the hook in its environment (where
+	// its task files are); nil: nothing, and the task list comes from the
 	// transcript alone.
-	Getenv func(string) string
+	Claude *config.ClaudeEnv
 	// Replies reads what people wrote in the project's Linear agent
 	// session since the hooks last looked (one query, never waiting):
 	// replies for the agent, and who pressed stop ("" for no one). nil:

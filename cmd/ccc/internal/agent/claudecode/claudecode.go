@@ -8,6 +8,7 @@ import (
 	"github.com/ccc-checkpoint/ccc/cmd/ccc/internal/agent"
 	"github.com/ccc-checkpoint/ccc/cmd/ccc/internal/capture"
 	"github.com/ccc-checkpoint/ccc/cmd/ccc/internal/install"
+	"github.com/ccc-checkpoint/ccc/config"
 )
 
 // Agent is Claude Code.
@@ -33,14 +34,15 @@ func (Agent) Events() map[string]string {
 }
 
 // ListTasks is a TodoWrite call's own input, else the session's task files.
-func (Agent) ListTasks(getenv func(string) string, in agent.Input) (capture.List, error) {
+func (Agent) ListTasks(env *config.ClaudeEnv, in agent.Input) (capture.List, error) {
 	if in.ToolName == "TodoWrite" && len(in.ToolInput) > 0 {
 		return capture.ClaudeTodoWrite([]byte(in.ToolInput), "TodoWrite")
 	}
-	if getenv == nil {
-		getenv = func(string) string { return "" }
+	var claude config.ClaudeEnv
+	if env != nil {
+		claude = *env
 	}
-	return capture.ReadClaudeTasks(capture.ClaudeTaskDir(getenv, in.SessionID))
+	return capture.ReadClaudeTasks(capture.ClaudeTaskDir(claude, in.SessionID))
 }
 
 // ReadTranscript reads the transcript once, backwards (capture.ReadClaudeTranscript).
