@@ -8,6 +8,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -190,6 +191,7 @@ func TestLauncherExpiresAStaleLock(t *testing.T) {
 	}{
 		{"no pid", "", 0},
 		{"a live pid, 11 minutes old", "live", 11 * time.Minute},
+		{"a link to a dead pid", "dead", 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -197,8 +199,17 @@ func TestLauncherExpiresAStaleLock(t *testing.T) {
 			srv := serve(t, rel.files, 0)
 			home, path := t.TempDir(), fakeBin(t)
 			lock := filepath.Join(filepath.Dir(filepath.Dir(cachedBinary(home, rel.version, "linux", "arm64"))), ".lock")
-			require.NoError(t, os.MkdirAll(lock, 0o755))
-			if tt.pid != "" {
+			if tt.pid == "dead" {
+				// The launcher's own layout: a link to its holder's pid.
+				// A process that has exited (and been waited for).
+				c := exec.Command("true")
+				require.NoError(t, c.Run())
+				require.NoError(t, os.MkdirAll(filepath.Dir(lock), 0o755))
+				require.NoError(t, os.Symlink(strconv.Itoa(c.Process.Pid), lock))
+			} else {
+				require.NoError(t, os.MkdirAll(lock, 0o755))
+			}
+			if tt.pid == "live" {
 				// This test's own pid: alive for the whole run.
 				require.NoError(t, os.WriteFile(filepath.Join(lock, "pid"), []byte(strconv.Itoa(os.Getpid())+"\n"), 0o644))
 			}

@@ -218,7 +218,7 @@ chmod 755 "$GOBIN/ccc"
 		// The build ends by releasing the lock; then the next hook runs it.
 		lock := filepath.Join(filepath.Dir(filepath.Dir(cachedBinary(home, rel.version, "linux", "amd64"))), ".lock")
 		for i := 0; i < 200; i++ {
-			if _, err := os.Stat(lock); os.IsNotExist(err) {
+			if _, err := os.Lstat(lock); os.IsNotExist(err) {
 				break
 			}
 			time.Sleep(50 * time.Millisecond)

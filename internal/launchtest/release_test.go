@@ -276,7 +276,7 @@ func fakeBin(t *testing.T) string {
 	dir := t.TempDir()
 	for _, tool := range []string{"sh", "bash", "curl", "wget", "tar", "gzip", "unzip", "sha256sum", "shasum",
 		"awk", "sed", "head", "grep", "cut", "cat", "mkdir", "rm", "mv", "cp", "chmod", "dirname", "find",
-		"sleep", "od", "tr", "touch", "uname", "openssl", "perl"} {
+		"sleep", "od", "tr", "touch", "uname", "openssl", "perl", "ln", "ls"} {
 		p, err := exec.LookPath(tool)
 		if err != nil {
 			continue
