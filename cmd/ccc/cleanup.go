@@ -104,7 +104,7 @@ func cleanupRun(ctx context.Context, f *Factory, opts *CleanupOptions) error {
 			} else {
 				removed++
 			}
-			fmt.Fprintf(f.IO.Out, "%s %s (%s, %s)\n", verb, target, a.Reason, dash(a.ID))
+			fmt.Fprintf(f.IO.Out, "%s %s (%s, %s)\n", verb, target, a.Reason, ui.Dash(a.ID))
 		}
 		switch {
 		case opts.DryRun:

@@ -184,7 +184,7 @@ func resumeSummary(r checkpoint.Resume) string {
 	}
 	s += fmt.Sprintf(" (task %d of %d)", r.TaskN, r.TaskM)
 	if !r.At.IsZero() {
-		s += fmt.Sprintf(", taken %s ago (%s)", age(r.Age), r.At.UTC().Format("2006-01-02 15:04 MST"))
+		s += fmt.Sprintf(", taken %s ago (%s)", ui.Age(r.Age), r.At.UTC().Format("2006-01-02 15:04 MST"))
 	}
 	if r.Branch != "" {
 		s += " on " + r.Branch
@@ -201,7 +201,7 @@ func resumeSummary(r checkpoint.Resume) string {
 func driftWarnings(r checkpoint.Resume, staleAfter time.Duration) []string {
 	var w []string
 	if r.Stale {
-		w = append(w, fmt.Sprintf("the checkpoint is %s old (over %s): check that the prompt still holds", age(r.Age), age(staleAfter)))
+		w = append(w, fmt.Sprintf("the checkpoint is %s old (over %s): check that the prompt still holds", ui.Age(r.Age), ui.Age(staleAfter)))
 	}
 	if r.BranchMoved() {
 		w = append(w, fmt.Sprintf("branch changed since the checkpoint: was %s, now %s", r.Branch, r.NowBranch))
@@ -214,29 +214,6 @@ func driftWarnings(r checkpoint.Resume, staleAfter time.Duration) []string {
 		w = append(w, fmt.Sprintf("HEAD moved since the checkpoint: %s → %s (not a descendant: reset or rebased?)", shortSHA(r.Head), shortSHA(r.NowHead)))
 	}
 	return w
-}
-
-// age prints a duration the way people say it: 45s, 12m, 3h5m, 2d4h.
-func age(d time.Duration) string {
-	d = d.Round(time.Second)
-	switch {
-	case d < time.Minute:
-		return fmt.Sprintf("%ds", int(d.Seconds()))
-	case d < time.Hour:
-		return fmt.Sprintf("%dm", int(d.Minutes()))
-	case d < 48*time.Hour:
-		h := int(d.Hours())
-		if m := int(d.Minutes()) % 60; m != 0 {
-			return fmt.Sprintf("%dh%dm", h, m)
-		}
-		return fmt.Sprintf("%dh", h)
-	default:
-		days := int(d.Hours()) / 24
-		if h := int(d.Hours()) % 24; h != 0 {
-			return fmt.Sprintf("%dd%dh", days, h)
-		}
-		return fmt.Sprintf("%dd", days)
-	}
 }
 
 func shortSHA(sha string) string {

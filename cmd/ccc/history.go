@@ -109,9 +109,9 @@ func listRun(ctx context.Context, f *Factory, opts *ListOptions) error {
 	for _, l := range listed {
 		updated := "—"
 		if l.UpdatedAt != nil {
-			updated = age(max(now.Sub(*l.UpdatedAt), 0)) + " ago"
+			updated = ui.Age(max(now.Sub(*l.UpdatedAt), 0)) + " ago"
 		}
-		rows = append(rows, []string{dash(l.ID), l.Agent, dash(l.Issue), l.Status, string(l.Kind), updated})
+		rows = append(rows, []string{ui.Dash(l.ID), l.Agent, ui.Dash(l.Issue), l.Status, string(l.Kind), updated})
 	}
 	_, err = io.WriteString(f.IO.Out, ui.Table(rows))
 	return err
@@ -201,10 +201,10 @@ func describeRecord(s records.Stored, now time.Time) string {
 		if t.IsZero() {
 			return ""
 		}
-		return fmt.Sprintf("%s (%s ago)", t.UTC().Format(time.RFC3339), age(max(now.Sub(t), 0)))
+		return fmt.Sprintf("%s (%s ago)", t.UTC().Format(time.RFC3339), ui.Age(max(now.Sub(t), 0)))
 	}
-	fmt.Fprintf(&b, "Record %s (%s, %s)\n", dash(r.ID), s.Kind, s.Path)
-	line("Agent", r.Agent+" (session "+dash(r.SessionID)+")")
+	fmt.Fprintf(&b, "Record %s (%s, %s)\n", ui.Dash(r.ID), s.Kind, s.Path)
+	line("Agent", r.Agent+" (session "+ui.Dash(r.SessionID)+")")
 	line("Issue", r.Issue)
 	status := r.Status
 	if r.Phase != "" {

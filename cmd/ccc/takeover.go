@@ -98,9 +98,9 @@ func takeoverRun(ctx context.Context, f *Factory, opts *TakeoverOptions) error {
 	}
 	if h := records.Assess(tk.Old, now, th, nil); h.Level == records.Active {
 		fmt.Fprintf(f.IO.ErrOut, "Warning: %s was active %s ago: make sure it has stopped, or two agents will work on %s.\n",
-			tk.Old.Agent, age(h.Idle), dash(tk.Old.Issue))
+			tk.Old.Agent, ui.Age(h.Idle), ui.Dash(tk.Old.Issue))
 	}
-	what := dash(tk.Old.Issue)
+	what := ui.Dash(tk.Old.Issue)
 	if t := tk.Old.Subtasks; t.Total > 0 {
 		what += fmt.Sprintf(", %d/%d done", t.Completed, t.Total)
 	}
