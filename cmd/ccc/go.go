@@ -190,7 +190,7 @@ func resumeSummary(r checkpoint.Resume) string {
 		s += " on " + r.Branch
 	}
 	if r.Head != "" {
-		s += " at " + shortSHA(r.Head)
+		s += " at " + ui.ShortSHA(r.Head)
 	}
 	if r.Source != "" && r.Source != progress.FileName {
 		s += " (from " + r.Source + ")"
@@ -209,16 +209,9 @@ func driftWarnings(r checkpoint.Resume, staleAfter time.Duration) []string {
 	switch {
 	case !r.HeadMoved():
 	case r.CommitsSince > 0:
-		w = append(w, fmt.Sprintf("HEAD moved since the checkpoint: %d new commit(s), %s → %s", r.CommitsSince, shortSHA(r.Head), shortSHA(r.NowHead)))
+		w = append(w, fmt.Sprintf("HEAD moved since the checkpoint: %d new commit(s), %s → %s", r.CommitsSince, ui.ShortSHA(r.Head), ui.ShortSHA(r.NowHead)))
 	default:
-		w = append(w, fmt.Sprintf("HEAD moved since the checkpoint: %s → %s (not a descendant: reset or rebased?)", shortSHA(r.Head), shortSHA(r.NowHead)))
+		w = append(w, fmt.Sprintf("HEAD moved since the checkpoint: %s → %s (not a descendant: reset or rebased?)", ui.ShortSHA(r.Head), ui.ShortSHA(r.NowHead)))
 	}
 	return w
-}
-
-func shortSHA(sha string) string {
-	if len(sha) > 7 {
-		return sha[:7]
-	}
-	return sha
 }

@@ -111,3 +111,11 @@ func Redraw(frame string) string {
 	screen.WriteString("\x1b[J")
 	return screen.String()
 }
+
+// ShortSHA is a commit's name as git abbreviates it: 7 characters.
+func ShortSHA(sha string) string {
+	if len(sha) > 7 {
+		return sha[:7]
+	}
+	return sha
+}
