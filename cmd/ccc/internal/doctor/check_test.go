@@ -121,7 +121,9 @@ func TestCheckIssueAndSinks(t *testing.T) {
 	t.Parallel()
 	root := t.TempDir()
 	e := &Env{Root: root, Now: time.Now(), Issue: "CIA-7",
-		Trackers: func(string, config.Prefs) ([]checkpoint.Tracker, []string) { return nil, []string{"sink x unknown; ignored"} }}
+		Trackers: func(string, config.Prefs) ([]checkpoint.Tracker, []string) {
+			return nil, []string{"sink x unknown; ignored"}
+		}}
 	assert.Equal(t, one(OK, "CIA-7 (from --issue)", ""), checkIssue(context.Background(), e))
 	got := checkSinks(context.Background(), e)
 	require.Len(t, got, 2)
