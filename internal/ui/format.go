@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
@@ -118,4 +119,21 @@ func ShortSHA(sha string) string {
 		return sha[:7]
 	}
 	return sha
+}
+
+// Mark writes a status line to w: ✓ (kind 'v'), ! or X, in colour, before
+// the text on a terminal; the bare text elsewhere.
+func Mark(w io.Writer, tty bool, kind rune, text string) {
+	if !tty {
+		fmt.Fprintln(w, text)
+		return
+	}
+	mark, colour := "✓", "32"
+	switch kind {
+	case '!':
+		mark, colour = "!", "33"
+	case 'X':
+		mark, colour = "X", "31"
+	}
+	fmt.Fprintln(w, Colour(colour, mark)+" "+text)
 }

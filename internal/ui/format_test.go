@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -44,4 +45,13 @@ func TestMarkdownTable(t *testing.T) {
 func TestRedraw(t *testing.T) {
 	t.Parallel()
 	assert.Equal(t, "\x1b[Ha\x1b[K\n\x1b[K\nb\x1b[K\n\x1b[J", Redraw("a\n\nb\n"))
+}
+
+func TestMark(t *testing.T) {
+	t.Parallel()
+	var b strings.Builder
+	Mark(&b, false, 'X', "Failed: x")
+	Mark(&b, true, 'v', "done")
+	Mark(&b, true, '!', "hm")
+	assert.Equal(t, "Failed: x\n\x1b[32m✓\x1b[0m done\n\x1b[33m!\x1b[0m hm\n", b.String())
 }

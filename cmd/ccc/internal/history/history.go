@@ -1,11 +1,13 @@
-// Package history is how `ccc list` and `ccc show` present the records:
-// the listing (List, Table, the --json lines) and one record for a person
-// to read (Describe).
+// Package history is how the commands over the records present them: the
+// listing of `ccc list` (List, Table, the --json lines), one record for a
+// person to read (`ccc show`, Describe), `ccc cleanup`'s lines (Actions)
+// and the prompt `ccc takeover` hands over (ResumePrompt).
 package history
 
 import (
 	"fmt"
 	"maps"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -125,4 +127,62 @@ func errorLines(r *records.Record) []string {
 		errs = append(errs, msg)
 	}
 	return errs
+}
+
+// Actions are cleanup's actions, one line each ("removed x (reason, id)",
+// "would move x → failed/x …" on a dry run), their paths inside dir, and
+// how many records were removed and moved.
+func Actions(dir string, actions []records.Action, dryRun bool) (lines string, removed, moved int) {
+	var b strings.Builder
+	for _, a := range actions {
+		verb := map[bool]string{true: "would remove", false: "removed"}[dryRun]
+		target := relPathTo(dir, a.Path)
+		if a.Op == records.OpMove {
+			verb = map[bool]string{true: "would move", false: "moved"}[dryRun]
+			target += " → " + relPathTo(dir, a.To)
+			moved++
+		} else {
+			removed++
+		}
+		fmt.Fprintf(&b, "%s %s (%s, %s)\n", verb, target, a.Reason, ui.Dash(a.ID))
+	}
+	return b.String(), removed, moved
+}
+
+// relPathTo shows a record's path inside the records directory.
+func relPathTo(dir, path string) string {
+	if rel, err := filepath.Rel(dir, path); err == nil && filepath.IsLocal(rel) {
+		return filepath.ToSlash(rel)
+	}
+	return path
+}
+
+// ResumePrompt is the continuation prompt a record hands to the agent that
+// takes its work over: its own, or one made from its steps (fallbackPrompt).
+func ResumePrompt(r *records.Record) string {
+	if strings.TrimSpace(r.ResumeInstructions) == "" {
+		return fallbackPrompt(r)
+	}
+	return r.ResumeInstructions
+}
+
+// fallbackPrompt is a continuation prompt made from a record's steps, for a
+// record that has none of its own (an import, a hand-written record).
+func fallbackPrompt(r *records.Record) string {
+	var b strings.Builder
+	b.WriteString("Resume")
+	if r.Issue != "" {
+		b.WriteString(" " + r.Issue)
+	}
+	b.WriteString(", taking over from " + r.Agent + ".")
+	if r.CurrentStep != "" {
+		b.WriteString(" Current task: " + r.CurrentStep + ".")
+	}
+	if len(r.FilesModified) > 0 {
+		b.WriteString(" Key files: " + strings.Join(r.FilesModified, ", ") + ".")
+	}
+	if len(r.NextSteps) > 0 {
+		b.WriteString("\nNext action: " + r.NextSteps[0] + ".")
+	}
+	return b.String()
 }

@@ -49,3 +49,25 @@ Continuation prompt:
 Resume.
 `, got)
 }
+
+func TestActions(t *testing.T) {
+	t.Parallel()
+	acts := []records.Action{
+		{Op: records.OpMove, Path: "/d/a.json", To: "/d/failed/a.json", Reason: "failed", ID: "a-1"},
+		{Path: "/d/archive/b.json", Reason: "older than 30d"},
+	}
+	got, removed, moved := Actions("/d", acts, true)
+	assert.Equal(t, "would move a.json → failed/a.json (failed, a-1)\nwould remove archive/b.json (older than 30d, —)\n", got)
+	assert.Equal(t, 1, removed)
+	assert.Equal(t, 1, moved)
+	got, _, _ = Actions("/d", acts[1:], false)
+	assert.Equal(t, "removed archive/b.json (older than 30d, —)\n", got)
+}
+
+func TestResumePrompt(t *testing.T) {
+	t.Parallel()
+	assert.Equal(t, "Go on.", ResumePrompt(&records.Record{ResumeInstructions: "Go on."}))
+	assert.Equal(t, "Resume CIA-1, taking over from a. Current task: parser. Key files: x.go.\nNext action: lexer.",
+		ResumePrompt(&records.Record{Agent: "a", Issue: "CIA-1", ResumeInstructions: " \n", CurrentStep: "parser",
+			FilesModified: []string{"x.go"}, NextSteps: []string{"lexer"}}))
+}
