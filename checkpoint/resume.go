@@ -14,6 +14,7 @@ import (
 	"github.com/ccc-checkpoint/ccc/internal/gitrepo"
 	"github.com/ccc-checkpoint/ccc/internal/projectfs"
 	"github.com/ccc-checkpoint/ccc/internal/redact"
+	"github.com/ccc-checkpoint/ccc/internal/ui"
 	"github.com/ccc-checkpoint/ccc/progress"
 	"github.com/ccc-checkpoint/ccc/state"
 	"github.com/ccc-checkpoint/ccc/state/records"
@@ -575,4 +576,47 @@ func dropCheckpoint(st *state.State) (bool, error) {
 		return true, nil
 	}
 	return true, st.Set("ccc", sec)
+}
+
+// Summary is the resume in one sentence for a person: the issue, the task,
+// when and where the checkpoint was taken, from which file.
+func (r Resume) Summary() string {
+	s := "Checkpoint"
+	if r.Issue != "" {
+		s += " for " + r.Issue
+	}
+	s += fmt.Sprintf(" (task %d of %d)", r.TaskN, r.TaskM)
+	if !r.At.IsZero() {
+		s += fmt.Sprintf(", taken %s ago (%s)", ui.Age(r.Age), r.At.UTC().Format("2006-01-02 15:04 MST"))
+	}
+	if r.Branch != "" {
+		s += " on " + r.Branch
+	}
+	if r.Head != "" {
+		s += " at " + ui.ShortSHA(r.Head)
+	}
+	if r.Source != "" && r.Source != progress.FileName {
+		s += " (from " + r.Source + ")"
+	}
+	return s + "."
+}
+
+// DriftWarnings say what may have made the checkpoint out of date: its age
+// over staleAfter, a branch switch, HEAD moved (how).
+func (r Resume) DriftWarnings(staleAfter time.Duration) []string {
+	var w []string
+	if r.Stale {
+		w = append(w, fmt.Sprintf("the checkpoint is %s old (over %s): check that the prompt still holds", ui.Age(r.Age), ui.Age(staleAfter)))
+	}
+	if r.BranchMoved() {
+		w = append(w, fmt.Sprintf("branch changed since the checkpoint: was %s, now %s", r.Branch, r.NowBranch))
+	}
+	switch {
+	case !r.HeadMoved():
+	case r.CommitsSince > 0:
+		w = append(w, fmt.Sprintf("HEAD moved since the checkpoint: %d new commit(s), %s → %s", r.CommitsSince, ui.ShortSHA(r.Head), ui.ShortSHA(r.NowHead)))
+	default:
+		w = append(w, fmt.Sprintf("HEAD moved since the checkpoint: %s → %s (not a descendant: reset or rebased?)", ui.ShortSHA(r.Head), ui.ShortSHA(r.NowHead)))
+	}
+	return w
 }

@@ -259,3 +259,18 @@ func TestResumeWarnsWhenThePromptContradictsTheDocument(t *testing.T) {
 		})
 	}
 }
+
+func TestResumeSummaryAndDrift(t *testing.T) {
+	t.Parallel()
+	at := time.Date(2026, 11, 21, 13, 45, 0, 0, time.UTC)
+	r := Resume{Issue: "CIA-1", TaskN: 2, TaskM: 5, At: at, Age: 3 * time.Hour, Branch: "main", Head: "0123456789",
+		Source: "records/a.json", Stale: true, NowBranch: "dev", NowHead: "abcdef0123", CommitsSince: 2}
+	assert.Equal(t, "Checkpoint for CIA-1 (task 2 of 5), taken 3h ago (2026-11-21 13:45 UTC) on main at 0123456 (from records/a.json).", r.Summary())
+	assert.Equal(t, []string{
+		"the checkpoint is 3h old (over 1h): check that the prompt still holds",
+		"branch changed since the checkpoint: was main, now dev",
+		"HEAD moved since the checkpoint: 2 new commit(s), 0123456 → abcdef0",
+	}, r.DriftWarnings(time.Hour))
+	assert.Empty(t, Resume{TaskN: 1, TaskM: 1}.DriftWarnings(time.Hour))
+	assert.Equal(t, "Checkpoint (task 1 of 1).", Resume{TaskN: 1, TaskM: 1}.Summary())
+}

@@ -3,11 +3,12 @@ package main
 import (
 	"context"
 	"fmt"
-	"path/filepath"
+	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/ccc-checkpoint/ccc/cmd/ccc/internal/history"
 	"github.com/ccc-checkpoint/ccc/internal/ui"
 	"github.com/ccc-checkpoint/ccc/state/records"
 )
@@ -93,18 +94,9 @@ func cleanupRun(ctx context.Context, f *Factory, opts *CleanupOptions) error {
 			return err
 		}
 	} else {
-		removed, moved := 0, 0
-		for _, a := range actions {
-			verb := map[bool]string{true: "would remove", false: "removed"}[opts.DryRun]
-			target := relPathTo(dir, a.Path)
-			if a.Op == records.OpMove {
-				verb = map[bool]string{true: "would move", false: "moved"}[opts.DryRun]
-				target += " → " + relPathTo(dir, a.To)
-				moved++
-			} else {
-				removed++
-			}
-			fmt.Fprintf(f.IO.Out, "%s %s (%s, %s)\n", verb, target, a.Reason, dash(a.ID))
+		lines, removed, moved := history.Actions(dir, actions, opts.DryRun)
+		if _, err := io.WriteString(f.IO.Out, lines); err != nil {
+			return err
 		}
 		switch {
 		case opts.DryRun:
@@ -122,12 +114,4 @@ func cleanupRun(ctx context.Context, f *Factory, opts *CleanupOptions) error {
 		return &exitError{code: ExitFailed}
 	}
 	return nil
-}
-
-// relPathTo shows a record's path inside the records directory.
-func relPathTo(dir, path string) string {
-	if rel, err := filepath.Rel(dir, path); err == nil && filepath.IsLocal(rel) {
-		return filepath.ToSlash(rel)
-	}
-	return path
 }

@@ -9,6 +9,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ccc-checkpoint/ccc/cmd/ccc/internal/capture"
+	"github.com/ccc-checkpoint/ccc/cmd/ccc/internal/status"
+	"github.com/ccc-checkpoint/ccc/internal/ui"
 	"github.com/ccc-checkpoint/ccc/progress"
 	"github.com/ccc-checkpoint/ccc/sinks"
 	"github.com/ccc-checkpoint/ccc/state/records"
@@ -49,10 +51,10 @@ func TestCutsRedactFirst(t *testing.T) {
 			return subs[0].LastMessage
 		}},
 		"a sink's error":  {120, sinks.Short},
-		"ccc status cell": {40, func(s string) string { return clip(s, 40) }},
+		"ccc status cell": {40, func(s string) string { return ui.Clip(s, 40) }},
 		"ccc status --json": {40, func(s string) string {
 			rep := StatusReport{Agents: []records.AgentStatus{{Task: s, Subagents: []records.Subagent{{LastMessage: s}}}}, Warnings: []string{s}}
-			redactStatus(&rep)
+			status.Redact(&rep)
 			return rep.Agents[0].Task + rep.Agents[0].Subagents[0].LastMessage + rep.Warnings[0]
 		}},
 	}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -23,7 +22,7 @@ type DoctorOptions struct {
 }
 
 // Check is one line of the doctor's findings.
-type Check = doctor.Check
+type Check = doctor.Result
 
 // NewCmdDoctor builds `ccc doctor`.
 func NewCmdDoctor(f *Factory, dir *string, runF func(*DoctorOptions) error) *cobra.Command {
@@ -78,53 +77,17 @@ checkpoint would.` + exitStatusHelp(
 }
 
 func doctorRun(ctx context.Context, f *Factory, opts *DoctorOptions) error {
-	var checks []Check
-	add := func(name, status, msg, hint string) {
-		checks = append(checks, Check{Name: name, Status: status, Message: msg, Hint: hint})
+	e := &doctor.Env{
+		Agent: config.Agent(opts.Agent, f.env()), Now: f.Now(),
+		UserPrefs: func() error { _, err := f.settings().UserPrefs(); return err },
+		Issue:     opts.Issue, Timeout: opts.Timeout,
+		SignIn: func(ctx context.Context) []Check { return linearSignInCheck(ctx, f, opts.Timeout) },
+		Trackers: func(root string, prefs config.Prefs) ([]checkpoint.Tracker, []string) {
+			return f.trackers(root, prefs, opts.Trackers)
+		},
 	}
-	root, err := f.root(ctx, opts.Dir)
-	if err != nil {
-		add("project", "fail", err.Error(), "pass --dir or run ccc inside the project")
-		return reportDoctor(f, opts, checks)
-	}
-	add("project", "ok", root, "")
-	now := f.Now()
-
-	checks = append(checks, doctor.Local(ctx, root, config.Agent(opts.Agent, f.env()))...)
-	checks = append(checks, hookChecks(root)...)
-	if _, err := config.LoadPrefs(root); err != nil {
-		add("preferences", "fail", err.Error(), "fix it; meanwhile checkpoints use the defaults without the repository's git hooks")
-	} else {
-		add("preferences", "ok", "loaded", "")
-	}
-	if _, err := f.settings().UserPrefs(); err != nil {
-		add("user preferences", "fail", err.Error(), "fix it; meanwhile checkpoints use the defaults without the repository's git hooks")
-	}
-	checks = append(checks, linearSignInCheck(ctx, f, opts.Timeout)...)
-
-	issue, from := checkpoint.FindIssue(ctx, root, opts.Issue, now)
-	if issue == "" {
-		add("issue", "warn", "no issue found", "pass --issue KEY-123, or set linearIssue in .ccc-state.json")
-	} else {
-		add("issue", "ok", fmt.Sprintf("%s (from %s)", issue, from), "")
-	}
-
-	prefs, _ := config.LoadPrefs(root)
-	trackers, warnings := f.trackers(root, prefs, opts.Trackers)
-	for _, w := range warnings {
-		add("sinks", "warn", w, "")
-	}
-	if len(trackers) == 0 {
-		add("sinks", "warn", "no tracker configured", "set LINEAR_API_KEY, pass --github owner/repo#N, or list sinks in "+config.PrefsFile)
-	}
-	for _, tr := range trackers {
-		checks = append(checks, doctor.Tracker(ctx, tr, issue, opts.Timeout)...)
-	}
-	return reportDoctor(f, opts, checks)
-}
-
-func reportDoctor(f *Factory, opts *DoctorOptions, checks []Check) error {
-	failed, err := doctor.Print(f.IO.Out, opts.JSON, checks)
+	e.Root, e.RootErr = f.root(ctx, opts.Dir)
+	failed, err := doctor.Print(f.IO.Out, opts.JSON, doctor.Run(ctx, e, doctor.Checks))
 	if err != nil {
 		return err
 	}

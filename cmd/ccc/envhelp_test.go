@@ -36,7 +36,7 @@ func TestConfigurationDocListsTheTable(t *testing.T) {
 	t.Parallel()
 	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "configuration.md"))
 	require.NoError(t, err)
-	want, ok := withEnvTable(doc)
+	want, ok := config.WithEnvTable(doc)
 	require.True(t, ok, "docs/configuration.md has lost the markers of its environment table")
 	assert.Equal(t, string(want), string(doc), "docs/configuration.md's environment table is stale; run: %s", regenerate)
 }

@@ -101,11 +101,11 @@ func goRun(ctx context.Context, f *Factory, opts *GoOptions) error {
 	if err != nil {
 		return err
 	}
-	r.Warnings = append(r.Warnings, driftWarnings(r, time.Duration(prefs.Checkpoint.StaleAfter))...)
+	r.Warnings = append(r.Warnings, r.DriftWarnings(time.Duration(prefs.Checkpoint.StaleAfter))...)
 	if opts.JSON {
 		return ui.JSON(f.IO.Out, r)
 	}
-	fmt.Fprintln(f.IO.ErrOut, resumeSummary(r))
+	fmt.Fprintln(f.IO.ErrOut, r.Summary())
 	for _, w := range r.Warnings {
 		fmt.Fprintln(f.IO.ErrOut, "Warning: "+w)
 	}
@@ -177,71 +177,5 @@ Choice [r/s/v/d]: `, r.TaskN, r.TaskM, progress.FileName)
 	}
 }
 
-func resumeSummary(r checkpoint.Resume) string {
-	s := "Checkpoint"
-	if r.Issue != "" {
-		s += " for " + r.Issue
-	}
-	s += fmt.Sprintf(" (task %d of %d)", r.TaskN, r.TaskM)
-	if !r.At.IsZero() {
-		s += fmt.Sprintf(", taken %s ago (%s)", age(r.Age), r.At.UTC().Format("2006-01-02 15:04 MST"))
-	}
-	if r.Branch != "" {
-		s += " on " + r.Branch
-	}
-	if r.Head != "" {
-		s += " at " + shortSHA(r.Head)
-	}
-	if r.Source != "" && r.Source != progress.FileName {
-		s += " (from " + r.Source + ")"
-	}
-	return s + "."
-}
-
-func driftWarnings(r checkpoint.Resume, staleAfter time.Duration) []string {
-	var w []string
-	if r.Stale {
-		w = append(w, fmt.Sprintf("the checkpoint is %s old (over %s): check that the prompt still holds", age(r.Age), age(staleAfter)))
-	}
-	if r.BranchMoved() {
-		w = append(w, fmt.Sprintf("branch changed since the checkpoint: was %s, now %s", r.Branch, r.NowBranch))
-	}
-	switch {
-	case !r.HeadMoved():
-	case r.CommitsSince > 0:
-		w = append(w, fmt.Sprintf("HEAD moved since the checkpoint: %d new commit(s), %s → %s", r.CommitsSince, shortSHA(r.Head), shortSHA(r.NowHead)))
-	default:
-		w = append(w, fmt.Sprintf("HEAD moved since the checkpoint: %s → %s (not a descendant: reset or rebased?)", shortSHA(r.Head), shortSHA(r.NowHead)))
-	}
-	return w
-}
-
-// age prints a duration the way people say it: 45s, 12m, 3h5m, 2d4h.
-func age(d time.Duration) string {
-	d = d.Round(time.Second)
-	switch {
-	case d < time.Minute:
-		return fmt.Sprintf("%ds", int(d.Seconds()))
-	case d < time.Hour:
-		return fmt.Sprintf("%dm", int(d.Minutes()))
-	case d < 48*time.Hour:
-		h := int(d.Hours())
-		if m := int(d.Minutes()) % 60; m != 0 {
-			return fmt.Sprintf("%dh%dm", h, m)
-		}
-		return fmt.Sprintf("%dh", h)
-	default:
-		days := int(d.Hours()) / 24
-		if h := int(d.Hours()) % 24; h != 0 {
-			return fmt.Sprintf("%dd%dh", days, h)
-		}
-		return fmt.Sprintf("%dd", days)
-	}
-}
-
-func shortSHA(sha string) string {
-	if len(sha) > 7 {
-		return sha[:7]
-	}
-	return sha
-}
+// driftWarnings are the hook's too (hook.ResumeEnv.Drift).
+var driftWarnings = checkpoint.Resume.DriftWarnings

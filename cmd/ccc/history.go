@@ -5,13 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
-	"slices"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/ccc-checkpoint/ccc/cmd/ccc/internal/history"
 	"github.com/ccc-checkpoint/ccc/internal/ui"
 	"github.com/ccc-checkpoint/ccc/state/records"
 )
@@ -56,15 +54,7 @@ removes old ones.` + exitStatusHelp(
 }
 
 // ListedRecord is one line of `ccc list --json`.
-type ListedRecord struct {
-	ID        string       `json:"id"`
-	Agent     string       `json:"agent"`
-	Issue     string       `json:"issue"`
-	Status    string       `json:"status"`
-	Kind      records.Kind `json:"kind"`
-	UpdatedAt *time.Time   `json:"updatedAt"`
-	Path      string       `json:"path"`
-}
+type ListedRecord = history.Listed
 
 func listRun(ctx context.Context, f *Factory, opts *ListOptions) error {
 	_, dir, err := f.recordsDir(ctx, opts.Dir)
@@ -77,18 +67,7 @@ func listRun(ctx context.Context, f *Factory, opts *ListOptions) error {
 			fmt.Fprintln(f.IO.ErrOut, "Warning: "+line)
 		}
 	}
-	listed := []ListedRecord{}
-	for _, s := range all {
-		if opts.Agent != "" && s.Agent != opts.Agent {
-			continue
-		}
-		l := ListedRecord{ID: s.ID, Agent: s.Agent, Issue: s.Issue, Status: s.Status, Kind: s.Kind, Path: s.Path}
-		if !s.UpdatedAt.IsZero() {
-			at := s.UpdatedAt.UTC()
-			l.UpdatedAt = &at
-		}
-		listed = append(listed, l)
-	}
+	listed := history.List(all, opts.Agent)
 	if opts.JSON {
 		warnings := []string{}
 		if rerr != nil {
@@ -104,16 +83,7 @@ func listRun(ctx context.Context, f *Factory, opts *ListOptions) error {
 		fmt.Fprintf(f.IO.ErrOut, "No records in %s.\n", dir)
 		return nil
 	}
-	now := f.Now()
-	rows := [][]string{{"ID", "AGENT", "ISSUE", "STATUS", "KIND", "UPDATED"}}
-	for _, l := range listed {
-		updated := "—"
-		if l.UpdatedAt != nil {
-			updated = age(max(now.Sub(*l.UpdatedAt), 0)) + " ago"
-		}
-		rows = append(rows, []string{dash(l.ID), l.Agent, dash(l.Issue), l.Status, string(l.Kind), updated})
-	}
-	_, err = io.WriteString(f.IO.Out, ui.Table(rows))
+	_, err = io.WriteString(f.IO.Out, history.Table(listed, f.Now()))
 	return err
 }
 
@@ -175,78 +145,6 @@ func showRun(ctx context.Context, f *Factory, opts *ShowOptions) error {
 		_, err = f.IO.Out.Write(data)
 		return err
 	}
-	_, err = io.WriteString(f.IO.Out, describeRecord(s, f.Now()))
+	_, err = io.WriteString(f.IO.Out, history.Describe(s, f.Now()))
 	return err
-}
-
-// describeRecord is a record for a person to read.
-func describeRecord(s records.Stored, now time.Time) string {
-	r := s.Record
-	var b strings.Builder
-	line := func(label, value string) {
-		if value != "" {
-			fmt.Fprintf(&b, "%-11s %s\n", label+":", value)
-		}
-	}
-	list := func(label string, items []string) {
-		for i, it := range items {
-			if i == 0 {
-				fmt.Fprintf(&b, "%-11s - %s\n", label+":", it)
-			} else {
-				fmt.Fprintf(&b, "%-11s - %s\n", "", it)
-			}
-		}
-	}
-	when := func(t time.Time) string {
-		if t.IsZero() {
-			return ""
-		}
-		return fmt.Sprintf("%s (%s ago)", t.UTC().Format(time.RFC3339), age(max(now.Sub(t), 0)))
-	}
-	fmt.Fprintf(&b, "Record %s (%s, %s)\n", dash(r.ID), s.Kind, s.Path)
-	line("Agent", r.Agent+" (session "+dash(r.SessionID)+")")
-	line("Issue", r.Issue)
-	status := r.Status
-	if r.Phase != "" {
-		status += ", phase " + r.Phase
-	}
-	line("Status", status)
-	if r.Subtasks.Total > 0 {
-		line("Progress", fmt.Sprintf("%d/%d (%d%%)", r.Subtasks.Completed, r.Subtasks.Total, r.Subtasks.Percent))
-	}
-	line("Current", r.CurrentStep)
-	list("Completed", r.CompletedSteps)
-	list("Next", r.NextSteps)
-	list("Errors", errorLines(r))
-	list("Modified", r.FilesModified)
-	list("Created", r.FilesCreated)
-	line("Started", when(r.CreatedAt))
-	line("Updated", when(r.UpdatedAt))
-	line("Heartbeat", when(r.Heartbeat.LastBeat))
-	line("Finished", when(r.CompletedAt))
-	git := r.Branch
-	if r.Head != "" {
-		git += " at " + shortSHA(r.Head)
-	}
-	line("Git", strings.TrimSpace(git))
-	if len(r.Extra) > 0 {
-		line("Extra keys", strings.Join(slices.Sorted(maps.Keys(r.Extra)), ", "))
-	}
-	if r.ResumeInstructions != "" {
-		b.WriteString("\nContinuation prompt:\n" + strings.TrimRight(r.ResumeInstructions, "\n") + "\n")
-	}
-	return b.String()
-}
-
-// errorLines are a record's errors, one line each.
-func errorLines(r *records.Record) []string {
-	var errs []string
-	for _, e := range r.Errors {
-		msg := "[" + e.Type + "] " + e.Message
-		if e.Blocking {
-			msg += " (blocking)"
-		}
-		errs = append(errs, msg)
-	}
-	return errs
 }

@@ -2,18 +2,14 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 
 	"github.com/ccc-checkpoint/ccc/checkpoint"
 	agents "github.com/ccc-checkpoint/ccc/cmd/ccc/internal/agent/all"
@@ -218,7 +214,7 @@ func newCmdHookEvent(f *Factory, dir *string, name, short, long, example string,
 			}()
 			flags := cmd.Flags()
 			cmd.InheritedFlags() // merges --dir and the root's other flags into flags
-			unknown := unknownFlags(flags, args)
+			unknown := hook.UnknownFlags(flags, args)
 			flags.ParseErrorsAllowlist.UnknownFlags = true
 			if err := flags.Parse(args); err != nil {
 				return err // main reports it in one line and exits 0
@@ -266,103 +262,11 @@ func (f *Factory) hookInput(name string) (stdin []byte, ok bool) {
 	if f.IO.In == nil {
 		return nil, true
 	}
-	type read struct {
-		data []byte
-		err  error
+	data, warning, ok := hook.ReadStdin(f.IO.In, maxHookInput, hookInputWait)
+	if warning != "" {
+		fmt.Fprintf(f.IO.ErrOut, "ccc hook %s: %s\n", name, warning)
 	}
-	var (
-		mu  sync.Mutex
-		buf []byte
-	)
-	done := make(chan read, 1)
-	go func() {
-		r := io.LimitReader(f.IO.In, maxHookInput+1)
-		chunk := make([]byte, 32<<10)
-		for {
-			n, err := r.Read(chunk)
-			mu.Lock()
-			buf = append(buf, chunk[:n]...)
-			mu.Unlock()
-			if err == io.EOF {
-				done <- read{data: buf}
-				return
-			}
-			if err != nil {
-				done <- read{err: err}
-				return
-			}
-		}
-	}()
-	var got read
-	select {
-	case got = <-done:
-	case <-time.After(hookInputWait):
-		// The reader goroutine stays blocked on the pipe; the hook ends
-		// long before that matters.
-		mu.Lock()
-		data := slices.Clone(buf)
-		mu.Unlock()
-		if len(data) > maxHookInput || !json.Valid(data) {
-			fmt.Fprintf(f.IO.ErrOut, "ccc hook %s: stdin not closed after %s, and the %d bytes read are not a whole JSON object; nothing done\n",
-				name, hookInputWait, len(data))
-			return nil, false
-		}
-		fmt.Fprintf(f.IO.ErrOut, "ccc hook %s: stdin not closed after %s; going on with the %d bytes read\n", name, hookInputWait, len(data))
-		return data, true
-	}
-	if got.err != nil {
-		fmt.Fprintf(f.IO.ErrOut, "ccc hook %s: stdin: %v\n", name, got.err)
-		return nil, false
-	}
-	if len(got.data) > maxHookInput { // the rest is left unread
-		fmt.Fprintf(f.IO.ErrOut, "ccc hook %s: stdin: over %d MB, not a hook input; ignored\n", name, maxHookInput>>20)
-		return nil, false
-	}
-	return got.data, true
-}
-
-// unknownFlags lists the flags of args that fs does not define, as written
-// (--name, -x), up to "--". It reads args the way pflag does: a known
-// flag's value is skipped, and -h/--help are cobra's.
-func unknownFlags(fs *pflag.FlagSet, args []string) []string {
-	var out []string
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if a == "--" {
-			break
-		}
-		if len(a) < 2 || a[0] != '-' {
-			continue
-		}
-		if name, ok := strings.CutPrefix(a, "--"); ok {
-			name, _, hasValue := strings.Cut(name, "=")
-			fl := fs.Lookup(name)
-			switch {
-			case fl == nil && name != "help":
-				out = append(out, "--"+name)
-			case fl != nil && !hasValue && fl.NoOptDefVal == "":
-				i++ // --flag value
-			}
-			continue
-		}
-		for j := 1; j < len(a); j++ { // -abc: shorthands, until one takes a value
-			c := a[j : j+1]
-			fl := fs.ShorthandLookup(c)
-			if fl == nil {
-				if c != "h" {
-					out = append(out, "-"+c)
-				}
-				break
-			}
-			if fl.NoOptDefVal == "" {
-				if j == len(a)-1 {
-					i++ // -x value
-				}
-				break
-			}
-		}
-	}
-	return out
+	return data, ok
 }
 
 // hookEnv is what the hooks need, built from the factory: the root is

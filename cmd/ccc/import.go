@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ccc-checkpoint/ccc/cmd/ccc/internal/importer"
+	"github.com/ccc-checkpoint/ccc/internal/ui"
 	"github.com/ccc-checkpoint/ccc/progress"
 )
 
@@ -158,22 +159,8 @@ func printImport(f *Factory, root string, res importer.Result, dryRun bool) {
 	}
 }
 
-// markStatus writes a status line to stderr: ✓ (v), ! or X and colour on a
-// terminal, the bare text elsewhere.
-func markStatus(io IOStreams, kind rune, text string) {
-	if !io.ErrTTY {
-		fmt.Fprintln(io.ErrOut, text)
-		return
-	}
-	mark, colour := "✓", "32"
-	switch kind {
-	case '!':
-		mark, colour = "!", "33"
-	case 'X':
-		mark, colour = "X", "31"
-	}
-	fmt.Fprintf(io.ErrOut, "\x1b[%sm%s\x1b[0m %s\n", colour, mark, text)
-}
+// markStatus writes a status line to stderr (ui.Mark).
+func markStatus(io IOStreams, kind rune, text string) { ui.Mark(io.ErrOut, io.ErrTTY, kind, text) }
 
 // rootRel shows a path under root relative to it, others as they are.
 func rootRel(root, path string) string {

@@ -400,20 +400,6 @@ func TestCheckpointUsageErrors(t *testing.T) {
 	}
 }
 
-func TestAge(t *testing.T) {
-	t.Parallel()
-	for d, want := range map[time.Duration]string{
-		42 * time.Second:            "42s",
-		12 * time.Minute:            "12m",
-		3*time.Hour + 5*time.Minute: "3h5m",
-		26 * time.Hour:              "26h",
-		50 * time.Hour:              "2d2h",
-		72 * time.Hour:              "3d",
-	} {
-		assert.Equal(t, want, age(d))
-	}
-}
-
 // isolateGit keeps the developer's git configuration and CI's environment out
 // of the tests, and gives commits an identity.
 func isolateGit(setenv func(k, v string), home string) {

@@ -26,7 +26,7 @@ date, and prints the continuation prompt the next session starts from.
 Every duration flag (--timeout, --interval, ...) takes seconds (5), a Go
 duration (90s, 1h30m) or days (7d), as .ccc-preferences.yaml does.
 
-` + rootEnvironmentHelp() + `Credentials are never printed, logged, written to a file or sent to a
+` + config.RootEnvironmentHelp() + `Credentials are never printed, logged, written to a file or sent to a
 tracker in a body.` + exitStatusHelp(
 			"0  success (each command's --help lists its own statuses)",
 			"1  the command failed (checkpoint: nothing saved)",

@@ -10,14 +10,21 @@ import (
 )
 
 // The command package stays thin (issue 23): its own code, counted outside
-// the cobra constructors (NewCmd…/newCmd…, which are mostly help text), is
+// the exported cobra constructors (NewCmd…, which are mostly help text), is
 // at most maxCmdLines lines, and no other function is over maxFuncLines.
-// The goal is 3,000 lines; maxCmdLines is a ratchet at today's size: lower
-// it as engines move out, never raise it.
+// A lower-case newCmd… is a subcommand's builder and counts like any other
+// function. maxCmdLines is a ratchet: lower it as engines move out, never
+// raise it.
 const (
-	maxCmdLines  = 3500
+	maxCmdLines  = 3000
 	maxFuncLines = 60
 )
+
+// longFuncAllowed are the functions allowed over maxFuncLines, each with
+// the reason; an entry is removed when its function is split.
+var longFuncAllowed = map[string]string{
+	"newCmdHookCapture": "moved by the per-agent restructuring",
+}
 
 func TestCommandPackageStaysThin(t *testing.T) {
 	t.Parallel()
@@ -46,7 +53,7 @@ func TestCommandPackageStaysThin(t *testing.T) {
 				lines -= n
 				continue
 			}
-			if n > maxFuncLines {
+			if _, ok := longFuncAllowed[fd.Name.Name]; !ok && n > maxFuncLines {
 				t.Errorf("%s: %s is %d lines, over %d: move its work into the room below", name, fd.Name.Name, n, maxFuncLines)
 			}
 		}
@@ -57,5 +64,5 @@ func TestCommandPackageStaysThin(t *testing.T) {
 }
 
 func isConstructor(name string) bool {
-	return strings.HasPrefix(name, "NewCmd") || strings.HasPrefix(name, "newCmd")
+	return strings.HasPrefix(name, "NewCmd")
 }

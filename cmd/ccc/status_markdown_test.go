@@ -12,6 +12,7 @@ import (
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/extension"
 
+	"github.com/ccc-checkpoint/ccc/cmd/ccc/internal/status"
 	"github.com/ccc-checkpoint/ccc/internal/ui"
 	"github.com/ccc-checkpoint/ccc/state/records"
 )
@@ -30,7 +31,7 @@ func TestStatusMarkdown(t *testing.T) {
 		{Agent: "ünï", Issue: "CIA-3", Total: 2, Percent: 0, Status: "blocked", UpdatedAt: at(2 * time.Hour), Health: "STALE", Drifted: true},
 		{Agent: "queued-only"},
 	}}
-	got := statusMarkdown(rep)
+	got := status.Markdown(rep)
 	agGolden(t, "status_markdown.md", got, nil)
 
 	// Every line of the table is as wide as the header, in characters.

@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/ccc-checkpoint/ccc/cmd/ccc/internal/status"
 	"github.com/ccc-checkpoint/ccc/internal/testutil"
 	"github.com/ccc-checkpoint/ccc/state/outbox"
 	"github.com/ccc-checkpoint/ccc/state/records"
@@ -272,39 +273,6 @@ func TestStatusThresholdsAndQueue(t *testing.T) {
 	assert.Contains(t, stdout, "main   —      —")
 }
 
-func TestStatusColour(t *testing.T) {
-	t.Parallel()
-	now := agT0
-	at := now.Add(-time.Hour * 2)
-	rep := StatusReport{Now: now, Agents: []records.AgentStatus{
-		{Agent: "a", Issue: "CIA-1", Status: "in_progress", Health: "ACTIVE", UpdatedAt: &now, Total: 2, Completed: 1, Percent: 50},
-		{Agent: "bb", Issue: "CIA-2", Status: "blocked", Health: "STALE", Drifted: true, Drift: "HEAD of x moved", UpdatedAt: &at},
-	}}
-	got := statusTable(rep, true)
-	assert.Contains(t, got, "\x1b[32m✓ ACTIVE\x1b[0m")
-	assert.Contains(t, got, "\x1b[31mX STALE\x1b[0m \x1b[35m~ DRIFTED\x1b[0m")
-	lines := strings.Split(got, "\n")
-	col := func(line string) int { return strings.Index(stripSGR(line), "QUEUED") }
-	queuedAt := col(lines[0])
-	for _, l := range lines[1:3] {
-		assert.Equal(t, "—", string([]rune(stripSGR(l))[queuedAt:]), "columns line up despite colour codes: %q", l)
-	}
-	assert.Equal(t, "bb: DRIFTED — HEAD of x moved", lines[3])
-	assert.NotContains(t, statusTable(rep, false), "\x1b[")
-}
-
-func stripSGR(s string) string {
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] == 0x1b {
-			i += strings.IndexByte(s[i:], 'm')
-			continue
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String()
-}
-
 // TestStatusWatch redraws in place on a terminal and prints frame after
 // frame otherwise; the wait ending (a signal) ends it with status 0.
 func TestStatusWatch(t *testing.T) {
@@ -446,7 +414,7 @@ func BenchmarkStatus(b *testing.B) {
 				if err != nil || len(rep.Agents) != n {
 					b.Fatalf("%v, %d agents", err, len(rep.Agents))
 				}
-				_ = statusTable(rep, false)
+				_ = status.Table(rep, false)
 			}
 		})
 	}

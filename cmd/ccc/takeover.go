@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ccc-checkpoint/ccc/cmd/ccc/internal/history"
 	"github.com/ccc-checkpoint/ccc/config"
 	"github.com/ccc-checkpoint/ccc/internal/ui"
 	"github.com/ccc-checkpoint/ccc/state/records"
@@ -81,10 +82,7 @@ func takeoverRun(ctx context.Context, f *Factory, opts *TakeoverOptions) error {
 	if err != nil {
 		return fmt.Errorf("takeover: %w", err)
 	}
-	prompt := tk.Old.ResumeInstructions
-	if strings.TrimSpace(prompt) == "" {
-		prompt = fallbackPrompt(tk.Old)
-	}
+	prompt := history.ResumePrompt(tk.Old)
 	if opts.JSON {
 		return ui.JSON(f.IO.Out, struct {
 			*records.Takeover
@@ -98,9 +96,9 @@ func takeoverRun(ctx context.Context, f *Factory, opts *TakeoverOptions) error {
 	}
 	if h := records.Assess(tk.Old, now, th, nil); h.Level == records.Active {
 		fmt.Fprintf(f.IO.ErrOut, "Warning: %s was active %s ago: make sure it has stopped, or two agents will work on %s.\n",
-			tk.Old.Agent, age(h.Idle), dash(tk.Old.Issue))
+			tk.Old.Agent, ui.Age(h.Idle), ui.Dash(tk.Old.Issue))
 	}
-	what := dash(tk.Old.Issue)
+	what := ui.Dash(tk.Old.Issue)
 	if t := tk.Old.Subtasks; t.Total > 0 {
 		what += fmt.Sprintf(", %d/%d done", t.Completed, t.Total)
 	}
@@ -111,25 +109,4 @@ func takeoverRun(ctx context.Context, f *Factory, opts *TakeoverOptions) error {
 	}
 	fmt.Fprintln(f.IO.Out, strings.TrimRight(prompt, "\n"))
 	return nil
-}
-
-// fallbackPrompt is a continuation prompt made from a record's steps, for a
-// record that has none of its own (an import, a hand-written record).
-func fallbackPrompt(r *records.Record) string {
-	var b strings.Builder
-	b.WriteString("Resume")
-	if r.Issue != "" {
-		b.WriteString(" " + r.Issue)
-	}
-	b.WriteString(", taking over from " + r.Agent + ".")
-	if r.CurrentStep != "" {
-		b.WriteString(" Current task: " + r.CurrentStep + ".")
-	}
-	if len(r.FilesModified) > 0 {
-		b.WriteString(" Key files: " + strings.Join(r.FilesModified, ", ") + ".")
-	}
-	if len(r.NextSteps) > 0 {
-		b.WriteString("\nNext action: " + r.NextSteps[0] + ".")
-	}
-	return b.String()
 }

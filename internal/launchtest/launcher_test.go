@@ -215,10 +215,14 @@ chmod 755 "$GOBIN/ccc"
 		assert.Empty(t, r.stdout)
 		assert.Equal(t, 1, strings.Count(r.stderr, "\n"), r.stderr)
 		assert.Contains(t, r.stderr, "building ccc v"+rel.version+" with go install in the background (this hook is skipped)")
-		// The build ends by releasing the lock; then the next hook runs it.
-		lock := filepath.Join(filepath.Dir(filepath.Dir(cachedBinary(home, rel.version, "linux", "amd64"))), ".lock")
+		// The build puts the binary in the cache, then releases the lock
+		// (which the background build itself takes); then the next hook
+		// runs it.
+		bin := cachedBinary(home, rel.version, "linux", "amd64")
+		lock := filepath.Join(filepath.Dir(filepath.Dir(bin)), ".lock")
 		for i := 0; i < 200; i++ {
-			if _, err := os.Lstat(lock); os.IsNotExist(err) {
+			_, berr := os.Stat(bin)
+			if _, err := os.Lstat(lock); os.IsNotExist(err) && berr == nil {
 				break
 			}
 			time.Sleep(50 * time.Millisecond)

@@ -10,16 +10,16 @@ import (
 	"github.com/ccc-checkpoint/ccc/sinks"
 )
 
-// Tracker is doctor's checks of one tracker: credentials, target,
-// rate limit.
-func Tracker(ctx context.Context, tr checkpoint.Tracker, issue string, timeout time.Duration) []Check {
-	var checks []Check
-	add := func(name, status, msg, hint string) {
-		checks = append(checks, Check{Name: name, Status: status, Message: msg, Hint: hint})
+// Tracker is doctor's findings about one tracker, each under the tracker's
+// name: credentials, target, rate limit.
+func Tracker(ctx context.Context, tr checkpoint.Tracker, issue string, timeout time.Duration) []Result {
+	var checks []Result
+	add := func(name string, status Status, msg, hint string) {
+		checks = append(checks, Result{Name: name, Status: status, Message: msg, Hint: hint})
 	}
 	s := tr.Sink
 	if tr.Skip != "" {
-		add(s.Name(), "warn", s.Title()+": "+tr.Skip, "")
+		add(s.Name(), Warn, s.Title()+": "+tr.Skip, "")
 		return checks
 	}
 	target := tr.Target
@@ -28,7 +28,7 @@ func Tracker(ctx context.Context, tr checkpoint.Tracker, issue string, timeout t
 	}
 	hc, ok := s.(sinks.HealthChecker)
 	if !ok {
-		add(s.Name(), "ok", "configured (no health check)", "")
+		add(s.Name(), OK, "configured (no health check)", "")
 		return checks
 	}
 	cctx, cancel := sinks.WithTimeout(ctx, timeout)
@@ -38,27 +38,27 @@ func Tracker(ctx context.Context, tr checkpoint.Tracker, issue string, timeout t
 	var serr *sinks.Error
 	switch {
 	case errors.As(err, &skip):
-		add(s.Name(), "warn", s.Title()+" not configured: "+skip.Reason, "")
+		add(s.Name(), Warn, s.Title()+" not configured: "+skip.Reason, "")
 		return checks
 	case errors.As(err, &serr):
-		add(s.Name(), "fail", s.Title()+": "+serr.Cause, hintFor(s, serr))
+		add(s.Name(), Fail, s.Title()+": "+serr.Cause, hintFor(s, serr))
 	case err != nil:
-		add(s.Name(), "fail", s.Title()+": "+err.Error(), "")
+		add(s.Name(), Fail, s.Title()+": "+err.Error(), "")
 	}
 	if h.Account != "" {
-		add(s.Name(), "ok", fmt.Sprintf("authenticated as %s (%s)", h.Account, h.Credential), "")
+		add(s.Name(), OK, fmt.Sprintf("authenticated as %s (%s)", h.Account, h.Credential), "")
 	}
 	if h.Target != "" {
-		add(s.Name(), "ok", h.Target+" found "+h.TargetURL, "")
+		add(s.Name(), OK, h.Target+" found "+h.TargetURL, "")
 	}
 	if rl := h.RateLimit; rl.Low() {
 		hint := "checkpoints now may wait for the reset or be queued for ccc sync"
 		if !rl.Reset.IsZero() {
 			hint = "requests resume at " + rl.Reset.UTC().Format(time.RFC3339) + "; " + hint
 		}
-		add(s.Name(), "warn", "rate limit nearly spent: "+rl.String(), hint)
+		add(s.Name(), Warn, "rate limit nearly spent: "+rl.String(), hint)
 	} else if rl.Known {
-		add(s.Name(), "ok", "rate limit: "+rl.String(), "")
+		add(s.Name(), OK, "rate limit: "+rl.String(), "")
 	}
 	return checks
 }

@@ -1,6 +1,7 @@
-package main
+package doctor
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,12 +11,13 @@ import (
 	"github.com/ccc-checkpoint/ccc/cmd/ccc/internal/agent/all"
 )
 
-// hookChecks are doctor's lines about each agent's ccc hooks in the
-// project: only for an agent whose configuration file the project has (an
-// agent the user does not use is not mentioned), and never a failure: a
-// missing or stale hook costs captures, not data.
-func hookChecks(root string) []Check {
-	var out []Check
+// checkHooks says how each agent's ccc hooks stand in the project: only
+// for an agent whose configuration file the project has (an agent the user
+// does not use is not mentioned), and never a failure: a missing or stale
+// hook costs captures, not data.
+func checkHooks(_ context.Context, e *Env) []Result {
+	root := e.Root
+	var out []Result
 	for _, a := range all.Agents() {
 		inst, ok := a.(agent.HookInstaller)
 		if !ok {
@@ -27,7 +29,7 @@ func hookChecks(root string) []Check {
 		name := "hooks (" + a.Name() + ")"
 		c, err := inst.CheckHooks(root)
 		if err != nil {
-			out = append(out, Check{Name: name, Status: "warn", Message: err.Error(), Hint: "fix the file, then run ccc init " + a.Name()})
+			out = append(out, Result{Name: name, Status: Warn, Message: err.Error(), Hint: "fix the file, then run ccc init " + a.Name()})
 			continue
 		}
 		var problems []string
@@ -38,7 +40,7 @@ func hookChecks(root string) []Check {
 			problems = append(problems, "stale: "+strings.Join(c.Stale, "; "))
 		}
 		if len(problems) == 0 {
-			out = append(out, Check{Name: name, Status: "ok", Message: fmt.Sprintf("%d hooks in %s", len(c.Installed), inst.ConfigFile())})
+			out = append(out, Result{Name: name, Status: OK, Message: fmt.Sprintf("%d hooks in %s", len(c.Installed), inst.ConfigFile())})
 			continue
 		}
 		hint := "run ccc init " + a.Name()
@@ -48,7 +50,7 @@ func hookChecks(root string) []Check {
 		if len(c.Installed) == 0 && len(c.Stale) == 0 {
 			hint += " (not needed if a plugin wires ccc's hooks)"
 		}
-		out = append(out, Check{Name: name, Status: "warn", Message: inst.ConfigFile() + ": " + strings.Join(problems, "; "), Hint: hint})
+		out = append(out, Result{Name: name, Status: Warn, Message: inst.ConfigFile() + ": " + strings.Join(problems, "; "), Hint: hint})
 	}
 	return out
 }

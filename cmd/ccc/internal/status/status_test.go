@@ -1,0 +1,90 @@
+package status
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/ccc-checkpoint/ccc/state/records"
+)
+
+func TestStatusColour(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 11, 21, 13, 45, 0, 0, time.UTC)
+	at := now.Add(-time.Hour * 2)
+	rep := Report{Now: now, Agents: []records.AgentStatus{
+		{Agent: "a", Issue: "CIA-1", Status: "in_progress", Health: "ACTIVE", UpdatedAt: &now, Total: 2, Completed: 1, Percent: 50},
+		{Agent: "bb", Issue: "CIA-2", Status: "blocked", Health: "STALE", Drifted: true, Drift: "HEAD of x moved", UpdatedAt: &at},
+	}}
+	got := Table(rep, true)
+	assert.Contains(t, got, "\x1b[32m✓ ACTIVE\x1b[0m")
+	assert.Contains(t, got, "\x1b[31mX STALE\x1b[0m \x1b[35m~ DRIFTED\x1b[0m")
+	lines := strings.Split(got, "\n")
+	col := func(line string) int { return strings.Index(stripSGR(line), "QUEUED") }
+	queuedAt := col(lines[0])
+	for _, l := range lines[1:3] {
+		assert.Equal(t, "—", string([]rune(stripSGR(l))[queuedAt:]), "columns line up despite colour codes: %q", l)
+	}
+	assert.Equal(t, "bb: DRIFTED — HEAD of x moved", lines[3])
+	assert.NotContains(t, Table(rep, false), "\x1b[")
+}
+
+func stripSGR(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == 0x1b {
+			i += strings.IndexByte(s[i:], 'm')
+			continue
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+func TestTableCells(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 11, 21, 13, 45, 0, 0, time.UTC)
+	at := func(d time.Duration) *time.Time { v := now.Add(-d); return &v }
+	rep := Report{Now: now, Agents: []records.AgentStatus{
+		{Agent: "a", Task: "a  long\ntask " + strings.Repeat("x", 60), UpdatedAt: at(time.Hour), LastBeat: at(2 * time.Minute),
+			Queued:    records.QueuedStatus{Count: 2, Oldest: at(31 * time.Minute), LastError: "HTTP 502"},
+			Subagents: []records.Subagent{{ID: "0123456789", Type: "explore", LastMessage: "looking\nhere", UpdatedAt: now.Add(-time.Minute), Status: "running"}}},
+		{Agent: "b", LastBeat: at(5 * time.Minute), Error: "schemaVersion 9", Health: string(records.Unknown)},
+	}}
+	got := Table(rep, false)
+	lines := strings.Split(got, "\n")
+	assert.Contains(t, lines[1], "a long task "+strings.Repeat("x", 27)+"…  —")
+	assert.Contains(t, lines[1], "1h (beat 2m)")
+	assert.Contains(t, lines[1], "2, oldest 31m: HTTP 502")
+	assert.Contains(t, lines[2], "└ explore 01234567")
+	assert.Contains(t, lines[2], "looking here")
+	assert.Contains(t, lines[3], "beat 5m")
+	assert.Equal(t, "b: UNKNOWN — schemaVersion 9", lines[4])
+}
+
+func TestFrame(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 11, 21, 13, 45, 0, 0, time.UTC)
+	head := "ccc status — 2026-11-21 13:45:00Z — every 5s, Ctrl-C to stop\n\n"
+	assert.Equal(t, head+"No agent records in /r/.ccc/checkpoints.\nWarning: w\n",
+		Frame(now, 5*time.Second, Report{Dir: "/r/.ccc/checkpoints", Warnings: []string{"w"}}, nil, false))
+	assert.Equal(t, head+"Error: boom\n", Frame(now, 5*time.Second, Report{}, errors.New("boom"), false))
+	assert.Contains(t, Frame(now, time.Second, Report{Now: now, Agents: []records.AgentStatus{{Agent: "a"}}}, nil, false), "AGENT")
+}
+
+func TestFromRecordsRedacts(t *testing.T) {
+	t.Parallel()
+	key := "ghp_" + strings.Repeat("a1B2c3D4e5", 3) + "F6g7H8"
+	rep := FromRecords(records.Status{
+		Thresholds: records.Thresholds{WarnAfter: 30 * time.Minute, StaleAfter: time.Hour},
+		Agents:     []records.AgentStatus{{Agent: "a", Task: "use " + key}},
+		Warnings:   []string{"bad " + key},
+	})
+	assert.Equal(t, "30m", rep.WarnAfter)
+	assert.Equal(t, "1h", rep.StaleAfter)
+	assert.NotContains(t, rep.Agents[0].Task, key)
+	assert.NotContains(t, rep.Warnings[0], key)
+}
