@@ -16,7 +16,7 @@ import (
 // suite: a session is the agent's "comment" on the issue, its body the
 // result of its newest action (the status, without a progress file). A
 // create whose answer is lost is the activity's, whose id the client
-// chooses; a session has no client id (see DESIGN.md).
+// chooses; a session has no client id (see docs/dev/other-tools.md).
 type sessionControl struct{ srv *linearfake.Server }
 
 func (f sessionControl) Comments(issue string) []sinktest.Comment {
