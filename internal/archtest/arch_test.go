@@ -1,4 +1,4 @@
-// Package archtest checks the import graph against the rooms DESIGN.md
+// Package archtest checks the import graph against the rooms ARCHITECTURE.md
 // describes: the pipeline is driven only from the command, and the rooms
 // that model files never reach up to the pipeline, a sink or a command.
 package archtest
