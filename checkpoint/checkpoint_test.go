@@ -331,10 +331,10 @@ func TestCommitMessageTemplate(t *testing.T) {
 	write(t, root, config.PrefsFile, "checkpoint:\n  commit_message: \"wip({issue}) {n} of {m}: {task}\"\n")
 	write(t, root, state.FileName, `{"activeTaskFiles": ["parser.go"]}`)
 	write(t, root, "parser.go", "package parser // changed\n")
-	prefs, err := config.LoadPrefs(root)
-	require.NoError(t, err)
+	project := config.Settings{Env: config.Env{ConfigDir: t.TempDir()}}.Project(root)
+	require.NoError(t, project.Problems.Commands)
 	cp := newCP(root, Manual, progress.Edits{Issue: "CIA-10", Current: "x"})
-	cp.Prefs = prefs
+	cp.Prefs = project.Prefs
 	r := runCP(cp)
 	require.Equal(t, OK, step(t, r, "Git snapshot").Status, r.Lines())
 	assert.Equal(t, "wip(CIA-10) 1 of 1: x", git(t, root, "log", "-1", "--format=%s"))

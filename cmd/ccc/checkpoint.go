@@ -197,8 +197,9 @@ func checkpointRun(ctx context.Context, f *Factory, opts *CheckpointOptions) err
 // preferences (a broken file is a warning), the agent, the deadline (flag,
 // else the profile's preference), the sinks and the clock.
 func (f *Factory) newCheckpoint(root string, profile checkpoint.Profile, agent string, timeout time.Duration, tf TrackerFlags) (*checkpoint.Context, error) {
-	prefs, err := config.LoadPrefs(root)
-	if err != nil {
+	project := f.settings().Project(root)
+	prefs := project.Prefs
+	if err := project.Problems.Commands; err != nil {
 		fmt.Fprintf(f.IO.ErrOut, "Warning: %v; using the defaults, without the repository's git hooks\n", err)
 	}
 	if timeout == 0 {
@@ -220,13 +221,12 @@ func (f *Factory) newCheckpoint(root string, profile checkpoint.Profile, agent s
 		cp.Debug = f.IO.ErrOut
 	}
 	cp.Trackers, cp.Warnings = f.trackers(root, prefs, tf)
-	eff, uerr := f.settings().Effective(prefs)
-	if uerr != nil {
+	if uerr := project.User; uerr != nil {
 		cp.Warnings = append(cp.Warnings, fmt.Sprintf("%v; using the defaults, without the repository's git hooks", uerr))
 	}
-	cp.Prefs = eff.Prefs
 	held := append(f.env().Secrets(), linearStoredSecrets(f)...)
-	if cp.Redactor, err = redact.New(held, eff.Patterns); err != nil {
+	var err error
+	if cp.Redactor, err = redact.New(held, project.Patterns); err != nil {
 		// The built-in patterns and the held secrets still apply.
 		cp.Redactor, _ = redact.New(held, nil)
 		cp.Warnings = append(cp.Warnings, fmt.Sprintf("%s: %v; redacting with the built-in patterns only", config.PrefsFile, err))
@@ -234,8 +234,8 @@ func (f *Factory) newCheckpoint(root string, profile checkpoint.Profile, agent s
 	if cp.Key, err = config.UserKey(f.env()); err != nil {
 		cp.Warnings = append(cp.Warnings, fmt.Sprintf("%v: queued updates wait, stored comment references are checked", err))
 	}
-	cp.NoRedact = eff.NoRedact
-	if ignored := eff.Ignored; len(ignored) > 0 {
+	cp.NoRedact = project.NoRedact
+	if ignored := project.Ignored; len(ignored) > 0 {
 		where := "the user preferences"
 		if p, err := f.settings().UserPrefsPath(); err == nil {
 			where = p

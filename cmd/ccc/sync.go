@@ -207,11 +207,20 @@ func watchRun(ctx context.Context, f *Factory, opts *SyncOptions) error {
 		}
 	}()
 	newCheckpoint := func() (*checkpoint.Context, error) {
-		return f.newCheckpoint(root, checkpoint.Automated, "", opts.Timeout, TrackerFlags{})
+		// The worker runs for hours: each checkpoint reads the
+		// repository's preferences as they are then.
+		each := *f
+		s := f.settings().Reread()
+		each.cfg = &s
+		return each.newCheckpoint(root, checkpoint.Automated, "", opts.Timeout, TrackerFlags{})
+	}
+	debounce := opts.Debounce
+	if debounce == 0 {
+		debounce = time.Duration(f.settings().Project(root).Prefs.Sync.Debounce)
 	}
 	return watch.Run(ctx, watch.Options{
 		Root:          root,
-		Debounce:      opts.Debounce,
+		Debounce:      debounce,
 		RetryEvery:    opts.RetryEvery,
 		NewCheckpoint: newCheckpoint,
 		NewSink:       f.newSink,
