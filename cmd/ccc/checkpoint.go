@@ -184,9 +184,9 @@ func checkpointRun(ctx context.Context, f *Factory, opts *CheckpointOptions) err
 	}
 	cp.Edits = opts.Edits
 	cp.Issue = opts.Edits.Issue
-	cp.RefreshPrompt = opts.RefreshPrompt
-	cp.SkipGit = opts.SkipGit
-	cp.SkipTracker, cp.SkipTrackerFlag = opts.SkipTracker != "", opts.SkipTracker
+	cp.Persist.RefreshPrompt = opts.RefreshPrompt
+	cp.Git.Skip = opts.SkipGit
+	cp.Tracker.Skip, cp.Tracker.SkipFlag = opts.SkipTracker != "", opts.SkipTracker
 	cp.Waiting = f.waiting(opts.JSON)
 
 	report := checkpoint.Run(ctx, cp, opts.Profile.Steps(cp))
@@ -213,9 +213,11 @@ func (f *Factory) newCheckpoint(root string, profile checkpoint.Profile, agent s
 		Now:     f.Now(),
 		Profile: profile,
 		Agent:   config.Agent(agent, f.env()),
-		Prefs:   prefs,
 		Timeout: timeout,
-		Env:     f.env(),
+		Git: checkpoint.GitOptions{
+			NoHooks:       !config.GitHooks(prefs, f.env()),
+			CommitMessage: prefs.Checkpoint.CommitMessage,
+		},
 	}
 	if f.env().Debug {
 		cp.Debug = f.IO.ErrOut
@@ -234,7 +236,7 @@ func (f *Factory) newCheckpoint(root string, profile checkpoint.Profile, agent s
 	if cp.Key, err = config.UserKey(f.env()); err != nil {
 		cp.Warnings = append(cp.Warnings, fmt.Sprintf("%v: queued updates wait, stored comment references are checked", err))
 	}
-	cp.NoRedact = project.NoRedact
+	cp.Tracker.NoRedact = project.NoRedact
 	if ignored := project.Ignored; len(ignored) > 0 {
 		where := "the user preferences"
 		if p, err := f.settings().UserPrefsPath(); err == nil {

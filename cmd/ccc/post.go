@@ -123,14 +123,14 @@ func postRun(ctx context.Context, f *Factory, opts *PostOptions) error {
 			// The body stands alone; the state is only for the references.
 			cp.Warnings = append(cp.Warnings, err.Error())
 		}
-		cp.Body = body
+		cp.Tracker.Body = body
 		switch {
 		case f.env().GitHub.Actions && f.env().GitHub.StepSummary != "":
-			cp.FullText = "the job summary"
+			cp.Tracker.FullText = "the job summary"
 		case opts.BodyFile == "-":
-			cp.FullText = "the text piped to ccc post"
+			cp.Tracker.FullText = "the text piped to ccc post"
 		default:
-			cp.FullText = opts.BodyFile
+			cp.Tracker.FullText = opts.BodyFile
 		}
 	}
 	report := checkpoint.Run(ctx, cp, checkpoint.Post.Steps(cp))

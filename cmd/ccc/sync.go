@@ -163,7 +163,8 @@ func (f *Factory) warnOutbox(err error) { fmt.Fprintf(f.IO.ErrOut, "Warning: %v\
 
 // newSink builds the sink a queued entry names, for cp's project.
 func (f *Factory) newSink(cp *checkpoint.Context, name string) (sinks.Sink, error) {
-	env, _ := f.sinkEnv(cp.Root, cp.Prefs, name) // checkpoints warn about bad preferences
+	prefs := f.settings().Project(cp.Root).Prefs
+	env, _ := f.sinkEnv(cp.Root, prefs, name) // checkpoints warn about bad preferences
 	return all.Registry().New(name, env)
 }
 
@@ -206,13 +207,19 @@ func watchRun(ctx context.Context, f *Factory, opts *SyncOptions) error {
 			line.End()
 		}
 	}()
-	newCheckpoint := func() (*checkpoint.Context, error) {
-		// The worker runs for hours: each checkpoint reads the
-		// repository's preferences as they are then.
+	// The worker runs for hours: each checkpoint, and each redelivery,
+	// reads the repository's preferences as they are then.
+	rereading := func() *Factory {
 		each := *f
 		s := f.settings().Reread()
 		each.cfg = &s
-		return each.newCheckpoint(root, checkpoint.Automated, "", opts.Timeout, TrackerFlags{})
+		return &each
+	}
+	newCheckpoint := func() (*checkpoint.Context, error) {
+		return rereading().newCheckpoint(root, checkpoint.Automated, "", opts.Timeout, TrackerFlags{})
+	}
+	newSink := func(cp *checkpoint.Context, name string) (sinks.Sink, error) {
+		return rereading().newSink(cp, name)
 	}
 	debounce := opts.Debounce
 	if debounce == 0 {
@@ -223,7 +230,7 @@ func watchRun(ctx context.Context, f *Factory, opts *SyncOptions) error {
 		Debounce:      debounce,
 		RetryEvery:    opts.RetryEvery,
 		NewCheckpoint: newCheckpoint,
-		NewSink:       f.newSink,
+		NewSink:       newSink,
 		Now:           f.Now,
 		Show:          show,
 		Busy:          line.Busy,

@@ -25,9 +25,9 @@ const DrainLimit = 3
 // sinks, deadline) as the hook asked in c. Its report comes back as the
 // error when a step failed.
 func RunCheckpoint(ctx context.Context, c CheckpointRequest, cp *checkpoint.Context) error {
-	cp.KeepState, cp.SessionID = c.KeepState, c.SessionID
-	cp.DrainLimit = DrainLimit
-	cp.Loop = c.Loop
+	cp.Persist.KeepState, cp.Persist.Loop = c.KeepState, c.Loop
+	cp.Record.SessionID = c.SessionID
+	cp.Outbox.Limit = DrainLimit
 	// The stop hook may have deleted the state (the last task is done):
 	// the issue it read there still names the tracker's target.
 	if k, ok := progress.NormalIssue(c.Issue); ok {
