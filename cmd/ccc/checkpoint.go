@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"strings"
@@ -178,7 +179,7 @@ func checkpointRun(ctx context.Context, f *Factory, opts *CheckpointOptions) err
 	if err != nil {
 		return err
 	}
-	cp, err := f.newCheckpoint(root, opts.Profile, opts.Agent, opts.Timeout, opts.Trackers)
+	cp, err := f.newCheckpoint(root, opts.Profile, runFlags{Agent: opts.Agent, Timeout: opts.Timeout, Trackers: opts.Trackers})
 	if err != nil {
 		return err
 	}
@@ -193,26 +194,44 @@ func checkpointRun(ctx context.Context, f *Factory, opts *CheckpointOptions) err
 	return f.finish(report, "ccc checkpoint", opts.JSON, opts.Profile == checkpoint.Manual)
 }
 
+// runFlags are the flags that override a setting of the environment or
+// the preferences ("" and 0: not given).
+type runFlags struct {
+	Agent    string
+	Timeout  time.Duration
+	Trackers TrackerFlags
+}
+
+// resolve is each setting a flag overrides, resolved once: the flag, else
+// the environment, else the preferences, else the default. The agent is
+// --agent, CCC_AGENT, main (ccc post: config.CIAgent, never main unless
+// asked for); the deadline --timeout, else the profile's preference.
+func (f *Factory) resolve(root string, profile checkpoint.Profile, fl runFlags) (config.Project, string, time.Duration) {
+	project, agent := f.settings().Project(root), config.Agent(fl.Agent, f.env())
+	timeout := project.Prefs.Checkpoint.Timeout
+	if profile == checkpoint.Post {
+		agent = config.CIAgent(fl.Agent, f.env())
+	}
+	if profile != checkpoint.Manual {
+		timeout = project.Prefs.Checkpoint.AutomatedTimeout
+	}
+	return project, agent, cmp.Or(fl.Timeout, time.Duration(timeout))
+}
+
 // newCheckpoint prepares a run in root with everything but the edits:
-// preferences (a broken file is a warning), the agent, the deadline (flag,
-// else the profile's preference), the sinks and the clock.
-func (f *Factory) newCheckpoint(root string, profile checkpoint.Profile, agent string, timeout time.Duration, tf TrackerFlags) (*checkpoint.Context, error) {
-	project := f.settings().Project(root)
-	prefs := project.Prefs
+// preferences (a broken file is a warning), the agent, the deadline, the
+// sinks (resolve) and the clock.
+func (f *Factory) newCheckpoint(root string, profile checkpoint.Profile, fl runFlags) (*checkpoint.Context, error) {
+	project, agent, timeout := f.resolve(root, profile, fl)
+	prefs, tf := project.Prefs, fl.Trackers
 	if err := project.Problems.Commands; err != nil {
 		fmt.Fprintf(f.IO.ErrOut, "Warning: %v; using the defaults, without the repository's git hooks\n", err)
-	}
-	if timeout == 0 {
-		timeout = time.Duration(prefs.Checkpoint.Timeout)
-		if profile != checkpoint.Manual {
-			timeout = time.Duration(prefs.Checkpoint.AutomatedTimeout)
-		}
 	}
 	cp := &checkpoint.Context{
 		Root:    root,
 		Now:     f.Now(),
 		Profile: profile,
-		Agent:   config.Agent(agent, f.env()),
+		Agent:   agent,
 		Timeout: timeout,
 		Git: checkpoint.GitOptions{
 			NoHooks:       !config.GitHooks(prefs, f.env()),

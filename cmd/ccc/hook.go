@@ -329,7 +329,7 @@ func (f *Factory) hookCheckpoint(ctx context.Context, c hook.CheckpointRequest) 
 	// (hook.PrefsOf); newCheckpoint's "Warning: …" would be a second one.
 	quiet := *f
 	quiet.IO.ErrOut = io.Discard
-	cp, err := quiet.newCheckpoint(c.Root, checkpoint.Automated, "", c.Deadline, TrackerFlags{})
+	cp, err := quiet.newCheckpoint(c.Root, checkpoint.Automated, runFlags{Timeout: c.Deadline})
 	if err != nil {
 		return err
 	}

@@ -10,7 +10,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ccc-checkpoint/ccc/checkpoint"
-	"github.com/ccc-checkpoint/ccc/config"
 	"github.com/ccc-checkpoint/ccc/internal/projectfs"
 	"github.com/ccc-checkpoint/ccc/progress"
 )
@@ -97,10 +96,7 @@ func postRun(ctx context.Context, f *Factory, opts *PostOptions) error {
 	if err != nil {
 		return err
 	}
-	// A CI report gets its own comment: never the session's "main" unless
-	// asked for.
-	agent := config.CIAgent(opts.Agent, f.env())
-	cp, err := f.newCheckpoint(root, checkpoint.Post, agent, opts.Timeout, opts.Trackers)
+	cp, err := f.newCheckpoint(root, checkpoint.Post, runFlags{Agent: opts.Agent, Timeout: opts.Timeout, Trackers: opts.Trackers})
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -124,7 +125,7 @@ func syncRun(ctx context.Context, f *Factory, opts *SyncOptions) error {
 	if err != nil {
 		return err
 	}
-	cp, err := f.newCheckpoint(root, checkpoint.Automated, "", opts.Timeout, TrackerFlags{})
+	cp, err := f.newCheckpoint(root, checkpoint.Automated, runFlags{Timeout: opts.Timeout})
 	if err != nil {
 		return err
 	}
@@ -209,31 +210,18 @@ func watchRun(ctx context.Context, f *Factory, opts *SyncOptions) error {
 	}()
 	// The worker runs for hours: each checkpoint, and each redelivery,
 	// reads the repository's preferences as they are then.
-	rereading := func() *Factory {
-		each := *f
-		s := f.settings().Reread()
-		each.cfg = &s
-		return &each
-	}
-	newCheckpoint := func() (*checkpoint.Context, error) {
-		return rereading().newCheckpoint(root, checkpoint.Automated, "", opts.Timeout, TrackerFlags{})
-	}
-	newSink := func(cp *checkpoint.Context, name string) (sinks.Sink, error) {
-		return rereading().newSink(cp, name)
-	}
-	debounce := opts.Debounce
-	if debounce == 0 {
-		debounce = time.Duration(f.settings().Project(root).Prefs.Sync.Debounce)
-	}
+	rereading := func() *Factory { each, s := *f, f.settings().Reread(); each.cfg = &s; return &each }
 	return watch.Run(ctx, watch.Options{
-		Root:          root,
-		Debounce:      debounce,
-		RetryEvery:    opts.RetryEvery,
-		NewCheckpoint: newCheckpoint,
-		NewSink:       newSink,
-		Now:           f.Now,
-		Show:          show,
-		Busy:          line.Busy,
-		Warn:          f.warnOutbox,
+		Root:       root,
+		Debounce:   cmp.Or(opts.Debounce, time.Duration(f.settings().Project(root).Prefs.Sync.Debounce)),
+		RetryEvery: opts.RetryEvery,
+		NewCheckpoint: func() (*checkpoint.Context, error) {
+			return rereading().newCheckpoint(root, checkpoint.Automated, runFlags{Timeout: opts.Timeout})
+		},
+		NewSink: func(cp *checkpoint.Context, name string) (sinks.Sink, error) { return rereading().newSink(cp, name) },
+		Now:     f.Now,
+		Show:    show,
+		Busy:    line.Busy,
+		Warn:    f.warnOutbox,
 	})
 }
