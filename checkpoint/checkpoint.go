@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ccc-checkpoint/ccc/config"
 	"github.com/ccc-checkpoint/ccc/internal/redact"
 	"github.com/ccc-checkpoint/ccc/progress"
 	"github.com/ccc-checkpoint/ccc/state"
@@ -96,74 +95,50 @@ type Loop struct{ TaskIndex, TotalTasks int }
 // collects, and what each step returned for the steps after it. (Not to be
 // confused with state.Checkpoint, the checkpoint recorded in the state file,
 // or hook.CheckpointRequest, a hook's request for a run.)
+//
+// The inputs every run sets, or more than one step reads, are fields of
+// their own; what one step alone reads is in that step's options (Persist,
+// Git, Record, Outbox, Tracker), whose zero values are the defaults.
 type Context struct {
 	Root    string
 	Now     time.Time
 	Profile Profile
 	Agent   string
-	Prefs   config.Prefs
-	Edits   progress.Edits
-	// RefreshPrompt regenerates the continuation prompt even when the
-	// agent wrote it (so do the edits Next, Current and Done).
-	RefreshPrompt bool
-	SkipGit       bool
-	// KeepState leaves .ccc-state.json as it is apart from the tracker's
-	// bookkeeping (references, checkpointCommentId), and never creates it:
-	// for the stop hook, which owns CCC's loop state.
-	KeepState   bool
-	SkipTracker bool
-	// SkipTrackerFlag names the flag that set SkipTracker, for its reason.
-	SkipTrackerFlag string
+	// Edits change the progress document (persist); the tracker step
+	// reads whether one named the issue.
+	Edits progress.Edits
 	// Trackers are the sinks to update; none skips the tracker step.
 	Trackers []Tracker
-	// Body, when set, is delivered instead of the status rendered from the
-	// progress document (`ccc post --body-file`).
-	Body string
 	// Issue is the tracker target given on the command line.
 	Issue string
 	// Timeout bounds the tracker step, retries included.
 	Timeout time.Duration
-	// DrainLimit, when above 0, bounds the queued deliveries (of other
-	// targets or agents) the tracker step retries before its own: at most
-	// this many, this agent's first, within a third of Timeout. The hooks
-	// set it, so a backlog never uses up a hook's budget; the rest waits
-	// for `ccc sync` or a later run. 0: every due entry, in the whole
-	// Timeout.
-	DrainLimit int
 	// Redactor hides credentials in everything the run writes or prints
 	// (bodies, the outbox, commit messages, records, the prompt, the
 	// report); nil is redact.Default.
 	Redactor *redact.Redactor
-	// NoRedact names the sinks whose user turned pattern redaction off
-	// (config.RedactOff); the held credentials are redacted for them too.
-	NoRedact map[string]bool
 	// Key is the user's signing key (config.UserKey): the outbox entries
 	// and tracker references the run writes are signed with it, and only
 	// signed ones are trusted. Nil trusts nothing: queued entries wait and
 	// every stored comment is checked before it is updated.
 	Key []byte
-	// Alerts are the warnings about forged files (alertf), also in
-	// Warnings, for a hook to say even when the run succeeded.
-	Alerts []string
-	// SessionID names the coding session (the hook's session_id), for the
-	// agent's record.
-	SessionID string
-	// FullText says where the whole of Body is, for a tracker's truncation
-	// note ("report.md", "the job summary"); empty: the progress file.
-	FullText string
-	// Loop, when set, is CCC's loop position as the stop hook just left it:
-	// persist aligns the progress document to it, whatever .ccc-state.json
-	// says or how old it is. At the end of the loop the hook has deleted
-	// the state file, so this is the only record that every task is done.
-	Loop *Loop
-	// Env is the process's environment (config.Settings.Env): CCC_GIT_HOOKS.
-	Env config.Env
 	// Debug receives details that do not belong in the report (nil: none).
 	Debug io.Writer
 	// Waiting is told before each delivery to a tracker what the run waits
 	// for ("Linear (CIA-1)"), and the func it returns when the delivery
 	// ended: the command shows a slow one on a terminal (nil: nothing).
 	Waiting func(what string) (done func())
+
+	// Each step's own options.
+	Persist PersistOptions
+	Git     GitOptions
+	Record  RecordOptions
+	Outbox  OutboxOptions
+	Tracker TrackerOptions
+
+	// Alerts are the warnings about forged files (alertf), also in
+	// Warnings, for a hook to say even when the run succeeded.
+	Alerts []string
 
 	// Filled by the steps.
 	Doc      *progress.Document
@@ -190,6 +165,71 @@ type Context struct {
 	persisted persisted // persistStep
 	snapshot  snapshot  // gitStep
 	drained   drained   // drainStep
+}
+
+// PersistOptions are what persist alone reads (and ccc sync, which
+// persists no progress).
+type PersistOptions struct {
+	// RefreshPrompt regenerates the continuation prompt even when the
+	// agent wrote it (so do the edits Next, Current and Done).
+	RefreshPrompt bool
+	// KeepState leaves .ccc-state.json as it is apart from the tracker's
+	// bookkeeping (references, checkpointCommentId), and never creates it:
+	// for the stop hook, which owns CCC's loop state.
+	KeepState bool
+	// Loop, when set, is CCC's loop position as the stop hook just left it:
+	// persist aligns the progress document to it, whatever .ccc-state.json
+	// says or how old it is. At the end of the loop the hook has deleted
+	// the state file, so this is the only record that every task is done.
+	Loop *Loop
+}
+
+// GitOptions are what the git snapshot alone reads, resolved by the
+// command from its flags, the environment and the preferences.
+type GitOptions struct {
+	// Skip skips the snapshot (--skip-git).
+	Skip bool
+	// NoHooks runs none of the repository's hooks, fsmonitor or commit
+	// signing (config.GitHooks is false).
+	NoHooks bool
+	// CommitMessage is the message template (checkpoint.commit_message);
+	// "" is config.DefaultCommitMessage.
+	CommitMessage string
+}
+
+// RecordOptions are what the agent's record alone reads.
+type RecordOptions struct {
+	// SessionID names the coding session (the hook's session_id).
+	SessionID string
+}
+
+// OutboxOptions are what the outbox drain alone reads.
+type OutboxOptions struct {
+	// Limit, when above 0, bounds the queued deliveries (of other
+	// targets or agents) retried before the tracker step's own: at most
+	// this many, this agent's first, within a third of Timeout. The hooks
+	// set it, so a backlog never uses up a hook's budget; the rest waits
+	// for `ccc sync` or a later run. 0: every due entry, in the whole
+	// Timeout.
+	Limit int
+}
+
+// TrackerOptions are what the tracker step alone reads.
+type TrackerOptions struct {
+	// Skip skips the step; SkipFlag names the flag that did, for its
+	// reason.
+	Skip     bool
+	SkipFlag string
+	// Body, when set, is delivered instead of the status rendered from the
+	// progress document (`ccc post --body-file`).
+	Body string
+	// FullText says where the whole of Body is, for a tracker's truncation
+	// note ("report.md", "the job summary"); empty: the progress file.
+	FullText string
+	// NoRedact names the sinks whose user turned pattern redaction off
+	// (config.Project.NoRedact); the held credentials are redacted for
+	// them too.
+	NoRedact map[string]bool
 }
 
 // waitFor tells Waiting that a delivery to title's target starts.

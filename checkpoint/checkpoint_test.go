@@ -79,7 +79,7 @@ func read(t *testing.T, dir, name string) string {
 }
 
 func newCP(root string, p Profile, e progress.Edits) *Context {
-	return &Context{Root: root, Now: t0, Profile: p, Agent: "main", Prefs: config.Default(), Edits: e, Issue: e.Issue, Key: testKey}
+	return &Context{Root: root, Now: t0, Profile: p, Agent: "main", Edits: e, Issue: e.Issue, Key: testKey}
 }
 
 // testKey is the user's signing key in these tests.
@@ -162,7 +162,11 @@ func TestAgentWrittenPromptIsKept(t *testing.T) {
 
 	r := runCP(newCP(root, Manual, progress.Edits{AddTasks: []string{"b"}}))
 	assert.Equal(t, mine, r.Prompt)
-	r = runCP(func() *Context { cp := newCP(root, Manual, progress.Edits{}); cp.RefreshPrompt = true; return cp }())
+	r = runCP(func() *Context {
+		cp := newCP(root, Manual, progress.Edits{})
+		cp.Persist.RefreshPrompt = true
+		return cp
+	}())
 	assert.True(t, strings.HasPrefix(r.Prompt, "Resume CIA-2. Current task: task 1 of 2 — a."), r.Prompt)
 }
 
@@ -331,10 +335,10 @@ func TestCommitMessageTemplate(t *testing.T) {
 	write(t, root, config.PrefsFile, "checkpoint:\n  commit_message: \"wip({issue}) {n} of {m}: {task}\"\n")
 	write(t, root, state.FileName, `{"activeTaskFiles": ["parser.go"]}`)
 	write(t, root, "parser.go", "package parser // changed\n")
-	prefs, err := config.LoadPrefs(root)
-	require.NoError(t, err)
+	project := config.Settings{Env: config.Env{ConfigDir: t.TempDir()}}.Project(root)
+	require.NoError(t, project.Problems.Commands)
 	cp := newCP(root, Manual, progress.Edits{Issue: "CIA-10", Current: "x"})
-	cp.Prefs = prefs
+	cp.Git.CommitMessage = project.Prefs.Checkpoint.CommitMessage
 	r := runCP(cp)
 	require.Equal(t, OK, step(t, r, "Git snapshot").Status, r.Lines())
 	assert.Equal(t, "wip(CIA-10) 1 of 1: x", git(t, root, "log", "-1", "--format=%s"))
@@ -465,7 +469,7 @@ func TestKeepStateLeavesStateButBookkeeping(t *testing.T) {
 	orig := "{\n  \"phase\": \"execution\",\n  \"taskIndex\": 2,\n  \"linearIssue\": \"CIA-13\"\n}\n"
 	write(t, root, state.FileName, orig)
 	cp := newCP(root, Automated, progress.Edits{Current: "a"})
-	cp.KeepState = true
+	cp.Persist.KeepState = true
 	cp.Trackers = []Tracker{{Sink: &fakeSink{}}}
 	r := runCP(cp)
 	require.Equal(t, OutcomeOK, r.Outcome(), r.Lines())
@@ -483,7 +487,7 @@ func TestKeepStateLeavesStateButBookkeeping(t *testing.T) {
 	// Without a tracker the file stays byte for byte.
 	write(t, root, state.FileName, orig)
 	cp = newCP(root, Automated, progress.Edits{AddTasks: []string{"b"}})
-	cp.KeepState = true
+	cp.Persist.KeepState = true
 	runCP(cp)
 	assert.Equal(t, orig, read(t, root, state.FileName))
 }
@@ -491,7 +495,7 @@ func TestKeepStateLeavesStateButBookkeeping(t *testing.T) {
 func TestKeepStateNeverRecreatesState(t *testing.T) {
 	root := t.TempDir()
 	cp := newCP(root, Automated, progress.Edits{Issue: "CIA-14", Current: "a"})
-	cp.KeepState = true
+	cp.Persist.KeepState = true
 	cp.Trackers = []Tracker{{Sink: &fakeSink{}}}
 	r := runCP(cp)
 	require.Equal(t, OutcomeOK, r.Outcome(), r.Lines())
@@ -544,7 +548,7 @@ func TestPostBodyReplacesStatus(t *testing.T) {
 	root := t.TempDir()
 	fs := &fakeSink{}
 	cp := newCP(root, Automated, progress.Edits{})
-	cp.Body = "Deployed build 42."
+	cp.Tracker.Body = "Deployed build 42."
 	cp.Trackers = []Tracker{{Sink: fs, Target: "CIA-16"}}
 	r := Run(context.Background(), cp, Post.Steps(cp))
 	assert.Equal(t, OutcomeOK, r.Outcome(), r.Lines())
@@ -658,8 +662,8 @@ func TestSyncCorrection(t *testing.T) {
 		root := t.TempDir()
 		write(t, root, progress.FileName, progressAt("2026-11-21T13:45:00Z")) // as new as the run: no time says who wins
 		cp := newCP(root, Automated, progress.Edits{})
-		cp.KeepState, cp.Issue = true, "CIA-19"
-		cp.Loop = &Loop{TaskIndex: 4, TotalTasks: 4}
+		cp.Persist.KeepState, cp.Issue = true, "CIA-19"
+		cp.Persist.Loop = &Loop{TaskIndex: 4, TotalTasks: 4}
 		r := runCP(cp)
 		require.Equal(t, OutcomeOK, r.Outcome(), r.Lines())
 		assert.Contains(t, r.Lines(), "Persist progress: updated .ccc-progress.md (task 4 of 4, Complete).")
@@ -676,7 +680,7 @@ func TestSyncCorrection(t *testing.T) {
 		orig := `{"taskIndex": 2, "totalTasks": 4, "lastUpdatedAt": "2026-11-21T10:00:00Z"}`
 		write(t, root, state.FileName, orig)
 		cp := newCP(root, Automated, progress.Edits{})
-		cp.KeepState, cp.Loop = true, &Loop{TaskIndex: 2, TotalTasks: 4}
+		cp.Persist.KeepState, cp.Persist.Loop = true, &Loop{TaskIndex: 2, TotalTasks: 4}
 		runCP(cp)
 		doc, err := progress.Parse([]byte(read(t, root, progress.FileName)))
 		require.NoError(t, err)
@@ -689,7 +693,7 @@ func TestSyncCorrection(t *testing.T) {
 		orig := `{"taskIndex": 0, "totalTasks": 2, "lastUpdatedAt": "2026-11-21T10:00:00Z"}`
 		write(t, root, state.FileName, orig)
 		cp := newCP(root, Automated, progress.Edits{})
-		cp.KeepState = true
+		cp.Persist.KeepState = true
 		r := runCP(cp)
 		assert.Empty(t, r.Notices)
 		assert.Equal(t, orig, read(t, root, state.FileName))
@@ -752,7 +756,7 @@ func TestSecretsAreRedactedBeforeLeaving(t *testing.T) {
 	cp := newCP(root, Manual, progress.Edits{Issue: "CIA-24", Current: "rotate " + token,
 		Decisions: []string{"use the key lin_api_0123456789abcdefghijklmnopqrstuvwxyzAB: it works"}})
 	cp.Trackers = []Tracker{{Sink: scrubbed}, {Sink: raw}}
-	cp.NoRedact = map[string]bool{"raw": true}
+	cp.Tracker.NoRedact = map[string]bool{"raw": true}
 	r := runCP(cp)
 	require.Equal(t, OutcomeOK, r.Outcome(), r.Lines())
 
@@ -776,7 +780,7 @@ func TestRecordWrittenWithSessionAndSnapshotHead(t *testing.T) {
 	write(t, root, state.FileName, `{"activeTaskFiles": ["parser.go"], "phase": "execution"}`)
 	write(t, root, "parser.go", "package parser // v2\n")
 	cp := newCP(root, Manual, progress.Edits{Issue: "CIA-25", Current: "a", AddTasks: []string{"b"}})
-	cp.Agent, cp.SessionID = "w1", "sess-1"
+	cp.Agent, cp.Record.SessionID = "w1", "sess-1"
 	r := runCP(cp)
 	require.Equal(t, OutcomeOK, r.Outcome(), r.Lines())
 

@@ -54,7 +54,7 @@ func TestDrainLimitBoundsTheRedeliveries(t *testing.T) {
 	queueOthers(t, root, 6)
 	s := &fakeSink{}
 	cp := newCP(root, Automated, progress.Edits{Issue: "CIA-1", Current: "parser"})
-	cp.Trackers, cp.DrainLimit = []Tracker{{Sink: s}}, 2
+	cp.Trackers, cp.Outbox.Limit = []Tracker{{Sink: s}}, 2
 	r := runCP(cp)
 
 	assert.Equal(t, OutcomeOK, r.Outcome(), r.Lines())
@@ -72,7 +72,7 @@ func TestDrainStopsAtAThirdOfTheDeadline(t *testing.T) {
 	queueOthers(t, root, 3)
 	s := &stallSink{}
 	cp := newCP(root, Automated, progress.Edits{Issue: "CIA-1", Current: "parser"})
-	cp.Trackers, cp.DrainLimit, cp.Timeout = []Tracker{{Sink: s}}, 3, 600*time.Millisecond
+	cp.Trackers, cp.Outbox.Limit, cp.Timeout = []Tracker{{Sink: s}}, 3, 600*time.Millisecond
 	r := runCP(cp)
 
 	assert.Equal(t, OutcomeOK, r.Outcome(), r.Lines())

@@ -71,7 +71,7 @@ func (cp *Context) drainOutbox(ctx context.Context, trackers []Tracker, issue st
 	}
 	for _, r := range cp.redeliver(ctx, entries, redeliverRules{
 		due:    true,
-		limit:  cp.DrainLimit,
+		limit:  cp.Outbox.Limit,
 		except: own,
 		sink:   func(name string) (sinks.Sink, error) { return bySink[name], nil },
 		before: func(ctx context.Context, _ outbox.Entry) bool { return ctx.Err() == nil },

@@ -36,7 +36,7 @@ func (g gitStep) Run(ctx context.Context, cp *Context) error {
 }
 
 func (gitStep) take(ctx context.Context, cp *Context) (snapshot, error) {
-	if cp.SkipGit {
+	if cp.Git.Skip {
 		return snapshot{}, sinks.Skip("--skip-git given")
 	}
 	if !cp.persisted.saved {
@@ -51,7 +51,7 @@ func (gitStep) take(ctx context.Context, cp *Context) (snapshot, error) {
 	if err != nil {
 		return snapshot{}, err
 	}
-	repo.NoHooks = !config.GitHooks(cp.Prefs, cp.Env)
+	repo.NoHooks = cp.Git.NoHooks
 	if cp.State == nil {
 		return snapshot{}, sinks.Skip("no state to read activeTaskFiles from")
 	}
@@ -126,14 +126,18 @@ func (cp *Context) commitMessage() (string, int) {
 			task, n = c.text, c.n
 		}
 	}
+	template := cp.Git.CommitMessage
+	if template == "" {
+		template = config.DefaultCommitMessage
+	}
 	task, n1 := cp.Redactor.Redact(task)
 	subject := clipRunes(firstLine(task), maxSubjectTask)
 	msg := strings.NewReplacer(
 		"{issue}", issue, "{n}", strconv.Itoa(n), "{m}", strconv.Itoa(m), "{task}", subject,
-	).Replace(cp.Prefs.Checkpoint.CommitMessage)
+	).Replace(template)
 	// A task the subject could not hold whole goes, in full up to a limit,
 	// into the body.
-	if full := strings.TrimSpace(task); subject != full && strings.Contains(cp.Prefs.Checkpoint.CommitMessage, "{task}") {
+	if full := strings.TrimSpace(task); subject != full && strings.Contains(template, "{task}") {
 		msg += "\n\n" + clipRunes(full, maxBodyTask)
 	}
 	msg, n2 := cp.Redactor.Redact(msg) // the template and the issue key; the task's markers stay

@@ -367,7 +367,7 @@ func (cp *Context) promptForcedBy() []string {
 	if len(cp.Edits.Done) > 0 {
 		flags = append(flags, "--done")
 	}
-	if cp.RefreshPrompt {
+	if cp.Persist.RefreshPrompt {
 		flags = append(flags, "--refresh-prompt")
 	}
 	return flags
@@ -392,7 +392,7 @@ func (cp *Context) keyFiles() []string {
 func (cp *Context) unsavedDoc(edited *progress.Document) *progress.Document {
 	e := cp.Edits
 	if len(e.Done)+len(e.AddTasks)+len(e.Decisions)+len(e.Blockers)+len(e.Unblock) == 0 &&
-		e.Current == "" && e.Next == "" && e.Issue == "" && !cp.RefreshPrompt {
+		e.Current == "" && e.Next == "" && e.Issue == "" && !cp.Persist.RefreshPrompt {
 		return nil
 	}
 	if edited != nil {
@@ -501,7 +501,7 @@ func (cp *Context) issueFor(doc *progress.Document) string {
 // corrupt on disk, and stamps CCC's lastUpdatedAt (and createdAt for a new
 // file) with the run's clock.
 func (cp *Context) saveState() error {
-	if cp.stateReadOnly || cp.KeepState {
+	if cp.stateReadOnly || cp.Persist.KeepState {
 		return nil
 	}
 	if k, ok := progress.NormalIssue(cp.Edits.Issue); ok {
@@ -543,7 +543,7 @@ func (cp *Context) updateState(ctx context.Context, change func(*state.State) er
 		cp.stateReadOnly, cp.stateCorrupt = true, loaded.Corrupt
 		return cp.stateNotUpdated()
 	}
-	if cp.KeepState && !fileExists(state.Path(cp.Root)) {
+	if cp.Persist.KeepState && !fileExists(state.Path(cp.Root)) {
 		return nil // the owner deleted it on purpose: do not bring it back
 	}
 	if err := change(loaded.State); err != nil {

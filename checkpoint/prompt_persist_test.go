@@ -170,7 +170,7 @@ func TestPromptProvenance(t *testing.T) {
 		runCP(newCP(root, Automated, start))
 		setPrompt(t, root, agent)
 		cp := newCP(root, Manual, progress.Edits{})
-		cp.RefreshPrompt = true
+		cp.Persist.RefreshPrompt = true
 		r := runCP(cp)
 		assert.Equal(t, atParser, promptOnDisk(t, root))
 		assert.Equal(t, atParser, r.Prompt)
@@ -186,7 +186,7 @@ func TestPromptProvenance(t *testing.T) {
 		runCP(newCP(root, Automated, start))
 		for _, e := range []progress.Edits{{Done: []string{""}}, {AddTasks: []string{"docs"}}} {
 			cp := newCP(root, Automated, e)
-			cp.KeepState = true
+			cp.Persist.KeepState = true
 			runCP(cp)
 		}
 		assert.Equal(t, "Resume CIA-12. Current task: task 3 of 4 — ship. Key files: none. Next action: continue the current task.", promptOnDisk(t, root))

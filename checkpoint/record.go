@@ -65,7 +65,7 @@ func (cp *Context) writeRecord(ctx context.Context) {
 	d := cp.Doc
 	s := records.Snapshot{
 		Agent:     cp.Agent,
-		SessionID: cp.SessionID,
+		SessionID: cp.Record.SessionID,
 		Issue:     d.Issue.Key,
 		Status:    recordStatus(d),
 		Prompt:    d.Prompt(),

@@ -100,10 +100,10 @@ func TestRedactionOffStillRedactsHeldKeys(t *testing.T) {
 	root := t.TempDir()
 	fs := &fakeSink{errs: []error{&sinks.Error{Cause: "HTTP 503"}}}
 	cp := newCP(root, Automated, progress.Edits{Issue: "CIA-32"})
-	cp.Body = "deploy with " + strings.ReplaceAll(heldKey, "_", `\_`) + " and " + classicToken
+	cp.Tracker.Body = "deploy with " + strings.ReplaceAll(heldKey, "_", `\_`) + " and " + classicToken
 	cp.Trackers = []Tracker{{Sink: fs}}
 	cp.Redactor = heldRedactor(t)
-	cp.NoRedact = map[string]bool{"fake": true}
+	cp.Tracker.NoRedact = map[string]bool{"fake": true}
 	r := runCP(cp)
 
 	require.Len(t, fs.bodies, 1)
@@ -126,7 +126,7 @@ func TestHeldKeyInTheProgressFile(t *testing.T) {
 	write(t, root, progress.FileName, "# Session Progress\n\n**Issue:** CIA-33\n\n## Current Task\n- rotate "+disguised+" and "+classicToken+"\n\n## Remaining Tasks\n- tell "+heldKey+"\n")
 	cp := newCP(root, Manual, progress.Edits{Next: "use " + heldKey})
 	cp.Redactor = heldRedactor(t)
-	cp.SkipGit = true
+	cp.Git.Skip = true
 	r := runCP(cp)
 	require.Equal(t, OutcomeOK, r.Outcome(), r.Lines())
 
@@ -149,7 +149,7 @@ func TestHeldKeyInTheProgressFile(t *testing.T) {
 
 	// The next run finds nothing more to replace.
 	cp = newCP(root, Manual, progress.Edits{})
-	cp.Redactor, cp.SkipGit = heldRedactor(t), true
+	cp.Redactor, cp.Git.Skip = heldRedactor(t), true
 	r = runCP(cp)
 	assert.NotContains(t, strings.Join(r.Warnings, "\n"), "persist:")
 }

@@ -132,7 +132,7 @@ func TestResumeAgeAndDriftFromTheSameCheckpoint(t *testing.T) {
 	git(t, root, "commit", "-q", "--allow-empty", "-m", "one")
 	git(t, root, "commit", "-q", "--allow-empty", "-m", "two")
 	gate := newCP(root, Automated, progress.Edits{})
-	gate.KeepState, gate.Now = true, t0.Add(10*time.Minute) // the stop hook's gate checkpoint
+	gate.Persist.KeepState, gate.Now = true, t0.Add(10*time.Minute) // the stop hook's gate checkpoint
 	runCP(gate)
 
 	r, err := LoadResume(ctx, root, t0.Add(11*time.Minute), time.Hour)

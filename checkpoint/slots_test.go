@@ -68,7 +68,7 @@ func TestNamedTasksFillThePlansSlots(t *testing.T) {
 		assert.Contains(t, r.Lines(), "Persist progress: created .ccc-progress.md (task 1 of 3, In Progress).")
 		for index := 1; index <= 3; index++ {
 			cp := newCP(root, Automated, progress.Edits{})
-			cp.KeepState, cp.Loop = true, &Loop{TaskIndex: index, TotalTasks: 3}
+			cp.Persist.KeepState, cp.Persist.Loop = true, &Loop{TaskIndex: index, TotalTasks: 3}
 			r := runCP(cp)
 			require.Equal(t, OutcomeOK, r.Outcome(), r.Lines())
 			doc, err := progress.Parse([]byte(read(t, root, progress.FileName)))

@@ -12,8 +12,8 @@ import (
 // hook's new position, else the state's totalTasks.
 func (cp *Context) planTotal() int {
 	switch {
-	case cp.Loop != nil:
-		return cp.Loop.TotalTasks
+	case cp.Persist.Loop != nil:
+		return cp.Persist.Loop.TotalTasks
 	case cp.State == nil || cp.stateReadOnly:
 		return 0
 	}
@@ -30,10 +30,10 @@ func (cp *Context) syncSources(doc *progress.Document, created bool, docTime tim
 	st := cp.State
 	var index, total int
 	switch {
-	case cp.Loop != nil:
+	case cp.Persist.Loop != nil:
 		// The stop hook just moved the loop (and deleted the state at its
 		// end): its position is the newest word, whatever the file says.
-		index, total = cp.Loop.TaskIndex, cp.Loop.TotalTasks
+		index, total = cp.Persist.Loop.TaskIndex, cp.Persist.Loop.TotalTasks
 	case st == nil || cp.stateReadOnly:
 		return ""
 	default:
@@ -56,7 +56,7 @@ func (cp *Context) syncSources(doc *progress.Document, created bool, docTime tim
 		stateTime, _ = time.Parse(time.RFC3339, st.String("lastUpdatedAt"))
 	}
 	// A document with no tasks carries no plan: it never overrides one.
-	stateWins := cp.Loop != nil || created || m == 0 || stateTime.After(docTime)
+	stateWins := cp.Persist.Loop != nil || created || m == 0 || stateTime.After(docTime)
 	if stateWins {
 		if !doc.AlignTo(index, total) {
 			return ""
@@ -66,7 +66,7 @@ func (cp *Context) syncSources(doc *progress.Document, created bool, docTime tim
 		}
 		return fmt.Sprintf("Sync corrected: %s updated to match %s.", progress.FileName, state.FileName)
 	}
-	if cp.KeepState {
+	if cp.Persist.KeepState {
 		return "" // the stop hook owns the loop state
 	}
 	for _, kv := range []struct {
@@ -89,7 +89,7 @@ func (cp *Context) syncSources(doc *progress.Document, created bool, docTime tim
 // (KeepState), are left to it.
 func (cp *Context) followTotal(doc *progress.Document, total int) {
 	m := doc.TaskM()
-	if m == total || cp.Loop != nil || cp.KeepState || cp.State == nil || cp.stateReadOnly {
+	if m == total || cp.Persist.Loop != nil || cp.Persist.KeepState || cp.State == nil || cp.stateReadOnly {
 		return
 	}
 	if err := cp.State.Set("totalTasks", m); err != nil {

@@ -136,7 +136,7 @@ func (t trackerStep) Run(ctx context.Context, cp *Context) error {
 			defer cancel()
 		}
 	}
-	body := cp.Body
+	body := cp.Tracker.Body
 	if body == "" {
 		body = comment.Render(comment.Build(cp.Doc, cp.Now))
 	}
@@ -162,15 +162,15 @@ func (t trackerStep) Run(ctx context.Context, cp *Context) error {
 // nothing to do, nil when it has.
 func trackerSkip(cp *Context, trackers []Tracker) error {
 	switch {
-	case cp.SkipTracker:
-		flag := cp.SkipTrackerFlag
+	case cp.Tracker.Skip:
+		flag := cp.Tracker.SkipFlag
 		if flag == "" {
 			flag = "--skip-tracker"
 		}
 		return sinks.Skip("%s given", flag)
 	case len(trackers) == 0:
 		return sinks.Skip("no tracker configured")
-	case cp.Doc == nil && cp.Body == "":
+	case cp.Doc == nil && cp.Tracker.Body == "":
 		return sinks.Skip("no progress document to report")
 	}
 	return nil
@@ -244,7 +244,7 @@ func (cp *Context) deliverTo(ctx context.Context, tr Tracker, issue, from, body 
 	// agent, the last to deliver sends the newest status, whatever order
 	// their runs started in.
 	next := func() (outbox.Entry, bool) {
-		return outbox.Entry{Body: cp.latestStatus(body), FullText: cp.FullText, RenderedAt: time.Now().UTC()}, true
+		return outbox.Entry{Body: cp.latestStatus(body), FullText: cp.Tracker.FullText, RenderedAt: time.Now().UTC()}, true
 	}
 	key := outbox.Entry{Sink: s.Name(), Target: res.Target, Agent: cp.Agent}
 	if q, err := outbox.Queued(cp.Root, key); err == nil && q.Held(cp.Now) {
@@ -371,7 +371,7 @@ func (cp *Context) finish(ctx context.Context, s sinks.Sink, res SinkResult, r s
 func (cp *Context) redacted(s sinks.Sink, key, e outbox.Entry, res *SinkResult) outbox.Entry {
 	e.Sink, e.Target, e.Agent = key.Sink, key.Target, key.Agent
 	r := cp.Redactor
-	if cp.NoRedact[s.Name()] {
+	if cp.Tracker.NoRedact[s.Name()] {
 		r = r.HeldOnly()
 	}
 	e.Body, res.Redacted = r.Redact(e.Body)
@@ -589,7 +589,7 @@ func (cp *Context) trackerIssue() (issue, from string) {
 // or fallback when the run delivers a body of its own (ccc post) or the file
 // cannot be read or is broken.
 func (cp *Context) latestStatus(fallback string) string {
-	if cp.Body != "" || cp.Doc == nil {
+	if cp.Tracker.Body != "" || cp.Doc == nil {
 		return fallback
 	}
 	data, err := readProgress(filepath.Join(cp.Root, progress.FileName))

@@ -40,7 +40,7 @@ const DefaultCommitMessage = "chore({issue}): checkpoint — task {n}/{m}: {task
 // sections. A key it does not know is a problem (with the nearest known
 // key), never rewritten: ccc does not write this file. The commands' sections (checkpoint, sync, redact, sinks)
 // are decoded strictly: a bad value is an error. The hooks' keys are read as
-// CCC's own hooks read them, and agents: by its rule (see Load), so they are
+// CCC's own hooks read them, and agents: by its rule (see load), so they are
 // not decoded by their tags.
 type Prefs struct {
 	Checkpoint struct {
@@ -208,7 +208,7 @@ func Default() Prefs {
 	return p
 }
 
-// ReadPrefsFile parses root/.ccc-preferences.yaml for Load, its one reader.
+// ReadPrefsFile parses root/.ccc-preferences.yaml for load, its one reader.
 // A missing file is a nil document and no error; an unreadable or
 // unparsable one an error naming the file (and the line, for bad YAML).
 func ReadPrefsFile(root string) (doc *yaml.Node, path string, err error) {
@@ -250,20 +250,12 @@ type Problems struct {
 	Agents error
 }
 
-// Load reads root/.ccc-preferences.yaml once, every key over its default. A
-// missing file gives the defaults and no problems.
-func Load(root string) (Prefs, Problems) {
+// load reads root/.ccc-preferences.yaml, every key over its default: the
+// one reader of the file, through Settings.Project. A missing file gives
+// the defaults and no problems.
+func load(root string) (Prefs, Problems) {
 	doc, path, err := ReadPrefsFile(root)
 	return decodePrefs(doc, path, err)
-}
-
-// LoadPrefs reads root/.ccc-preferences.yaml over the defaults (Load) for
-// the commands. A missing file gives the defaults. A file that does not
-// parse gives the defaults and an error naming the file and line, for the
-// caller to warn about.
-func LoadPrefs(root string) (Prefs, error) {
-	p, pr := Load(root)
-	return p, pr.Commands
 }
 
 // UserPrefsName is the user's own preferences file, in UserConfigDir.
@@ -292,7 +284,8 @@ func UserPrefsPath(env Env) (string, error) {
 }
 
 // LoadUserPrefs reads the user's own preferences (UserPrefsPath), the
-// same keys as .ccc-preferences.yaml, over the defaults; like LoadPrefs, a
+// same keys as .ccc-preferences.yaml, over the defaults; like the
+// repository's file (Project), a
 // missing file gives the defaults and a bad one the defaults and an error.
 // Settings a repository must not make for its user (redact: false) are
 // honoured only here.

@@ -13,6 +13,13 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// loadCommands is the commands' view of root's preferences: what
+// Settings.Project gives them, and the problem they warn about.
+func loadCommands(root string) (Prefs, error) {
+	p, pr := load(root)
+	return p, pr.Commands
+}
+
 func TestLoadPrefs(t *testing.T) {
 	tests := []struct {
 		name, yaml string
@@ -70,7 +77,7 @@ func TestLoadPrefs(t *testing.T) {
 			if tt.yaml != "" {
 				require.NoError(t, os.WriteFile(filepath.Join(root, PrefsFile), []byte(tt.yaml), 0o644))
 			}
-			p, err := LoadPrefs(root)
+			p, err := loadCommands(root)
 			if tt.errHas != "" {
 				require.Error(t, err)
 				assert.Contains(t, err.Error(), tt.errHas)
@@ -234,7 +241,7 @@ func TestUserPrefsAndRedactOff(t *testing.T) {
 
 	repoRoot := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(repoRoot, PrefsFile), []byte("sinks:\n  linear: {redact: false}\n  github: {redact: false}\n  file: {}\n"), 0o644))
-	repo, err := LoadPrefs(repoRoot)
+	repo, err := loadCommands(repoRoot)
 	require.NoError(t, err)
 
 	off, ignored := RedactOff(repo, user)
@@ -303,7 +310,7 @@ func TestLoadSectionsApart(t *testing.T) {
 	root := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(root, PrefsFile),
 		[]byte("checkpoint:\n  timeout: soon\nreplan:\n  enabled: false\nagents:\n  warn_after: 10m\n  stale_after: 2h\n"), 0o644))
-	p, pr := Load(root)
+	p, pr := load(root)
 	assert.ErrorContains(t, pr.Commands, `"soon" is not a duration`)
 	assert.NoError(t, pr.Hooks)
 	assert.NoError(t, pr.Agents)
@@ -312,14 +319,14 @@ func TestLoadSectionsApart(t *testing.T) {
 	assert.Equal(t, AgentPrefs{WarnAfter: Duration(10 * time.Minute), StaleAfter: Duration(2 * time.Hour)}, p.Agents)
 
 	require.NoError(t, os.WriteFile(filepath.Join(root, PrefsFile), []byte("agents:\n  warn_after: soon\nreplan:\n  enabled: false\n"), 0o644))
-	p, pr = Load(root)
+	p, pr = load(root)
 	assert.NoError(t, pr.Commands)
 	assert.ErrorContains(t, pr.Agents, "agents.warn_after")
 	assert.Equal(t, Default().Agents, p.Agents)
 	assert.False(t, p.Replan.Enabled)
 
 	require.NoError(t, os.WriteFile(filepath.Join(root, PrefsFile), []byte("- a\n- b\n"), 0o644))
-	p, pr = Load(root)
+	p, pr = load(root)
 	assert.Error(t, pr.Commands)
 	assert.EqualError(t, pr.Hooks, "preferences: "+filepath.Join(root, PrefsFile)+": not a mapping")
 	assert.Error(t, pr.Agents)
@@ -343,7 +350,7 @@ func TestBrokenPrefsFailClosed(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			root := t.TempDir()
 			require.NoError(t, os.WriteFile(filepath.Join(root, PrefsFile), []byte(tt.yaml), 0o644))
-			p, err := LoadPrefs(root)
+			p, err := loadCommands(root)
 			require.Error(t, err)
 			assert.Regexp(t, tt.want, err.Error())
 			assert.False(t, GitHooks(p, Env{}), "no repository hooks while the file is broken")
@@ -363,7 +370,7 @@ func TestBrokenPrefsFailClosed(t *testing.T) {
 		root := t.TempDir()
 		require.NoError(t, os.WriteFile(filepath.Join(root, PrefsFile), []byte(
 			"checkpoint:\n  timeout: 5s\nhooks:\n  checkpoint_timeout: 3s\nagents:\n  warn_after: 1h\nexecution:\n  default_mode: x\nsinks:\n  github:\n    repo: a/b\n"), 0o644))
-		p, err := LoadPrefs(root)
+		p, err := loadCommands(root)
 		require.NoError(t, err)
 		assert.True(t, GitHooks(p, Env{}))
 	})

@@ -226,7 +226,7 @@ func setDuration(dst *Duration, n *yaml.Node) {
 }
 
 // ParseHookPrefs reads the hooks' keys of a preferences document given as
-// bytes, as Load reads them from the file: for callers (the stop decision's
+// bytes, as Settings.Project reads them from the file: for callers (the stop decision's
 // tests) that hold the text, not a project.
 func ParseHookPrefs(data []byte) (HookPrefs, error) {
 	doc := new(yaml.Node)

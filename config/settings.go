@@ -6,17 +6,20 @@ import (
 	"github.com/ccc-checkpoint/ccc/internal/redact"
 )
 
-// Settings is what one ccc process reads from outside any project: the
-// environment (Env, read once) and the user's own preferences (read at the
-// first use, at most once). cmd/ccc builds it once (NewSettings) and passes
-// it, or a part of it, down; nothing below cmd and config reads the
-// environment itself (internal/archtest). Tests may build one directly:
-// Settings{Env: EnvOf(...)} reads the user's preferences at each use.
+// Settings is what one ccc process reads from outside its command line:
+// the environment (Env, read once), the user's own preferences (read at the
+// first use, at most once) and each project's .ccc-preferences.yaml (read
+// at the first use, at most once per root: Project). cmd/ccc builds it once
+// (NewSettings) and passes it, or a part of it, down; nothing below cmd and
+// config reads the environment itself (internal/archtest), and
+// .ccc-preferences.yaml is read only here (Project; load is unexported). Tests may build one directly: Settings{Env: EnvOf(...)}
+// reads the files at each use.
 //
-// Precedence: flags, then the environment, then the preferences, then the
-// defaults. The preferences are the repository's .ccc-preferences.yaml; the
-// user's own file takes the same keys but counts only where a repository is
-// not trusted to decide for its user (SECURITY.md), all applied in Effective:
+// Precedence: flags, then the environment, then the user's own preferences
+// for what a repository may not decide for its user, then the repository's
+// preferences, then the defaults. The user's own file takes the same keys
+// as .ccc-preferences.yaml but counts only where a repository is not
+// trusted to decide for its user (SECURITY.md), all applied in Project:
 //   - git hooks (CCC_GIT_HOOKS, checkpoint.git_hooks in either file): each
 //     can only turn them off; none turns back on what another turned off
 //     (GitHooks).
@@ -29,7 +32,8 @@ import (
 type Settings struct {
 	Env Env
 
-	user *userPrefs // nil: read at each use
+	user     *userPrefs // nil: read at each use
+	projects *projects  // nil: read at each use
 }
 
 type userPrefs struct {
@@ -38,10 +42,31 @@ type userPrefs struct {
 	err   error
 }
 
+// projects holds each root's Project, read once.
+type projects struct {
+	mu     sync.Mutex
+	byRoot map[string]*projectOnce
+}
+
+type projectOnce struct {
+	once sync.Once
+	p    Project
+}
+
 // NewSettings is the process's settings: env, with the user's preferences
-// read at most once.
+// and each project's read at most once.
 func NewSettings(env Env) Settings {
-	return Settings{Env: env, user: &userPrefs{}}
+	return Settings{Env: env, user: &userPrefs{}, projects: &projects{byRoot: map[string]*projectOnce{}}}
+}
+
+// Reread is s with the projects' preferences read again at their next use
+// (the user's own stay as read): for a worker that runs for hours and
+// applies an edit of .ccc-preferences.yaml at its next checkpoint.
+func (s Settings) Reread() Settings {
+	if s.projects != nil {
+		s.projects = &projects{byRoot: map[string]*projectOnce{}}
+	}
+	return s
 }
 
 // ConfigDir is the user's own ccc directory (UserConfigDir).
@@ -60,13 +85,19 @@ func (s Settings) UserPrefs() (Prefs, error) {
 	return s.user.prefs, s.user.err
 }
 
-// Effective is a project's settings for one checkpoint: the repository's
-// preferences with what only the user (or the environment) may decide
-// applied over them.
-type Effective struct {
-	// Prefs are the repository's preferences, with the user's "git hooks
-	// off" over them.
+// Project is one project's preferences as every command and hook uses
+// them: the repository's .ccc-preferences.yaml over the defaults, with what
+// only the user may decide applied from the user's own file.
+type Project struct {
+	// Prefs are the repository's preferences (a file it cannot use fails
+	// closed: the defaults, without the repository's git hooks), with the
+	// user's "git hooks off" over them.
 	Prefs Prefs
+	// Problems are the repository's file's, by its readers.
+	Problems Problems
+	// User is why the user's own file could not be used (it then counts
+	// as the defaults): the checkpoint's warning.
+	User error
 	// Patterns are the repository's extra redaction patterns, then the
 	// user's.
 	Patterns []redact.Pattern
@@ -77,17 +108,32 @@ type Effective struct {
 	Ignored  []string
 }
 
-// Effective applies the user's preferences over the repository's (repo):
-// the exceptions to "the user's preferences win" that Settings lists. A
-// user file that cannot be read counts as the defaults (its error is the
-// caller's warning).
-func (s Settings) Effective(repo Prefs) (Effective, error) {
-	user, err := s.UserPrefs()
-	e := Effective{Prefs: repo}
-	if v := user.Checkpoint.GitHooks; v != nil && !*v {
-		e.Prefs.Checkpoint.GitHooks = v // the user's "off" holds in every project
+// Project reads root's preferences (load) and applies the user's over them
+// (the exceptions to "the repository's preferences over the defaults" that
+// Settings lists), once per root for Settings built by NewSettings.
+func (s Settings) Project(root string) Project {
+	if s.projects == nil {
+		return s.project(root)
 	}
-	e.Patterns = append(append([]redact.Pattern{}, repo.Redact.Patterns...), user.Redact.Patterns...)
-	e.NoRedact, e.Ignored = RedactOff(repo, user)
-	return e, err
+	s.projects.mu.Lock()
+	p := s.projects.byRoot[root]
+	if p == nil {
+		p = &projectOnce{}
+		s.projects.byRoot[root] = p
+	}
+	s.projects.mu.Unlock()
+	p.once.Do(func() { p.p = s.project(root) })
+	return p.p
+}
+
+func (s Settings) project(root string) Project {
+	repo, problems := load(root)
+	user, err := s.UserPrefs()
+	p := Project{Prefs: repo, Problems: problems, User: err}
+	if v := user.Checkpoint.GitHooks; v != nil && !*v {
+		p.Prefs.Checkpoint.GitHooks = v // the user's "off" holds in every project
+	}
+	p.Patterns = append(append([]redact.Pattern{}, repo.Redact.Patterns...), user.Redact.Patterns...)
+	p.NoRedact, p.Ignored = RedactOff(repo, user)
+	return p
 }

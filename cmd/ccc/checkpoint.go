@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"strings"
@@ -178,55 +179,75 @@ func checkpointRun(ctx context.Context, f *Factory, opts *CheckpointOptions) err
 	if err != nil {
 		return err
 	}
-	cp, err := f.newCheckpoint(root, opts.Profile, opts.Agent, opts.Timeout, opts.Trackers)
+	cp, err := f.newCheckpoint(root, opts.Profile, runFlags{Agent: opts.Agent, Timeout: opts.Timeout, Trackers: opts.Trackers})
 	if err != nil {
 		return err
 	}
 	cp.Edits = opts.Edits
 	cp.Issue = opts.Edits.Issue
-	cp.RefreshPrompt = opts.RefreshPrompt
-	cp.SkipGit = opts.SkipGit
-	cp.SkipTracker, cp.SkipTrackerFlag = opts.SkipTracker != "", opts.SkipTracker
+	cp.Persist.RefreshPrompt = opts.RefreshPrompt
+	cp.Git.Skip = opts.SkipGit
+	cp.Tracker.Skip, cp.Tracker.SkipFlag = opts.SkipTracker != "", opts.SkipTracker
 	cp.Waiting = f.waiting(opts.JSON)
 
 	report := checkpoint.Run(ctx, cp, opts.Profile.Steps(cp))
 	return f.finish(report, "ccc checkpoint", opts.JSON, opts.Profile == checkpoint.Manual)
 }
 
-// newCheckpoint prepares a run in root with everything but the edits:
-// preferences (a broken file is a warning), the agent, the deadline (flag,
-// else the profile's preference), the sinks and the clock.
-func (f *Factory) newCheckpoint(root string, profile checkpoint.Profile, agent string, timeout time.Duration, tf TrackerFlags) (*checkpoint.Context, error) {
-	prefs, err := config.LoadPrefs(root)
-	if err != nil {
-		fmt.Fprintf(f.IO.ErrOut, "Warning: %v; using the defaults, without the repository's git hooks\n", err)
+// runFlags are the flags that override a setting of the environment or
+// the preferences ("" and 0: not given).
+type runFlags struct {
+	Agent    string
+	Timeout  time.Duration
+	Trackers TrackerFlags
+}
+
+// resolve is each setting a flag overrides, resolved once: the flag, else
+// the environment, else the preferences, else the default. The agent is
+// --agent, CCC_AGENT, main (ccc post: config.CIAgent, never main unless
+// asked for); the deadline --timeout, else the profile's preference.
+func (f *Factory) resolve(root string, profile checkpoint.Profile, fl runFlags) (config.Project, string, time.Duration) {
+	project, agent := f.settings().Project(root), config.Agent(fl.Agent, f.env())
+	timeout := project.Prefs.Checkpoint.Timeout
+	if profile == checkpoint.Post {
+		agent = config.CIAgent(fl.Agent, f.env())
 	}
-	if timeout == 0 {
-		timeout = time.Duration(prefs.Checkpoint.Timeout)
-		if profile != checkpoint.Manual {
-			timeout = time.Duration(prefs.Checkpoint.AutomatedTimeout)
-		}
+	if profile != checkpoint.Manual {
+		timeout = project.Prefs.Checkpoint.AutomatedTimeout
+	}
+	return project, agent, cmp.Or(fl.Timeout, time.Duration(timeout))
+}
+
+// newCheckpoint prepares a run in root with everything but the edits:
+// preferences (a broken file is a warning), the agent, the deadline, the
+// sinks (resolve) and the clock.
+func (f *Factory) newCheckpoint(root string, profile checkpoint.Profile, fl runFlags) (*checkpoint.Context, error) {
+	project, agent, timeout := f.resolve(root, profile, fl)
+	prefs, tf := project.Prefs, fl.Trackers
+	if err := project.Problems.Commands; err != nil {
+		fmt.Fprintf(f.IO.ErrOut, "Warning: %v; using the defaults, without the repository's git hooks\n", err)
 	}
 	cp := &checkpoint.Context{
 		Root:    root,
 		Now:     f.Now(),
 		Profile: profile,
-		Agent:   config.Agent(agent, f.env()),
-		Prefs:   prefs,
+		Agent:   agent,
 		Timeout: timeout,
-		Env:     f.env(),
+		Git: checkpoint.GitOptions{
+			NoHooks:       !config.GitHooks(prefs, f.env()),
+			CommitMessage: prefs.Checkpoint.CommitMessage,
+		},
 	}
 	if f.env().Debug {
 		cp.Debug = f.IO.ErrOut
 	}
 	cp.Trackers, cp.Warnings = f.trackers(root, prefs, tf)
-	eff, uerr := f.settings().Effective(prefs)
-	if uerr != nil {
+	if uerr := project.User; uerr != nil {
 		cp.Warnings = append(cp.Warnings, fmt.Sprintf("%v; using the defaults, without the repository's git hooks", uerr))
 	}
-	cp.Prefs = eff.Prefs
 	held := append(f.env().Secrets(), linearStoredSecrets(f)...)
-	if cp.Redactor, err = redact.New(held, eff.Patterns); err != nil {
+	var err error
+	if cp.Redactor, err = redact.New(held, project.Patterns); err != nil {
 		// The built-in patterns and the held secrets still apply.
 		cp.Redactor, _ = redact.New(held, nil)
 		cp.Warnings = append(cp.Warnings, fmt.Sprintf("%s: %v; redacting with the built-in patterns only", config.PrefsFile, err))
@@ -234,8 +255,8 @@ func (f *Factory) newCheckpoint(root string, profile checkpoint.Profile, agent s
 	if cp.Key, err = config.UserKey(f.env()); err != nil {
 		cp.Warnings = append(cp.Warnings, fmt.Sprintf("%v: queued updates wait, stored comment references are checked", err))
 	}
-	cp.NoRedact = eff.NoRedact
-	if ignored := eff.Ignored; len(ignored) > 0 {
+	cp.Tracker.NoRedact = project.NoRedact
+	if ignored := project.Ignored; len(ignored) > 0 {
 		where := "the user preferences"
 		if p, err := f.settings().UserPrefsPath(); err == nil {
 			where = p

@@ -79,6 +79,7 @@ checkpoint would.` + exitStatusHelp(
 func doctorRun(ctx context.Context, f *Factory, opts *DoctorOptions) error {
 	e := &doctor.Env{
 		Agent: config.Agent(opts.Agent, f.env()), Now: f.Now(),
+		Settings:  f.settings(),
 		UserPrefs: func() error { _, err := f.settings().UserPrefs(); return err },
 		Issue:     opts.Issue, Timeout: opts.Timeout,
 		SignIn: func(ctx context.Context) []Check { return linearSignInCheck(ctx, f, opts.Timeout) },

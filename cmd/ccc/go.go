@@ -87,8 +87,9 @@ func goRun(ctx context.Context, f *Factory, opts *GoOptions) error {
 	if err != nil {
 		return err
 	}
-	prefs, perr := config.LoadPrefs(root)
-	if perr != nil {
+	project := f.settings().Project(root)
+	prefs := project.Prefs
+	if perr := project.Problems.Commands; perr != nil {
 		fmt.Fprintf(f.IO.ErrOut, "Warning: %v; using defaults\n", perr)
 	}
 	now := f.Now()

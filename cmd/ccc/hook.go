@@ -280,6 +280,7 @@ func (f *Factory) hookEnv(dir string) hook.Env {
 	return hook.Env{
 		Root:       func(ctx context.Context, cwd string) (string, error) { return f.hookRoot(ctx, dir, cwd) },
 		Now:        now,
+		Settings:   f.settings(),
 		Checkpoint: f.hookCheckpoint,
 		Stderr:     f.IO.ErrOut,
 		Debug:      f.env().Debug,
@@ -328,7 +329,7 @@ func (f *Factory) hookCheckpoint(ctx context.Context, c hook.CheckpointRequest) 
 	// (hook.PrefsOf); newCheckpoint's "Warning: …" would be a second one.
 	quiet := *f
 	quiet.IO.ErrOut = io.Discard
-	cp, err := quiet.newCheckpoint(c.Root, checkpoint.Automated, "", c.Deadline, TrackerFlags{})
+	cp, err := quiet.newCheckpoint(c.Root, checkpoint.Automated, runFlags{Timeout: c.Deadline})
 	if err != nil {
 		return err
 	}
@@ -340,7 +341,7 @@ func (f *Factory) hookCheckpoint(ctx context.Context, c hook.CheckpointRequest) 
 
 // hookResume reads the last checkpoint for session-start.
 func (f *Factory) hookResume(ctx context.Context, root string) (hook.Resume, bool, error) {
-	return hook.LoadResume(ctx, root, hook.ResumeEnv{Env: f.env(), Now: f.Now, Stderr: f.IO.ErrOut, Drift: driftWarnings})
+	return hook.LoadResume(ctx, root, hook.ResumeEnv{Settings: f.settings(), Now: f.Now, Stderr: f.IO.ErrOut, Drift: driftWarnings})
 }
 
 // keepAlive sends the Linear agent session an ephemeral thought (at most

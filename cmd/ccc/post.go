@@ -10,7 +10,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ccc-checkpoint/ccc/checkpoint"
-	"github.com/ccc-checkpoint/ccc/config"
 	"github.com/ccc-checkpoint/ccc/internal/projectfs"
 	"github.com/ccc-checkpoint/ccc/progress"
 )
@@ -97,10 +96,7 @@ func postRun(ctx context.Context, f *Factory, opts *PostOptions) error {
 	if err != nil {
 		return err
 	}
-	// A CI report gets its own comment: never the session's "main" unless
-	// asked for.
-	agent := config.CIAgent(opts.Agent, f.env())
-	cp, err := f.newCheckpoint(root, checkpoint.Post, agent, opts.Timeout, opts.Trackers)
+	cp, err := f.newCheckpoint(root, checkpoint.Post, runFlags{Agent: opts.Agent, Timeout: opts.Timeout, Trackers: opts.Trackers})
 	if err != nil {
 		return err
 	}
@@ -123,14 +119,14 @@ func postRun(ctx context.Context, f *Factory, opts *PostOptions) error {
 			// The body stands alone; the state is only for the references.
 			cp.Warnings = append(cp.Warnings, err.Error())
 		}
-		cp.Body = body
+		cp.Tracker.Body = body
 		switch {
 		case f.env().GitHub.Actions && f.env().GitHub.StepSummary != "":
-			cp.FullText = "the job summary"
+			cp.Tracker.FullText = "the job summary"
 		case opts.BodyFile == "-":
-			cp.FullText = "the text piped to ccc post"
+			cp.Tracker.FullText = "the text piped to ccc post"
 		default:
-			cp.FullText = opts.BodyFile
+			cp.Tracker.FullText = opts.BodyFile
 		}
 	}
 	report := checkpoint.Run(ctx, cp, checkpoint.Post.Steps(cp))

@@ -14,7 +14,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ccc-checkpoint/ccc/checkpoint"
-	"github.com/ccc-checkpoint/ccc/config"
 	"github.com/ccc-checkpoint/ccc/internal/redact"
 	"github.com/ccc-checkpoint/ccc/progress"
 	"github.com/ccc-checkpoint/ccc/sinks"
@@ -40,7 +39,7 @@ func TestAnnotationsAndSummaryAreRedacted(t *testing.T) {
 	require.NoError(t, err)
 	root := t.TempDir()
 	cp := &checkpoint.Context{Root: root, Now: time.Date(2026, 11, 21, 13, 45, 0, 0, time.UTC), Profile: checkpoint.Automated,
-		Agent: "main", Prefs: config.Default(), Edits: progress.Edits{Issue: "CIA-9", Current: "a"}, Issue: "CIA-9",
+		Agent: "main", Edits: progress.Edits{Issue: "CIA-9", Current: "a"}, Issue: "CIA-9",
 		Trackers: []checkpoint.Tracker{{Sink: echoSink{key: key}}}, Redactor: red}
 	r := checkpoint.Run(context.Background(), cp, cp.Profile.Steps(cp))
 

@@ -184,7 +184,7 @@ func printStatus(f *Factory, opts *StatusOptions, rep StatusReport, tty bool) er
 // collectStatus reads every agent's record and queued deliveries at f.Now()
 // (records.Collect), as --json prints them.
 func collectStatus(ctx context.Context, f *Factory, root string) (StatusReport, error) {
-	st, err := records.Collect(ctx, root, f.Now())
+	st, err := records.Collect(ctx, root, f.Now(), f.settings())
 	if err != nil {
 		return StatusReport{}, err
 	}

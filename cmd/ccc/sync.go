@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -124,7 +125,7 @@ func syncRun(ctx context.Context, f *Factory, opts *SyncOptions) error {
 	if err != nil {
 		return err
 	}
-	cp, err := f.newCheckpoint(root, checkpoint.Automated, "", opts.Timeout, TrackerFlags{})
+	cp, err := f.newCheckpoint(root, checkpoint.Automated, runFlags{Timeout: opts.Timeout})
 	if err != nil {
 		return err
 	}
@@ -163,7 +164,8 @@ func (f *Factory) warnOutbox(err error) { fmt.Fprintf(f.IO.ErrOut, "Warning: %v\
 
 // newSink builds the sink a queued entry names, for cp's project.
 func (f *Factory) newSink(cp *checkpoint.Context, name string) (sinks.Sink, error) {
-	env, _ := f.sinkEnv(cp.Root, cp.Prefs, name) // checkpoints warn about bad preferences
+	prefs := f.settings().Project(cp.Root).Prefs
+	env, _ := f.sinkEnv(cp.Root, prefs, name) // checkpoints warn about bad preferences
 	return all.Registry().New(name, env)
 }
 
@@ -206,18 +208,20 @@ func watchRun(ctx context.Context, f *Factory, opts *SyncOptions) error {
 			line.End()
 		}
 	}()
-	newCheckpoint := func() (*checkpoint.Context, error) {
-		return f.newCheckpoint(root, checkpoint.Automated, "", opts.Timeout, TrackerFlags{})
-	}
+	// The worker runs for hours: each checkpoint, and each redelivery,
+	// reads the repository's preferences as they are then.
+	rereading := func() *Factory { each, s := *f, f.settings().Reread(); each.cfg = &s; return &each }
 	return watch.Run(ctx, watch.Options{
-		Root:          root,
-		Debounce:      opts.Debounce,
-		RetryEvery:    opts.RetryEvery,
-		NewCheckpoint: newCheckpoint,
-		NewSink:       f.newSink,
-		Now:           f.Now,
-		Show:          show,
-		Busy:          line.Busy,
-		Warn:          f.warnOutbox,
+		Root:       root,
+		Debounce:   cmp.Or(opts.Debounce, time.Duration(f.settings().Project(root).Prefs.Sync.Debounce)),
+		RetryEvery: opts.RetryEvery,
+		NewCheckpoint: func() (*checkpoint.Context, error) {
+			return rereading().newCheckpoint(root, checkpoint.Automated, runFlags{Timeout: opts.Timeout})
+		},
+		NewSink: func(cp *checkpoint.Context, name string) (sinks.Sink, error) { return rereading().newSink(cp, name) },
+		Now:     f.Now,
+		Show:    show,
+		Busy:    line.Busy,
+		Warn:    f.warnOutbox,
 	})
 }

@@ -9,7 +9,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ccc-checkpoint/ccc/cmd/ccc/internal/history"
-	"github.com/ccc-checkpoint/ccc/config"
 	"github.com/ccc-checkpoint/ccc/internal/ui"
 	"github.com/ccc-checkpoint/ccc/state/records"
 )
@@ -89,9 +88,9 @@ func takeoverRun(ctx context.Context, f *Factory, opts *TakeoverOptions) error {
 			Prompt string `json:"prompt"`
 		}{tk, prompt})
 	}
-	prefs, problems := config.Load(root)
-	th := records.ThresholdsOf(prefs.Agents)
-	if terr := problems.Agents; terr != nil {
+	project := f.settings().Project(root)
+	th := records.ThresholdsOf(project.Prefs.Agents)
+	if terr := project.Problems.Agents; terr != nil {
 		fmt.Fprintf(f.IO.ErrOut, "Warning: %v; using the defaults\n", terr)
 	}
 	if h := records.Assess(tk.Old, now, th, nil); h.Level == records.Active {

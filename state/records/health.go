@@ -34,7 +34,7 @@ func DefaultThresholds() Thresholds {
 }
 
 // ThresholdsOf takes the thresholds from the preferences' agents: section
-// (agents.warn_after and agents.stale_after), as config.Load read it.
+// (agents.warn_after and agents.stale_after), as config.Settings.Project read it.
 func ThresholdsOf(p config.AgentPrefs) Thresholds {
 	return Thresholds{WarnAfter: time.Duration(p.WarnAfter), StaleAfter: time.Duration(p.StaleAfter)}
 }

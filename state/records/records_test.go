@@ -536,8 +536,8 @@ func TestLoadThresholds(t *testing.T) {
 			if tt.yaml != "" {
 				writeFile(t, filepath.Join(root, ".ccc-preferences.yaml"), tt.yaml)
 			}
-			prefs, problems := config.Load(root)
-			got, err := ThresholdsOf(prefs.Agents), problems.Agents
+			p := config.Settings{Env: config.Env{ConfigDir: t.TempDir()}}.Project(root)
+			got, err := ThresholdsOf(p.Prefs.Agents), p.Problems.Agents
 			assert.Equal(t, tt.want, got)
 			if tt.err == "" {
 				assert.NoError(t, err)

@@ -69,8 +69,9 @@ type Status struct {
 // Collect reads every agent's record and queued deliveries, across the
 // worktrees of root's repository, at now. Problems that leave the rest
 // readable (a corrupt record, a broken preferences file) become warnings;
-// the error is for a repository whose records cannot be found at all.
-func Collect(ctx context.Context, root string, now time.Time) (Status, error) {
+// the error is for a repository whose records cannot be found at all. The
+// thresholds are the main worktree's preferences, as settings read them.
+func Collect(ctx context.Context, root string, now time.Time, settings config.Settings) (Status, error) {
 	dir, err := Dir(ctx, root)
 	if err != nil {
 		return Status{}, err
@@ -81,9 +82,9 @@ func Collect(ctx context.Context, root string, now time.Time) (Status, error) {
 		byAgent: map[string]*AgentStatus{},
 	}
 	// The main worktree's preferences: every worktree judges alike.
-	prefs, problems := config.Load(Root(dir))
-	th := ThresholdsOf(prefs.Agents)
-	if err := problems.Agents; err != nil {
+	prefs := settings.Project(Root(dir))
+	th := ThresholdsOf(prefs.Prefs.Agents)
+	if err := prefs.Problems.Agents; err != nil {
 		c.warn(fmt.Errorf("%w; using the defaults", err))
 	}
 	c.st.Thresholds, c.th = th, th

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/ccc-checkpoint/ccc/config"
 )
 
 // BenchmarkCollect is `ccc status` without the printing: Collect over a
@@ -35,7 +37,7 @@ func BenchmarkCollect(b *testing.B) {
 			b.ReportAllocs()
 			b.ResetTimer()
 			for b.Loop() {
-				st, err := Collect(ctx, root, t0)
+				st, err := Collect(ctx, root, t0, config.Settings{Env: config.Env{ConfigDir: b.TempDir()}})
 				if err != nil || len(st.Agents) != n {
 					b.Fatal(err, len(st.Agents))
 				}

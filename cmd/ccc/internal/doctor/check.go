@@ -81,6 +81,8 @@ type Env struct {
 	RootErr error
 	Agent   string
 	Now     time.Time
+	// Settings read the project's preferences (Project).
+	Settings config.Settings
 	// UserPrefs reads the user's own preferences (their error only).
 	UserPrefs func() error
 	// Issue is the --issue flag; Timeout bounds each tracker's checks.

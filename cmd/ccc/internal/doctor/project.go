@@ -17,7 +17,7 @@ func checkProject(_ context.Context, e *Env) []Result {
 }
 
 func checkPrefs(_ context.Context, e *Env) []Result {
-	if _, err := config.LoadPrefs(e.Root); err != nil {
+	if err := e.Settings.Project(e.Root).Problems.Commands; err != nil {
 		return one(Fail, err.Error(), prefsHint)
 	}
 	return one(OK, "loaded", "")
@@ -54,8 +54,7 @@ func checkSinks(ctx context.Context, e *Env) []Result {
 	if e.Trackers == nil {
 		return nil
 	}
-	prefs, _ := config.LoadPrefs(e.Root)
-	trackers, warnings := e.Trackers(e.Root, prefs)
+	trackers, warnings := e.Trackers(e.Root, e.Settings.Project(e.Root).Prefs)
 	var out []Result
 	for _, w := range warnings {
 		out = append(out, Result{Status: Warn, Message: w})

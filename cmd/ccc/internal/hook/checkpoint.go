@@ -25,9 +25,9 @@ const DrainLimit = 3
 // sinks, deadline) as the hook asked in c. Its report comes back as the
 // error when a step failed.
 func RunCheckpoint(ctx context.Context, c CheckpointRequest, cp *checkpoint.Context) error {
-	cp.KeepState, cp.SessionID = c.KeepState, c.SessionID
-	cp.DrainLimit = DrainLimit
-	cp.Loop = c.Loop
+	cp.Persist.KeepState, cp.Persist.Loop = c.KeepState, c.Loop
+	cp.Record.SessionID = c.SessionID
+	cp.Outbox.Limit = DrainLimit
 	// The stop hook may have deleted the state (the last task is done):
 	// the issue it read there still names the tracker's target.
 	if k, ok := progress.NormalIssue(c.Issue); ok {
@@ -47,9 +47,9 @@ func RunCheckpoint(ctx context.Context, c CheckpointRequest, cp *checkpoint.Cont
 
 // ResumeEnv is what LoadResume needs from its command.
 type ResumeEnv struct {
-	// Env names the agent (CCC_AGENT).
-	Env config.Env
-	Now func() time.Time // nil: time.Now
+	// Settings name the agent (CCC_AGENT) and hold the preferences.
+	Settings config.Settings
+	Now      func() time.Time // nil: time.Now
 	// Stderr is told, in one line, that the preferences are broken.
 	Stderr io.Writer
 	// Drift words what moved since the checkpoint (as ccc go says it).
@@ -59,7 +59,8 @@ type ResumeEnv struct {
 // LoadResume reads the last checkpoint for session-start, without
 // writing anything; it is a ResumeLoader.
 func LoadResume(ctx context.Context, root string, env ResumeEnv) (Resume, bool, error) {
-	prefs, err := config.LoadPrefs(root)
+	project := env.Settings.Project(root)
+	prefs, err := project.Prefs, project.Problems.Commands
 	prefsReported := err != nil
 	if prefsReported {
 		fmt.Fprintf(env.Stderr, "ccc hook session-start: %v; using defaults\n", err)
@@ -73,7 +74,7 @@ func LoadResume(ctx context.Context, root string, env ResumeEnv) (Resume, bool, 
 	// the drift come from the same checkpoint, dated by its own time (the
 	// record every checkpoint writes, the **Session:** line, the state).
 	r, err := checkpoint.LoadResumeWith(ctx, root, now, checkpoint.ResumeOptions{
-		Agent: config.Agent("", env.Env), StaleAfter: staleAfter, ReadOnly: true})
+		Agent: config.Agent("", env.Settings.Env), StaleAfter: staleAfter, ReadOnly: true})
 	if errors.Is(err, checkpoint.ErrNoProgress) {
 		return Resume{}, false, nil
 	}

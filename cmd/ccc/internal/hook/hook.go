@@ -132,6 +132,9 @@ type Env struct {
 	// stdin is accepted, because it may run git.
 	Root func(ctx context.Context, cwd string) (string, error)
 	Now  func() time.Time
+	// Settings are the process's (the preferences read once per root);
+	// the zero value reads them at each use.
+	Settings config.Settings
 	// Checkpoint runs the automated profile; nil runs none.
 	Checkpoint Checkpointer
 	// Stderr receives diagnostics, one line each.

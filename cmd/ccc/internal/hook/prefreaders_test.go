@@ -14,36 +14,42 @@ import (
 	"github.com/ccc-checkpoint/ccc/state/records"
 )
 
-// readers are the three readers of .ccc-preferences.yaml. Each returns the
-// duration it read from durationsYAML, and its error.
-var readers = []struct {
+// views are what the commands, the hooks and the agents' thresholds take
+// from the one reader of .ccc-preferences.yaml (config.Settings.Project).
+// Each returns the duration it read from durationsYAML, and its error.
+var views = []struct {
 	name string
-	load func(root string) (time.Duration, error)
-	// wrap is what the reader makes of ReadPrefsFile's error: the hooks
+	load func(s config.Settings, root string) (time.Duration, error)
+	// wrap is what the view makes of ReadPrefsFile's error: the hooks
 	// never fail and say they fall back; the others leave that to callers.
 	wrap func(shared string) string
 }{
-	{"config", func(root string) (time.Duration, error) {
-		p, err := config.LoadPrefs(root)
-		return time.Duration(p.Checkpoint.StaleAfter), err
+	{"commands", func(s config.Settings, root string) (time.Duration, error) {
+		p := s.Project(root)
+		return time.Duration(p.Prefs.Checkpoint.StaleAfter), p.Problems.Commands
 	}, func(s string) string { return s }},
-	{"hook", func(root string) (time.Duration, error) {
-		p, err := hook.LoadPrefs(root)
+	{"hooks", func(s config.Settings, root string) (time.Duration, error) {
+		p, err := hook.Env{Settings: s}.Prefs(root)
 		return time.Duration(p.Hooks.SessionStartMaxAge), err
 	}, func(s string) string { return s + "; using the defaults" }},
-	{"records", func(root string) (time.Duration, error) {
-		p, problems := config.Load(root)
-		return records.ThresholdsOf(p.Agents).StaleAfter, problems.Agents
+	{"records", func(s config.Settings, root string) (time.Duration, error) {
+		p := s.Project(root)
+		return records.ThresholdsOf(p.Prefs.Agents).StaleAfter, p.Problems.Agents
 	}, func(s string) string { return s }},
 }
 
-// durationsYAML sets one duration of each reader with the same syntax.
+// durationsYAML sets one duration of each view with the same syntax.
 const durationsYAML = "checkpoint:\n  stale_after: 1d12h\nhooks:\n  session_start_max_age: 1d12h\nagents:\n  stale_after: 1d12h\n"
 
-// TestReadersShareTheFile: every reader goes through ReadPrefsFile, so a
-// file it cannot use fails each of them alike, and reads one duration
-// syntax for all.
-func TestReadersShareTheFile(t *testing.T) {
+// settings are a process's settings without the user's own preferences.
+func settings(t *testing.T) config.Settings {
+	return config.NewSettings(config.Env{ConfigDir: t.TempDir()})
+}
+
+// TestOneReaderOfTheFile: every view reads the file through
+// ReadPrefsFile, so a file that cannot be used fails each of them alike,
+// and one duration syntax holds for all.
+func TestOneReaderOfTheFile(t *testing.T) {
 	for _, tt := range []struct {
 		name  string
 		write func(t *testing.T, path string)
@@ -58,22 +64,48 @@ func TestReadersShareTheFile(t *testing.T) {
 		doc, _, shared := config.ReadPrefsFile(root)
 		require.Error(t, shared, tt.name)
 		assert.Nil(t, doc)
-		for _, r := range readers {
-			_, err := r.load(root)
-			assert.EqualError(t, err, r.wrap(shared.Error()), "%s: %s", tt.name, r.name)
+		s := settings(t)
+		for _, v := range views {
+			_, err := v.load(s, root)
+			assert.EqualError(t, err, v.wrap(shared.Error()), "%s: %s", tt.name, v.name)
 		}
 	}
 
 	root := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(root, config.PrefsFile), []byte(durationsYAML), 0o644))
-	for _, r := range readers {
-		got, err := r.load(root)
-		require.NoError(t, err, r.name)
-		assert.Equal(t, 36*time.Hour, got, r.name)
+	s := settings(t)
+	for _, v := range views {
+		got, err := v.load(s, root)
+		require.NoError(t, err, v.name)
+		assert.Equal(t, 36*time.Hour, got, v.name)
 	}
 
 	doc, path, err := config.ReadPrefsFile(t.TempDir())
 	assert.NoError(t, err, "a missing file is no error")
 	assert.Nil(t, doc)
 	assert.Equal(t, config.PrefsFile, filepath.Base(path))
+}
+
+// TestReadOncePerRoot: a process's settings read a project's file once,
+// whichever view asks first; another root is read on its own, and Reread
+// (the sync worker's next checkpoint) reads it again.
+func TestReadOncePerRoot(t *testing.T) {
+	root, other := t.TempDir(), t.TempDir()
+	path := filepath.Join(root, config.PrefsFile)
+	require.NoError(t, os.WriteFile(path, []byte(durationsYAML), 0o644))
+	s := settings(t)
+	_, err := views[1].load(s, root) // the hooks first
+	require.NoError(t, err)
+
+	require.NoError(t, os.WriteFile(path, []byte("checkpoint:\n  stale_after: 2h\nagents: [\n"), 0o644))
+	for _, v := range views {
+		got, err := v.load(s, root)
+		require.NoError(t, err, v.name)
+		assert.Equal(t, 36*time.Hour, got, "%s: the file as first read", v.name)
+		got, err = v.load(s, other)
+		require.NoError(t, err, v.name)
+		assert.NotEqual(t, 36*time.Hour, got, "%s: another root is its own", v.name)
+	}
+	_, err = views[0].load(s.Reread(), root)
+	assert.ErrorContains(t, err, "did not find expected node content", "read again")
 }

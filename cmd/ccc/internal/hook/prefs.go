@@ -17,14 +17,19 @@ const PrefsFile = config.PrefsFile
 // prints its block, which ends CCC's loop.
 const MaxCheckpointTimeout = 25 * time.Second
 
-// LoadPrefs reads root's preferences (config.Load) and takes the hooks'
-// (PrefsOf).
-func LoadPrefs(root string) (config.HookPrefs, error) {
-	p, pr := config.Load(root)
-	return PrefsOf(p.HookPrefs, pr.Hooks)
+// Prefs are root's preferences as the hooks use them: the process's one
+// read of the file (config.Settings.Project), through PrefsOf.
+func (e Env) Prefs(root string) (config.HookPrefs, error) {
+	p := e.Settings.Project(root)
+	return PrefsOf(p.Prefs.HookPrefs, p.Problems.Hooks)
 }
 
-// PrefsOf takes the hooks' preferences from what config.Load read, and its
+// LoadPrefs is Env{}.Prefs(root), read again at each call: only for
+// capture.go, which is moving to the agents' packages and should take
+// env.Prefs(root) there.
+func LoadPrefs(root string) (config.HookPrefs, error) { return Env{}.Prefs(root) }
+
+// PrefsOf takes the hooks' preferences from what Settings.Project read, and its
 // problem with them. A file it could not use gives the defaults and an
 // error for the caller to report, and so does a checkpoint_timeout over
 // MaxCheckpointTimeout, which is capped, and the retired hooks.effort_env

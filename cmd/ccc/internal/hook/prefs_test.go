@@ -82,7 +82,7 @@ func TestLoadPrefs(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			root := t.TempDir()
 			require.NoError(t, os.WriteFile(filepath.Join(root, PrefsFile), []byte(tt.yaml), 0o644))
-			got, err := LoadPrefs(root)
+			got, err := Env{}.Prefs(root)
 			require.NoError(t, err)
 			want := config.Default().HookPrefs
 			tt.want(&want)
@@ -96,7 +96,7 @@ func TestLoadPrefs(t *testing.T) {
 func TestEffortEnvRetired(t *testing.T) {
 	root := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(root, PrefsFile), []byte("hooks:\n  effort_env: true\n  session_start_max_age: 2h\n"), 0o644))
-	got, err := LoadPrefs(root)
+	got, err := Env{}.Prefs(root)
 	require.Error(t, err)
 	assert.Equal(t, "preferences: hooks.effort_env is no longer supported (Claude Code ignores an env key in hook output); remove it", err.Error())
 	want := config.Default().HookPrefs
@@ -105,7 +105,7 @@ func TestEffortEnvRetired(t *testing.T) {
 }
 
 func TestLoadPrefsDefaults(t *testing.T) {
-	p, err := LoadPrefs(t.TempDir())
+	p, err := Env{}.Prefs(t.TempDir())
 	require.NoError(t, err)
 	var want config.HookPrefs
 	want.Replan.Enabled, want.Replan.MaxReplansPerSession = true, 2
@@ -130,7 +130,7 @@ func TestLoadPrefsUnusable(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			root := t.TempDir()
 			require.NoError(t, os.WriteFile(filepath.Join(root, PrefsFile), []byte(body), 0o644))
-			got, err := LoadPrefs(root)
+			got, err := Env{}.Prefs(root)
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), PrefsFile)
 			assert.Equal(t, config.Default().HookPrefs, got)
@@ -139,7 +139,7 @@ func TestLoadPrefsUnusable(t *testing.T) {
 	t.Run("unreadable", func(t *testing.T) {
 		root := t.TempDir()
 		require.NoError(t, os.Mkdir(filepath.Join(root, PrefsFile), 0o755))
-		got, err := LoadPrefs(root)
+		got, err := Env{}.Prefs(root)
 		require.Error(t, err)
 		assert.Equal(t, config.Default().HookPrefs, got)
 	})
@@ -163,7 +163,7 @@ func TestCheckpointTimeoutCapped(t *testing.T) {
 		t.Run(v, func(t *testing.T) {
 			root := t.TempDir()
 			require.NoError(t, os.WriteFile(filepath.Join(root, PrefsFile), []byte("hooks:\n  checkpoint_timeout: "+v+"\n  effort_env: true\n"), 0o644))
-			got, err := LoadPrefs(root)
+			got, err := Env{}.Prefs(root)
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), "hooks.checkpoint_timeout")
 			assert.Contains(t, err.Error(), "using 25s")

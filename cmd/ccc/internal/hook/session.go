@@ -60,7 +60,7 @@ func PreCompact(ctx context.Context, env Env, stdin []byte) {
 		return
 	}
 	captureList(ctx, env, event, in, captureOpts{transcript: true})
-	p, perr := LoadPrefs(root)
+	p, perr := env.Prefs(root)
 	touchStamp(root, env.now())
 	runCheckpointAfter(ctx, env, event, CheckpointRequest{Root: root, Deadline: time.Duration(p.Hooks.CheckpointTimeout), SessionID: in.SessionID,
 		KeepState: cccLoop(root)}, perr)
@@ -158,7 +158,7 @@ func SessionStart(ctx context.Context, env Env, stdin []byte, load ResumeLoader)
 		// handoff file cannot be trusted and no checkpoint will save it.
 		env.logf(event, "%s", r.Broken)
 	} else if in.Source == "startup" {
-		p, err := LoadPrefs(root)
+		p, err := env.Prefs(root)
 		if err != nil && !r.PrefsReported {
 			env.logf(event, "%v", err)
 		}

@@ -120,7 +120,7 @@ func stop(ctx context.Context, env Env, stdin []byte) Decision {
 		// No CCC loop to checkpoint at its gates, but the agent keeps a
 		// list: a stop is a natural boundary to tell the tracker (which
 		// hears only when the status changed).
-		p, perr := LoadPrefs(root)
+		p, perr := env.Prefs(root)
 		runCheckpointAfter(ctx, env, "stop", CheckpointRequest{Root: root, Deadline: time.Duration(p.Hooks.CheckpointTimeout),
 			SessionID: in.SessionID}, perr)
 	}
@@ -209,7 +209,7 @@ func (s *stopper) takePrefsErr() error {
 // with them is said once, with the checkpoint's failure if there is one.
 func (s *stopper) pref() config.HookPrefs {
 	if s.prefs == nil {
-		p, err := LoadPrefs(s.root)
+		p, err := s.env.Prefs(s.root)
 		s.prefs, s.prefsErr = &p, err
 	}
 	return *s.prefs

@@ -17,7 +17,6 @@ import (
 	"github.com/fsnotify/fsnotify"
 
 	"github.com/ccc-checkpoint/ccc/checkpoint"
-	"github.com/ccc-checkpoint/ccc/config"
 	"github.com/ccc-checkpoint/ccc/internal/projectfs"
 	"github.com/ccc-checkpoint/ccc/progress"
 	"github.com/ccc-checkpoint/ccc/sinks"
@@ -27,8 +26,8 @@ import (
 // Options are what the worker needs from its command.
 type Options struct {
 	Root string
-	// Debounce is the quiet time that ends a burst of writes (0: the
-	// preference sync.debounce).
+	// Debounce is the quiet time that ends a burst of writes (the command
+	// resolves --debounce over the preference sync.debounce).
 	Debounce time.Duration
 	// RetryEvery is how often the worker looks for due queued deliveries.
 	RetryEvery time.Duration
@@ -54,10 +53,6 @@ func Run(ctx context.Context, opts Options) error {
 	// a person who presses Ctrl-C twice does not wait for a hung tracker.
 	context.AfterFunc(ctx, stop)
 	root := opts.Root
-	if opts.Debounce == 0 {
-		prefs, _ := config.LoadPrefs(root)
-		opts.Debounce = time.Duration(prefs.Sync.Debounce)
-	}
 	w, err := fsnotify.NewWatcher()
 	if err != nil {
 		return err

@@ -75,7 +75,7 @@ func (w *worker) expect(t *testing.T, prefix string) string {
 }
 
 func plain(root string) (*checkpoint.Context, error) {
-	return &checkpoint.Context{Root: root, Now: testNow, Profile: checkpoint.Automated, SkipTracker: true}, nil
+	return &checkpoint.Context{Root: root, Now: testNow, Profile: checkpoint.Automated, Tracker: checkpoint.TrackerOptions{Skip: true}}, nil
 }
 
 // TestBurstIsOneCheckpoint: writes inside the quiet time make one
