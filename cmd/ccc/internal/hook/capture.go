@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ccc-checkpoint/ccc/cmd/ccc/internal/agent"
+	"github.com/ccc-checkpoint/ccc/cmd/ccc/internal/agent/claudecode"
 	"github.com/ccc-checkpoint/ccc/cmd/ccc/internal/capture"
 	"github.com/ccc-checkpoint/ccc/internal/projectfs"
 	"github.com/ccc-checkpoint/ccc/internal/redact"
@@ -416,14 +417,14 @@ func carryOver(env Env, root string, in Input) error {
 	if err != nil || old == session || len(old) == 0 {
 		return nil
 	}
-	if !capture.ValidSessionID(old) {
+	if !claudecode.ValidSessionID(old) {
 		return fmt.Errorf("ignoring %s/%s: not a session id", projectfs.Dir, lastSessionFile)
 	}
 	if !sameProjectSession(in.TranscriptPath, old) {
 		return fmt.Errorf("ignoring %s/%s: session %s is not one of this project's Claude Code sessions (no transcript beside %s)",
 			projectfs.Dir, lastSessionFile, old, in.TranscriptPath)
 	}
-	from, to := capture.ClaudeTaskDir(*env.Claude, old), capture.ClaudeTaskDir(*env.Claude, session)
+	from, to := claudecode.TaskDir(*env.Claude, old), claudecode.TaskDir(*env.Claude, session)
 	ents, err := os.ReadDir(from)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
@@ -443,7 +444,7 @@ func carryOver(env Env, root string, in Input) error {
 		if !e.Type().IsRegular() || !(strings.HasSuffix(name, ".json") || name == ".highwatermark") {
 			continue // the lock stays behind
 		}
-		if n++; n > capture.MaxTasks {
+		if n++; n > claudecode.MaxTasks {
 			break
 		}
 		data, err := projectfs.ReadProjectFile("", filepath.Join(from, name), 1<<20)

@@ -11,6 +11,9 @@ import (
 	"github.com/ccc-checkpoint/ccc/config"
 )
 
+// name is Claude Code's name on the command line and in its tasks' marks.
+const name = "claude"
+
 // Agent is Claude Code.
 type Agent struct{}
 
@@ -23,7 +26,7 @@ var (
 	_ agent.HookInstaller    = Agent{}
 )
 
-func (Agent) Name() string { return "claude" }
+func (Agent) Name() string { return name }
 
 // Detect finds nothing: Claude Code sends no field the others lack, so it
 // is the registry's default.
@@ -36,18 +39,19 @@ func (Agent) Events() map[string]string {
 // ListTasks is a TodoWrite call's own input, else the session's task files.
 func (Agent) ListTasks(env *config.ClaudeEnv, in agent.Input) (capture.List, error) {
 	if in.ToolName == "TodoWrite" && len(in.ToolInput) > 0 {
-		return capture.ClaudeTodoWrite([]byte(in.ToolInput), "TodoWrite")
+		return TodoWrite([]byte(in.ToolInput), "TodoWrite")
 	}
 	var claude config.ClaudeEnv
 	if env != nil {
 		claude = *env
 	}
-	return capture.ReadClaudeTasks(capture.ClaudeTaskDir(claude, in.SessionID))
+	return ReadTasks(TaskDir(claude, in.SessionID))
 }
 
-// ReadTranscript reads the transcript once, backwards (capture.ReadClaudeTranscript).
+// ReadTranscript reads the transcript once, backwards (the function
+// ReadTranscript).
 func (Agent) ReadTranscript(path string, wantTodos bool) (capture.Transcript, error) {
-	return capture.ReadClaudeTranscript(path, wantTodos)
+	return ReadTranscript(path, wantTodos)
 }
 
 func (Agent) RecreateList() string {

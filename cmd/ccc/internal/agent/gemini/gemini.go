@@ -13,6 +13,9 @@ import (
 	"github.com/ccc-checkpoint/ccc/cmd/ccc/internal/install"
 )
 
+// name is Gemini CLI's name on the command line and in its tasks' marks.
+const name = "gemini"
+
 // Agent is Gemini CLI.
 type Agent struct{}
 
@@ -32,7 +35,7 @@ var ownEvents = map[string]bool{
 	"BeforeModel": true, "AfterModel": true, "BeforeToolSelection": true,
 }
 
-func (Agent) Name() string { return "gemini" }
+func (Agent) Name() string { return name }
 
 // Detect: Gemini's own event names and prompt_response are sure; a chat
 // log (…/chats/*.jsonl) or a timestamp field nearly so.
@@ -68,14 +71,14 @@ func (Agent) ReadInput(p agent.Payload, in *agent.Input) {
 // list.
 func (Agent) ListFromLog(in agent.Input) (capture.List, error) {
 	if in.ToolName == "write_todos" {
-		if tasks, ok := capture.GeminiTodosInput(in.ToolInput); ok {
-			return capture.List{Agent: "gemini", Source: "tool_input", Tasks: tasks}, nil
+		if tasks, ok := TodosInput(in.ToolInput); ok {
+			return capture.List{Agent: name, Source: "tool_input", Tasks: tasks}, nil
 		}
 	}
 	if in.TranscriptPath == "" {
 		return capture.List{}, capture.ErrNoList
 	}
-	return capture.ReadGemini(in.TranscriptPath)
+	return ReadChat(in.TranscriptPath)
 }
 
 func (Agent) ConfigFile() string { return install.GeminiFile }
