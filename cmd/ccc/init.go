@@ -7,6 +7,7 @@ import (
 
 	"github.com/ccc-checkpoint/ccc/cmd/ccc/internal/agent"
 	"github.com/ccc-checkpoint/ccc/cmd/ccc/internal/agent/all"
+	"github.com/ccc-checkpoint/ccc/cmd/ccc/internal/agent/claudecode"
 	"github.com/ccc-checkpoint/ccc/cmd/ccc/internal/install"
 )
 
@@ -77,7 +78,7 @@ itself.` + exitStatusHelp(
 			if opts.Remove {
 				return removeHooks(f, root, "claude", opts.DryRun)
 			}
-			res, err := install.ClaudeWith(root, opts.DryRun, install.ClaudeOptions{TodoTools: opts.TodoTools})
+			res, err := claudecode.Install(root, opts.DryRun, claudecode.InstallOptions{TodoTools: opts.TodoTools})
 			if err != nil {
 				return err
 			}

@@ -3,6 +3,8 @@ package main
 import (
 	"github.com/spf13/cobra"
 
+	"github.com/ccc-checkpoint/ccc/cmd/ccc/internal/agent/codex"
+	"github.com/ccc-checkpoint/ccc/cmd/ccc/internal/agent/gemini"
 	"github.com/ccc-checkpoint/ccc/cmd/ccc/internal/install"
 )
 
@@ -21,7 +23,7 @@ func initAgents() []initAgent {
 			name:    "codex",
 			file:    ".codex/hooks.json",
 			short:   "Write ccc's Codex CLI hooks into .codex/hooks.json",
-			install: install.Codex,
+			install: codex.Install,
 			long: `Add ccc's hooks to the project's .codex/hooks.json, the project layer Codex
 CLI reads beside .codex/config.toml: SessionStart (startup|resume|compact),
 PreCompact, Stop and SessionEnd, each running ccc hook --agent codex. Codex has no hook
@@ -37,7 +39,7 @@ ccc never writes); after a change to the file it asks again.`,
 			name:    "gemini",
 			file:    ".gemini/settings.json",
 			short:   "Write ccc's Gemini CLI hooks into .gemini/settings.json",
-			install: install.Gemini,
+			install: gemini.Install,
 			long: `Add ccc's hooks to the project's .gemini/settings.json: SessionStart,
 AfterTool on write_todos (captures the task list as it changes), PreCompress,
 AfterAgent and SessionEnd, each running ccc hook --agent gemini. Every other setting

@@ -7,7 +7,6 @@ package claudecode
 import (
 	"github.com/ccc-checkpoint/ccc/cmd/ccc/internal/agent"
 	"github.com/ccc-checkpoint/ccc/cmd/ccc/internal/capture"
-	"github.com/ccc-checkpoint/ccc/cmd/ccc/internal/install"
 	"github.com/ccc-checkpoint/ccc/config"
 )
 
@@ -57,15 +56,3 @@ func (Agent) ReadTranscript(path string, wantTodos bool) (capture.Transcript, er
 func (Agent) RecreateList() string {
 	return "one TaskCreate (or one TodoWrite with every item) per current and remaining task"
 }
-
-func (Agent) ConfigFile() string { return install.ClaudeSettings }
-
-func (Agent) InstallHooks(root string, dryRun bool) (install.Result, error) {
-	return install.Claude(root, dryRun)
-}
-
-func (a Agent) RemoveHooks(root string, dryRun bool) (install.Result, error) {
-	return install.Remove(root, a.ConfigFile(), dryRun)
-}
-
-func (Agent) CheckHooks(root string) (install.Check, error) { return install.CheckClaude(root) }

@@ -9,7 +9,6 @@ import (
 
 	"github.com/ccc-checkpoint/ccc/cmd/ccc/internal/agent"
 	"github.com/ccc-checkpoint/ccc/cmd/ccc/internal/capture"
-	"github.com/ccc-checkpoint/ccc/cmd/ccc/internal/install"
 )
 
 // agentName is Codex CLI's name on the command line and in its tasks'
@@ -62,18 +61,6 @@ func (Agent) ListFromLog(in agent.Input) (capture.List, error) {
 	}
 	return ReadRollout(in.TranscriptPath)
 }
-
-func (Agent) ConfigFile() string { return install.CodexFile }
-
-func (Agent) InstallHooks(root string, dryRun bool) (install.Result, error) {
-	return install.Codex(root, dryRun)
-}
-
-func (a Agent) RemoveHooks(root string, dryRun bool) (install.Result, error) {
-	return install.Remove(root, a.ConfigFile(), dryRun)
-}
-
-func (Agent) CheckHooks(root string) (install.Check, error) { return install.CheckCodex(root) }
 
 func (Agent) RecreateList() string {
 	return "one update_plan call with every current and remaining step"

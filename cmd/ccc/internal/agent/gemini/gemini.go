@@ -10,7 +10,6 @@ import (
 
 	"github.com/ccc-checkpoint/ccc/cmd/ccc/internal/agent"
 	"github.com/ccc-checkpoint/ccc/cmd/ccc/internal/capture"
-	"github.com/ccc-checkpoint/ccc/cmd/ccc/internal/install"
 )
 
 // name is Gemini CLI's name on the command line and in its tasks' marks.
@@ -80,18 +79,6 @@ func (Agent) ListFromLog(in agent.Input) (capture.List, error) {
 	}
 	return ReadChat(in.TranscriptPath)
 }
-
-func (Agent) ConfigFile() string { return install.GeminiFile }
-
-func (Agent) InstallHooks(root string, dryRun bool) (install.Result, error) {
-	return install.Gemini(root, dryRun)
-}
-
-func (a Agent) RemoveHooks(root string, dryRun bool) (install.Result, error) {
-	return install.Remove(root, a.ConfigFile(), dryRun)
-}
-
-func (Agent) CheckHooks(root string) (install.Check, error) { return install.CheckGemini(root) }
 
 func (Agent) RecreateList() string {
 	return "one write_todos call with every current and remaining item"
