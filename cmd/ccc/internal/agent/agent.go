@@ -2,7 +2,8 @@
 // Codex CLI, Gemini CLI), behind one small interface: its name and how to
 // tell its hook payloads apart. Everything else an agent may do is an
 // optional capability discovered by type assertion (TaskLister,
-// LogLister, TranscriptReader, InputReader, EventNamer, HookInstaller).
+// LogLister, TranscriptReader, InputReader, EventNamer, Resumer,
+// HookInstaller, OptionsInstaller, ListCarrier).
 // Each agent is a package of its own below this one; agent/all is the one
 // explicit list of them. The hooks never ask which agent they serve: they
 // ask whether it can do a thing.
@@ -166,4 +167,31 @@ type HookInstaller interface {
 	InstallHooks(root string, dryRun bool) (install.Result, error)
 	RemoveHooks(root string, dryRun bool) (install.Result, error)
 	CheckHooks(root string) (install.Check, error)
+	// InitHelp is the help of `ccc init <name>`, which every installer
+	// gets.
+	InitHelp() InitHelp
+}
+
+// InitHelp is the help of one agent's `ccc init <name>`; the command adds
+// the flags and the EXIT STATUS.
+type InitHelp struct {
+	Short, Long, Example string
+	// Unreadable names the file in EXIT STATUS 1: "<it> cannot be read as
+	// JSON, or cannot be written".
+	Unreadable string
+}
+
+// InstallOption is a flag of `ccc init <name>` beyond --dry-run and
+// --remove: a switch, off unless given.
+type InstallOption struct {
+	Name, Usage string
+}
+
+// OptionsInstaller is a HookInstaller with options of its own (Claude
+// Code's --enable-todo-tools).
+type OptionsInstaller interface {
+	HookInstaller
+	InstallOptions() []InstallOption
+	// InstallWith is InstallHooks with the options given on (by Name).
+	InstallWith(root string, dryRun bool, on map[string]bool) (install.Result, error)
 }

@@ -23,6 +23,7 @@ var (
 	_ agent.TranscriptReader = Agent{}
 	_ agent.Resumer          = Agent{}
 	_ agent.HookInstaller    = Agent{}
+	_ agent.OptionsInstaller = Agent{}
 )
 
 func (Agent) Name() string { return name }

@@ -1,6 +1,7 @@
 package claudecode
 
 import (
+	"github.com/ccc-checkpoint/ccc/cmd/ccc/internal/agent"
 	"github.com/ccc-checkpoint/ccc/cmd/ccc/internal/install"
 )
 
@@ -66,4 +67,37 @@ func (Agent) RemoveHooks(root string, dryRun bool) (install.Result, error) {
 
 func (Agent) CheckHooks(root string) (install.Check, error) {
 	return install.CheckHooks(root, SettingsFile, hooks)
+}
+
+// todoToolsFlag is `ccc init claude --enable-todo-tools`.
+const todoToolsFlag = "enable-todo-tools"
+
+func (Agent) InstallOptions() []agent.InstallOption {
+	return []agent.InstallOption{{Name: todoToolsFlag, Usage: "also set " + TodoToolsEnv + "=1 in the settings' env"}}
+}
+
+func (Agent) InstallWith(root string, dryRun bool, on map[string]bool) (install.Result, error) {
+	return Install(root, dryRun, InstallOptions{TodoTools: on[todoToolsFlag]})
+}
+
+func (Agent) InitHelp() agent.InitHelp {
+	return agent.InitHelp{
+		Short: "Write ccc's Claude Code hooks into .claude/settings.json",
+		Long: `Add ccc's hooks to the project's .claude/settings.json: Stop, PreCompact,
+SessionStart, SessionEnd, PostToolUse (TaskCreate|TaskUpdate|TodoWrite),
+TaskCompleted, PostCompact, StopFailure, SubagentStart and SubagentStop,
+each as a group of its own,
+unless the settings already run that command for that event. Every other
+key and every hook of the user's stays, keys in their order. A file that
+is not a JSON object is reported and left alone. The plugin in plugin/
+wires the same hooks: use one or the other.
+
+Newer models get no checklist tool unless CLAUDE_CODE_ENABLE_TODO_TOOLS=1;
+--enable-todo-tools sets it in the settings' env. ccc never sets it by
+itself.`,
+		Example: `  ccc init claude --dry-run
+  ccc init claude
+  ccc init claude --enable-todo-tools`,
+		Unreadable: "the settings file",
+	}
 }

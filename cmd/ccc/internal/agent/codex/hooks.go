@@ -1,6 +1,7 @@
 package codex
 
 import (
+	"github.com/ccc-checkpoint/ccc/cmd/ccc/internal/agent"
 	"path/filepath"
 	"strings"
 
@@ -63,4 +64,22 @@ func (Agent) RemoveHooks(root string, dryRun bool) (install.Result, error) {
 
 func (Agent) CheckHooks(root string) (install.Check, error) {
 	return install.CheckHooks(root, HooksFile, hooks)
+}
+
+func (Agent) InitHelp() agent.InitHelp {
+	return agent.InitHelp{
+		Short: "Write ccc's Codex CLI hooks into .codex/hooks.json",
+		Long: `Add ccc's hooks to the project's .codex/hooks.json, the project layer Codex
+CLI reads beside .codex/config.toml: SessionStart (startup|resume|compact),
+PreCompact, Stop and SessionEnd, each running ccc hook --agent codex. Codex has no hook
+event for its plan tool, so the task list is read from its rollout log at
+these events. Every other hook of the user's stays. A file that is not a
+JSON object is reported and left alone.
+
+Codex runs a project's hooks only in a trusted project and only after you
+trust them in /hooks (it keeps their hash in ~/.codex/config.toml, which
+ccc never writes); after a change to the file it asks again.`,
+		Example:    "  ccc init codex --dry-run\n  ccc init codex\n  ccc init codex --remove",
+		Unreadable: HooksFile,
+	}
 }

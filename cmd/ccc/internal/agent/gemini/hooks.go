@@ -1,6 +1,7 @@
 package gemini
 
 import (
+	"github.com/ccc-checkpoint/ccc/cmd/ccc/internal/agent"
 	"github.com/ccc-checkpoint/ccc/cmd/ccc/internal/install"
 )
 
@@ -43,4 +44,20 @@ func (Agent) RemoveHooks(root string, dryRun bool) (install.Result, error) {
 
 func (Agent) CheckHooks(root string) (install.Check, error) {
 	return install.CheckHooks(root, SettingsFile, hooks)
+}
+
+func (Agent) InitHelp() agent.InitHelp {
+	return agent.InitHelp{
+		Short: "Write ccc's Gemini CLI hooks into .gemini/settings.json",
+		Long: `Add ccc's hooks to the project's .gemini/settings.json: SessionStart,
+AfterTool on write_todos (captures the task list as it changes), PreCompress,
+AfterAgent and SessionEnd, each running ccc hook --agent gemini. Every other setting
+and hook of the user's stays. A settings file with comments (Gemini CLI
+allows them) or one that is not a JSON object is reported and left alone:
+add the hooks by hand (docs/other-agents.md lists them).
+
+Gemini CLI runs project hooks only in a trusted folder (/permissions).`,
+		Example:    "  ccc init gemini --dry-run\n  ccc init gemini\n  ccc init gemini --remove",
+		Unreadable: SettingsFile,
+	}
 }
