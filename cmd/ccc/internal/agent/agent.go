@@ -133,6 +133,29 @@ type EventNamer interface {
 // capture.ErrNoList.
 type TaskLister interface {
 	ListTasks(env *config.ClaudeEnv, in Input) (capture.List, error)
+	// ChangesList reports whether a call of the tool changes the list:
+	// after another tool, post-tool-use captures nothing.
+	ChangesList(tool string) bool
+}
+
+// ListCarrier carries the checklist of the session a new one replaces over
+// to it (Claude Code's /clear starts a session whose task list is empty).
+// last is the session whose list ccc captured last in the project, read
+// from a project file a cloned repository can plant: the carrier follows it
+// only to a session of its own, and says why not in its error. carried
+// says a list was copied.
+type ListCarrier interface {
+	CarryList(env *config.ClaudeEnv, in Input, last LastSession) (carried bool, err error)
+}
+
+// LastSession is where a ListCarrier finds the session whose list ccc
+// captured last in a project.
+type LastSession struct {
+	// File names it in messages (".ccc/capture-session").
+	File string
+	// Read is the session's id, "" when none is known; read only when the
+	// carrier needs it.
+	Read func() (string, error)
 }
 
 // LogLister reads the checklist from the session's own log (or from the

@@ -22,6 +22,7 @@ var (
 	_ agent.TaskLister       = Agent{}
 	_ agent.TranscriptReader = Agent{}
 	_ agent.Resumer          = Agent{}
+	_ agent.ListCarrier      = Agent{}
 	_ agent.HookInstaller    = Agent{}
 	_ agent.OptionsInstaller = Agent{}
 )
@@ -34,6 +35,15 @@ func (Agent) Detect(agent.Payload) agent.Evidence { return agent.None }
 
 func (Agent) Events() map[string]string {
 	return map[string]string{"Stop": "stop", "PreCompact": "pre-compact", "SessionStart": "session-start", "SessionEnd": "session-end"}
+}
+
+// ChangesList: the Task tools and TodoWrite change the list.
+func (Agent) ChangesList(tool string) bool {
+	switch tool {
+	case "TodoWrite", "TaskCreate", "TaskUpdate":
+		return true
+	}
+	return false
 }
 
 // ListTasks is a TodoWrite call's own input, else the session's task files.
