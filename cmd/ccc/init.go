@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -12,16 +13,36 @@ import (
 
 // InitOptions is `ccc init <agent>` as parsed.
 type InitOptions struct {
-	Dir       string
-	DryRun    bool
-	TodoTools bool
+	Dir    string
+	DryRun bool
 	// Remove takes ccc's hooks out instead of adding them.
 	Remove bool
+	// Options are the agent's own switches (agent.OptionsInstaller), by
+	// name.
+	Options map[string]*bool
 }
 
 // NewCmdInit builds `ccc init`, which wires ccc's hooks into an agent's
-// project configuration.
+// project configuration: `ccc init <name>` for each agent of the registry
+// that installs hooks, its help and options its own.
 func NewCmdInit(f *Factory, dir *string) *cobra.Command {
+	var (
+		names, examples []string
+		subs            []*cobra.Command
+	)
+	for _, n := range all.Names() {
+		a, _ := all.Lookup(n)
+		inst, ok := a.(agent.HookInstaller)
+		if !ok {
+			continue
+		}
+		names = append(names, n)
+		if a == all.Default {
+			examples = append(examples, "  ccc init "+n+" --dry-run")
+		}
+		examples = append(examples, "  ccc init "+n)
+		subs = append(subs, newCmdInitAgent(f, dir, n, inst))
+	}
 	cmd := &cobra.Command{
 		Use:   "init <agent>",
 		Short: "Write ccc's hooks into the project's configuration for an agent",
@@ -30,44 +51,28 @@ its task list, checkpoint at its boundaries, re-inject the continuation
 prompt) into the project. It is idempotent, prints what it changes as a
 diff, and never changes or removes the user's own hooks. --remove takes
 exactly ccc's hooks out again (the same diff, --dry-run too).` + exitStatusHelp(
-			"0  help printed (name an agent: ccc init claude, codex or gemini)",
+			"0  help printed (name an agent: ccc init "+orList(names)+")",
 			"2  usage error: an unknown agent"),
-		Example: `  ccc init claude --dry-run
-  ccc init claude
-  ccc init codex
-  ccc init gemini`,
+		Example: strings.Join(examples, "\n"),
 	}
-	cmd.AddCommand(newCmdInitClaude(f, dir))
-	for _, a := range initAgents() {
-		cmd.AddCommand(newCmdInitAgent(f, dir, a))
-	}
+	cmd.AddCommand(subs...)
 	return cmd
 }
 
-func newCmdInitClaude(f *Factory, dir *string) *cobra.Command {
-	opts := &InitOptions{}
+// newCmdInitAgent is `ccc init <name>`: the agent's installer and help,
+// the flags every init takes and the agent's own.
+func newCmdInitAgent(f *Factory, dir *string, name string, inst agent.HookInstaller) *cobra.Command {
+	opts := &InitOptions{Options: map[string]*bool{}}
+	help := inst.InitHelp()
 	cmd := &cobra.Command{
-		Use:   "claude",
-		Short: "Write ccc's Claude Code hooks into .claude/settings.json",
-		Long: `Add ccc's hooks to the project's .claude/settings.json: Stop, PreCompact,
-SessionStart, SessionEnd, PostToolUse (TaskCreate|TaskUpdate|TodoWrite),
-TaskCompleted, PostCompact, StopFailure, SubagentStart and SubagentStop,
-each as a group of its own,
-unless the settings already run that command for that event. Every other
-key and every hook of the user's stays, keys in their order. A file that
-is not a JSON object is reported and left alone. The plugin in plugin/
-wires the same hooks: use one or the other.
-
-Newer models get no checklist tool unless CLAUDE_CODE_ENABLE_TODO_TOOLS=1;
---enable-todo-tools sets it in the settings' env. ccc never sets it by
-itself.` + exitStatusHelp(
+		Use:   name,
+		Short: help.Short,
+		Long: help.Long + exitStatusHelp(
 			"0  written, or nothing to change (or, with --dry-run, shown)",
-			"1  the settings file cannot be read as JSON, or cannot be written",
+			"1  "+help.Unreadable+" cannot be read as JSON, or cannot be written",
 			"2  usage error"),
-		Example: `  ccc init claude --dry-run
-  ccc init claude
-  ccc init claude --enable-todo-tools`,
-		Args: noArgs,
+		Example: help.Example,
+		Args:    noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts.Dir = *dir
 			root, err := f.root(cmd.Context(), opts.Dir)
@@ -75,9 +80,9 @@ itself.` + exitStatusHelp(
 				return err
 			}
 			if opts.Remove {
-				return removeHooks(f, root, "claude", opts.DryRun)
+				return removeHooks(f, root, inst, opts.DryRun)
 			}
-			res, err := install.ClaudeWith(root, opts.DryRun, install.ClaudeOptions{TodoTools: opts.TodoTools})
+			res, err := installHooks(inst, root, opts)
 			if err != nil {
 				return err
 			}
@@ -86,8 +91,34 @@ itself.` + exitStatusHelp(
 		},
 	}
 	initFlags(cmd, opts)
-	cmd.Flags().BoolVar(&opts.TodoTools, "enable-todo-tools", false, "also set CLAUDE_CODE_ENABLE_TODO_TOOLS=1 in the settings' env")
+	if o, ok := inst.(agent.OptionsInstaller); ok {
+		for _, opt := range o.InstallOptions() {
+			opts.Options[opt.Name] = cmd.Flags().Bool(opt.Name, false, opt.Usage)
+		}
+	}
 	return cmd
+}
+
+// installHooks runs the agent's installer, with its own options when it
+// has any.
+func installHooks(inst agent.HookInstaller, root string, opts *InitOptions) (install.Result, error) {
+	o, ok := inst.(agent.OptionsInstaller)
+	if !ok {
+		return inst.InstallHooks(root, opts.DryRun)
+	}
+	on := map[string]bool{}
+	for name, v := range opts.Options {
+		on[name] = *v
+	}
+	return o.InstallWith(root, opts.DryRun, on)
+}
+
+// orList is "a, b or c".
+func orList(items []string) string {
+	if len(items) < 2 {
+		return strings.Join(items, "")
+	}
+	return strings.Join(items[:len(items)-1], ", ") + " or " + items[len(items)-1]
 }
 
 // initFlags adds the flags every agent's init takes.
@@ -99,15 +130,7 @@ func initFlags(cmd *cobra.Command, opts *InitOptions) *cobra.Command {
 
 // removeHooks is `ccc init <agent> --remove`: the agent's installer takes
 // ccc's hooks out of the project's configuration.
-func removeHooks(f *Factory, root, name string, dryRun bool) error {
-	a, err := all.Lookup(name)
-	if err != nil {
-		return err
-	}
-	inst, ok := a.(agent.HookInstaller)
-	if !ok {
-		return fmt.Errorf("ccc does not install hooks for %s", name)
-	}
+func removeHooks(f *Factory, root string, inst agent.HookInstaller, dryRun bool) error {
 	res, err := inst.RemoveHooks(root, dryRun)
 	if err != nil {
 		return err

@@ -2,7 +2,8 @@
 // Codex CLI, Gemini CLI), behind one small interface: its name and how to
 // tell its hook payloads apart. Everything else an agent may do is an
 // optional capability discovered by type assertion (TaskLister,
-// LogLister, TranscriptReader, InputReader, EventNamer, HookInstaller).
+// LogLister, TranscriptReader, InputReader, EventNamer, Resumer,
+// HookInstaller, OptionsInstaller, ListCarrier).
 // Each agent is a package of its own below this one; agent/all is the one
 // explicit list of them. The hooks never ask which agent they serve: they
 // ask whether it can do a thing.
@@ -132,6 +133,29 @@ type EventNamer interface {
 // capture.ErrNoList.
 type TaskLister interface {
 	ListTasks(env *config.ClaudeEnv, in Input) (capture.List, error)
+	// ChangesList reports whether a call of the tool changes the list:
+	// after another tool, post-tool-use captures nothing.
+	ChangesList(tool string) bool
+}
+
+// ListCarrier carries the checklist of the session a new one replaces over
+// to it (Claude Code's /clear starts a session whose task list is empty).
+// last is the session whose list ccc captured last in the project, read
+// from a project file a cloned repository can plant: the carrier follows it
+// only to a session of its own, and says why not in its error. carried
+// says a list was copied.
+type ListCarrier interface {
+	CarryList(env *config.ClaudeEnv, in Input, last LastSession) (carried bool, err error)
+}
+
+// LastSession is where a ListCarrier finds the session whose list ccc
+// captured last in a project.
+type LastSession struct {
+	// File names it in messages (".ccc/capture-session").
+	File string
+	// Read is the session's id, "" when none is known; read only when the
+	// carrier needs it.
+	Read func() (string, error)
 }
 
 // LogLister reads the checklist from the session's own log (or from the
@@ -166,4 +190,31 @@ type HookInstaller interface {
 	InstallHooks(root string, dryRun bool) (install.Result, error)
 	RemoveHooks(root string, dryRun bool) (install.Result, error)
 	CheckHooks(root string) (install.Check, error)
+	// InitHelp is the help of `ccc init <name>`, which every installer
+	// gets.
+	InitHelp() InitHelp
+}
+
+// InitHelp is the help of one agent's `ccc init <name>`; the command adds
+// the flags and the EXIT STATUS.
+type InitHelp struct {
+	Short, Long, Example string
+	// Unreadable names the file in EXIT STATUS 1: "<it> cannot be read as
+	// JSON, or cannot be written".
+	Unreadable string
+}
+
+// InstallOption is a flag of `ccc init <name>` beyond --dry-run and
+// --remove: a switch, off unless given.
+type InstallOption struct {
+	Name, Usage string
+}
+
+// OptionsInstaller is a HookInstaller with options of its own (Claude
+// Code's --enable-todo-tools).
+type OptionsInstaller interface {
+	HookInstaller
+	InstallOptions() []InstallOption
+	// InstallWith is InstallHooks with the options given on (by Name).
+	InstallWith(root string, dryRun bool, on map[string]bool) (install.Result, error)
 }

@@ -49,7 +49,7 @@ func Fold(doc *progress.Document, list List) (changed bool) {
 		if t.ID == "" || strings.TrimSpace(t.Text) == "" {
 			continue
 		}
-		t.ID = sanitize(t.ID)
+		t.ID = SafeID(t.ID)
 		if _, dup := f.byID[t.ID]; !dup {
 			f.byID[t.ID] = t
 			f.order = append(f.order, t)
@@ -191,7 +191,7 @@ func (f *folder) text(t Task) string {
 	}
 	var open []string
 	for _, b := range t.BlockedBy {
-		bt, ok := f.byID[sanitize(b)]
+		bt, ok := f.byID[SafeID(b)]
 		switch {
 		case !ok:
 			open = append(open, "#"+b)

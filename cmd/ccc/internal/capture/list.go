@@ -1,4 +1,9 @@
-// Package capture reads an agent's own checklist and folds it into the progress file.
+// Package capture is what every agent's checklist capture shares: the
+// list as read (List), its fold into the progress file (Fold), the cleaning
+// of captured text (Clean), the bounded readers of an agent's log
+// (EachLine, OpenTail, ScanBackward) and the context a resumed session is
+// given (Context). The readers of each agent's own files live in its
+// package under cmd/ccc/internal/agent.
 package capture
 
 type Status string // "pending" | "in_progress" | "completed" | "cancelled" | "blocked"
@@ -12,7 +17,7 @@ type Task struct {
 }
 
 type List struct {
-	Agent  string // "claude" | "codex" | "gemini"
+	Agent  string // the agent's name (agent.Agent.Name), in the marks of its tasks
 	Source string // file the list was read from (for messages)
 	Tasks  []Task
 }

@@ -3,7 +3,6 @@ package hook
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -315,8 +314,9 @@ func due(root string, now time.Time, interval time.Duration) bool {
 	return err != nil || now.Sub(fi.ModTime()) >= interval
 }
 
-// PostToolUse captures the list after a TaskCreate, TaskUpdate or TodoWrite
-// call. It reads the call's own input or the task files, never the
+// PostToolUse captures the list after a call of a tool that changes it
+// (agent.TaskLister's ChangesList: Claude Code's TaskCreate, TaskUpdate,
+// TodoWrite). It reads the call's own input or the task files, never the
 // transcript, writes the progress file only when the list changed, and
 // updates the tracker only when hooks.capture_interval has passed since
 // the last capture that did. It prints nothing.
@@ -327,9 +327,7 @@ func PostToolUse(ctx context.Context, env Env, stdin []byte) {
 		env.logf(event, "%v", err)
 		return
 	}
-	switch in.ToolName {
-	case "TodoWrite", "TaskCreate", "TaskUpdate":
-	default:
+	if l, ok := agentOf(in).(agent.TaskLister); !ok || !l.ChangesList(in.ToolName) {
 		return // a matcher wider than the plugin's
 	}
 	c := captureList(ctx, env, event, in, captureOpts{})
@@ -393,81 +391,33 @@ func StopFailure(ctx context.Context, env Env, stdin []byte) {
 	}
 }
 
-// carryOver copies the task folder of the session before a /clear to the
-// new session's, which Claude Code would otherwise start empty. A folder
-// the new session already has is left alone.
-//
-// The old session comes from .ccc/capture-session, a project file that a
-// cloned repository can plant: it is followed only when it is a session id
-// (Claude Code's id alphabet, so it names a folder inside tasks/) of this
-// project, one whose transcript Claude Code keeps beside the new session's
-// (transcript_path). Anything else is ignored, with an error saying so.
+// carryOver carries the list of the session before a /clear over to the
+// new one, when the agent can (agent.ListCarrier), and remembers the new
+// session when it did.
 func carryOver(env Env, root string, in Input) error {
-	session := in.SessionID
-	if env.Claude == nil || session == "" || env.Claude.TaskListID != "" {
-		return nil // a named list survives /clear by itself
-	}
-	dir, err := projectfs.ProjectDir(root)
-	if err != nil {
-		return err
-	}
-	raw, err := projectfs.ReadProjectFile(root, filepath.Join(dir, lastSessionFile), 4096)
-	old := string(raw)
-	if err != nil || old == session || len(old) == 0 {
+	c, ok := agentOf(in).(agent.ListCarrier)
+	if !ok {
 		return nil
 	}
-	if !capture.ValidSessionID(old) {
-		return fmt.Errorf("ignoring %s/%s: not a session id", projectfs.Dir, lastSessionFile)
+	last := agent.LastSession{
+		File: projectfs.Dir + "/" + lastSessionFile,
+		Read: func() (string, error) {
+			dir, err := projectfs.ProjectDir(root)
+			if err != nil {
+				return "", err
+			}
+			raw, err := projectfs.ReadProjectFile(root, filepath.Join(dir, lastSessionFile), 4096)
+			if err != nil {
+				return "", nil
+			}
+			return string(raw), nil
+		},
 	}
-	if !sameProjectSession(in.TranscriptPath, old) {
-		return fmt.Errorf("ignoring %s/%s: session %s is not one of this project's Claude Code sessions (no transcript beside %s)",
-			projectfs.Dir, lastSessionFile, old, in.TranscriptPath)
+	carried, err := c.CarryList(env.Claude, in, last)
+	if carried {
+		rememberSession(root, in.SessionID)
 	}
-	from, to := capture.ClaudeTaskDir(*env.Claude, old), capture.ClaudeTaskDir(*env.Claude, session)
-	ents, err := os.ReadDir(from)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	if _, err := os.Stat(to); err == nil {
-		return nil
-	}
-	if err := os.MkdirAll(to, 0o700); err != nil {
-		return err
-	}
-	n := 0
-	for _, e := range ents {
-		name := e.Name()
-		if !e.Type().IsRegular() || !(strings.HasSuffix(name, ".json") || name == ".highwatermark") {
-			continue // the lock stays behind
-		}
-		if n++; n > capture.MaxTasks {
-			break
-		}
-		data, err := projectfs.ReadProjectFile("", filepath.Join(from, name), 1<<20)
-		if err != nil {
-			continue
-		}
-		if err := projectfs.WriteFileAtomic(filepath.Join(to, name), data, 0o600); err != nil {
-			return fmt.Errorf("carrying the task list over: %w", err)
-		}
-	}
-	rememberSession(root, session)
-	return nil
-}
-
-// sameProjectSession reports whether Claude Code keeps a transcript of
-// session beside transcript, the hook's own: Claude Code files a project's
-// sessions in one folder (~/.claude/projects/<project>/<session>.jsonl), so
-// a session of another project, or a made-up one, has none there.
-func sameProjectSession(transcript, session string) bool {
-	if transcript == "" || !filepath.IsAbs(transcript) {
-		return false
-	}
-	fi, err := os.Lstat(filepath.Join(filepath.Dir(transcript), session+".jsonl"))
-	return err == nil && fi.Mode().IsRegular()
+	return err
 }
 
 // Subagent records a subagent's start or stop in .ccc/subagents, for

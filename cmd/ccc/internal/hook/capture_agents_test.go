@@ -12,9 +12,11 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// captureFixture is a log of the agent package's own testdata (agent/codex,
+// agent/gemini).
 func captureFixture(t *testing.T, agent, name string) string {
 	t.Helper()
-	p, err := filepath.Abs(filepath.Join("..", "capture", "testdata", agent, name))
+	p, err := filepath.Abs(filepath.Join("..", "agent", agent, "testdata", name))
 	require.NoError(t, err)
 	return p
 }

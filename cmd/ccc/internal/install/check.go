@@ -55,7 +55,7 @@ type group struct {
 
 // checkHooks compares the settings file at path with hooks. A file that
 // is not a JSON object is an error.
-func checkHooks(root, path string, hooks []hook) (Check, error) {
+func checkHooks(root, path string, hooks []Hook) (Check, error) {
 	c := Check{Path: path}
 	data, err := projectfs.ReadProjectFile(root, path, maxConfig)
 	switch {
@@ -77,7 +77,7 @@ func checkHooks(root, path string, hooks []hook) (Check, error) {
 			}
 		}
 	}
-	want := map[string]hook{}
+	want := map[string]Hook{}
 	for _, h := range hooks {
 		want[h.Event+"\x00"+strings.Join(strings.Fields(h.Command)[1:], " ")] = h
 	}

@@ -1,5 +1,8 @@
 // Package install writes the hook configuration an agent needs to run ccc
-// into a project, idempotently, without touching the user's own hooks.
+// into a project, idempotently, without touching the user's own hooks: the
+// JSON settings editing (AddHooks, Settings.Edit), the diff, Check and
+// Remove. Which hooks, in which file, and what the user is told next are
+// each agent's, in its package under cmd/ccc/internal/agent.
 package install
 
 // Result is what an installer did, or would do with dryRun.

@@ -92,20 +92,11 @@ func (o object) MarshalJSON() ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// hook is one handler ccc adds for an event.
-type hook struct {
-	Event   string
-	Matcher string
-	Command string
-	Timeout int // in the agent's unit
-	Name    string
-}
-
 // addHooks adds each hook to the "hooks" object of a settings file, as a
 // matcher group of its own at the end of its event, unless a handler of
 // that event already runs the same ccc hook (whatever its timeout: the
 // user may have changed it). Nothing else in the file changes.
-func addHooks(data []byte, hooks []hook, group func(hook) any) (out []byte, added []string, err error) {
+func addHooks(data []byte, hooks []Hook, group func(Hook) any) (out []byte, added []string, err error) {
 	root := object{}
 	if len(bytes.TrimSpace(data)) > 0 {
 		if root, err = parseObject(data); err != nil {

@@ -7,9 +7,11 @@ package claudecode
 import (
 	"github.com/ccc-checkpoint/ccc/cmd/ccc/internal/agent"
 	"github.com/ccc-checkpoint/ccc/cmd/ccc/internal/capture"
-	"github.com/ccc-checkpoint/ccc/cmd/ccc/internal/install"
 	"github.com/ccc-checkpoint/ccc/config"
 )
+
+// name is Claude Code's name on the command line and in its tasks' marks.
+const name = "claude"
 
 // Agent is Claude Code.
 type Agent struct{}
@@ -20,10 +22,12 @@ var (
 	_ agent.TaskLister       = Agent{}
 	_ agent.TranscriptReader = Agent{}
 	_ agent.Resumer          = Agent{}
+	_ agent.ListCarrier      = Agent{}
 	_ agent.HookInstaller    = Agent{}
+	_ agent.OptionsInstaller = Agent{}
 )
 
-func (Agent) Name() string { return "claude" }
+func (Agent) Name() string { return name }
 
 // Detect finds nothing: Claude Code sends no field the others lack, so it
 // is the registry's default.
@@ -33,35 +37,33 @@ func (Agent) Events() map[string]string {
 	return map[string]string{"Stop": "stop", "PreCompact": "pre-compact", "SessionStart": "session-start", "SessionEnd": "session-end"}
 }
 
+// ChangesList: the Task tools and TodoWrite change the list.
+func (Agent) ChangesList(tool string) bool {
+	switch tool {
+	case "TodoWrite", "TaskCreate", "TaskUpdate":
+		return true
+	}
+	return false
+}
+
 // ListTasks is a TodoWrite call's own input, else the session's task files.
 func (Agent) ListTasks(env *config.ClaudeEnv, in agent.Input) (capture.List, error) {
 	if in.ToolName == "TodoWrite" && len(in.ToolInput) > 0 {
-		return capture.ClaudeTodoWrite([]byte(in.ToolInput), "TodoWrite")
+		return TodoWrite([]byte(in.ToolInput), "TodoWrite")
 	}
 	var claude config.ClaudeEnv
 	if env != nil {
 		claude = *env
 	}
-	return capture.ReadClaudeTasks(capture.ClaudeTaskDir(claude, in.SessionID))
+	return ReadTasks(TaskDir(claude, in.SessionID))
 }
 
-// ReadTranscript reads the transcript once, backwards (capture.ReadClaudeTranscript).
+// ReadTranscript reads the transcript once, backwards (the function
+// ReadTranscript).
 func (Agent) ReadTranscript(path string, wantTodos bool) (capture.Transcript, error) {
-	return capture.ReadClaudeTranscript(path, wantTodos)
+	return ReadTranscript(path, wantTodos)
 }
 
 func (Agent) RecreateList() string {
 	return "one TaskCreate (or one TodoWrite with every item) per current and remaining task"
 }
-
-func (Agent) ConfigFile() string { return install.ClaudeSettings }
-
-func (Agent) InstallHooks(root string, dryRun bool) (install.Result, error) {
-	return install.Claude(root, dryRun)
-}
-
-func (a Agent) RemoveHooks(root string, dryRun bool) (install.Result, error) {
-	return install.Remove(root, a.ConfigFile(), dryRun)
-}
-
-func (Agent) CheckHooks(root string) (install.Check, error) { return install.CheckClaude(root) }

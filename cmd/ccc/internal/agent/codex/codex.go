@@ -9,8 +9,11 @@ import (
 
 	"github.com/ccc-checkpoint/ccc/cmd/ccc/internal/agent"
 	"github.com/ccc-checkpoint/ccc/cmd/ccc/internal/capture"
-	"github.com/ccc-checkpoint/ccc/cmd/ccc/internal/install"
 )
+
+// agentName is Codex CLI's name on the command line and in its tasks'
+// marks.
+const agentName = "codex"
 
 // Agent is Codex CLI.
 type Agent struct{}
@@ -23,7 +26,7 @@ var (
 	_ agent.Resumer       = Agent{}
 )
 
-func (Agent) Name() string { return "codex" }
+func (Agent) Name() string { return agentName }
 
 // Detect: a rollout-*.jsonl[.zst] log is Codex's own; turn_id is sent by
 // Codex on its turn events, and by Claude Code only with MessageDisplay.
@@ -49,27 +52,15 @@ func (Agent) Events() map[string]string {
 // plan.
 func (Agent) ListFromLog(in agent.Input) (capture.List, error) {
 	if in.ToolName == "update_plan" {
-		if tasks, ok := capture.CodexPlanInput(in.ToolInput); ok {
-			return capture.List{Agent: "codex", Source: "tool_input", Tasks: tasks}, nil
+		if tasks, ok := PlanInput(in.ToolInput); ok {
+			return capture.List{Agent: agentName, Source: "tool_input", Tasks: tasks}, nil
 		}
 	}
 	if in.TranscriptPath == "" {
 		return capture.List{}, capture.ErrNoList
 	}
-	return capture.ReadCodex(in.TranscriptPath)
+	return ReadRollout(in.TranscriptPath)
 }
-
-func (Agent) ConfigFile() string { return install.CodexFile }
-
-func (Agent) InstallHooks(root string, dryRun bool) (install.Result, error) {
-	return install.Codex(root, dryRun)
-}
-
-func (a Agent) RemoveHooks(root string, dryRun bool) (install.Result, error) {
-	return install.Remove(root, a.ConfigFile(), dryRun)
-}
-
-func (Agent) CheckHooks(root string) (install.Check, error) { return install.CheckCodex(root) }
 
 func (Agent) RecreateList() string {
 	return "one update_plan call with every current and remaining step"

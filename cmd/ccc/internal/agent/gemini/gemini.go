@@ -10,8 +10,10 @@ import (
 
 	"github.com/ccc-checkpoint/ccc/cmd/ccc/internal/agent"
 	"github.com/ccc-checkpoint/ccc/cmd/ccc/internal/capture"
-	"github.com/ccc-checkpoint/ccc/cmd/ccc/internal/install"
 )
+
+// name is Gemini CLI's name on the command line and in its tasks' marks.
+const name = "gemini"
 
 // Agent is Gemini CLI.
 type Agent struct{}
@@ -32,7 +34,7 @@ var ownEvents = map[string]bool{
 	"BeforeModel": true, "AfterModel": true, "BeforeToolSelection": true,
 }
 
-func (Agent) Name() string { return "gemini" }
+func (Agent) Name() string { return name }
 
 // Detect: Gemini's own event names and prompt_response are sure; a chat
 // log (…/chats/*.jsonl) or a timestamp field nearly so.
@@ -68,27 +70,15 @@ func (Agent) ReadInput(p agent.Payload, in *agent.Input) {
 // list.
 func (Agent) ListFromLog(in agent.Input) (capture.List, error) {
 	if in.ToolName == "write_todos" {
-		if tasks, ok := capture.GeminiTodosInput(in.ToolInput); ok {
-			return capture.List{Agent: "gemini", Source: "tool_input", Tasks: tasks}, nil
+		if tasks, ok := TodosInput(in.ToolInput); ok {
+			return capture.List{Agent: name, Source: "tool_input", Tasks: tasks}, nil
 		}
 	}
 	if in.TranscriptPath == "" {
 		return capture.List{}, capture.ErrNoList
 	}
-	return capture.ReadGemini(in.TranscriptPath)
+	return ReadChat(in.TranscriptPath)
 }
-
-func (Agent) ConfigFile() string { return install.GeminiFile }
-
-func (Agent) InstallHooks(root string, dryRun bool) (install.Result, error) {
-	return install.Gemini(root, dryRun)
-}
-
-func (a Agent) RemoveHooks(root string, dryRun bool) (install.Result, error) {
-	return install.Remove(root, a.ConfigFile(), dryRun)
-}
-
-func (Agent) CheckHooks(root string) (install.Check, error) { return install.CheckGemini(root) }
 
 func (Agent) RecreateList() string {
 	return "one write_todos call with every current and remaining item"

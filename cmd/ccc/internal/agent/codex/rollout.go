@@ -1,4 +1,4 @@
-package capture
+package codex
 
 import (
 	"bytes"
@@ -12,13 +12,14 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 
+	"github.com/ccc-checkpoint/ccc/cmd/ccc/internal/capture"
 	"github.com/ccc-checkpoint/ccc/internal/projectfs"
 )
 
 // MaxRollout bounds the rollout text one capture reads: the decompressed
 // bytes of a .jsonl.zst (a 276 KB file can expand to gigabytes of plan
 // calls, which kept a hook busy for minutes), the tail of a plain log.
-const MaxRollout = 64 << 20
+const MaxRollout = capture.MaxTail
 
 // Bounds of the zstd decoder's own memory: Codex writes frames with small
 // windows (zstd's default levels use at most 8 MB).
@@ -31,7 +32,7 @@ const (
 // the end, cannot be reached within the hook's budget.
 var ErrTooBig = errors.New("more than 64 MB of decompressed text")
 
-// ReadCodex reads the plan of a Codex CLI session from its rollout log
+// ReadRollout reads the plan of a Codex CLI session from its rollout log
 // (~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl, which Codex later
 // compresses to .jsonl.zst): the arguments of the last update_plan call,
 // {"plan":[{"step":…,"status":"pending|in_progress|completed"}]}. A path
@@ -40,10 +41,10 @@ var ErrTooBig = errors.New("more than 64 MB of decompressed text")
 // compressed log that expands past MaxRollout is ErrTooBig, as a stream
 // cannot be read from its end. ErrNoList: the session never called
 // update_plan.
-func ReadCodex(path string) (List, error) {
+func ReadRollout(path string) (capture.List, error) {
 	f, name, err := openRollout(path)
 	if err != nil {
-		return List{}, err
+		return capture.List{}, err
 	}
 	defer func() { _ = f.Close() }() // read only
 	var r io.Reader = f
@@ -52,16 +53,16 @@ func ReadCodex(path string) (List, error) {
 		dec, err := zstd.NewReader(f, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true),
 			zstd.WithDecoderMaxWindow(maxZstdWindow), zstd.WithDecoderMaxMemory(maxZstdMemory))
 		if err != nil {
-			return List{}, fmt.Errorf("%s: %w", name, err)
+			return capture.List{}, fmt.Errorf("%s: %w", name, err)
 		}
 		defer dec.Close()
 		r = &capped{r: dec, left: MaxRollout}
-	} else if skipFirst, err = seekTail(f); err != nil {
-		return List{}, fmt.Errorf("%s: %w", name, err)
+	} else if skipFirst, err = capture.SeekTail(f); err != nil {
+		return capture.List{}, fmt.Errorf("%s: %w", name, err)
 	}
 	var last []codexStep
 	found := false
-	_, err = eachLine(r, MaxLine, func(line []byte) {
+	_, err = capture.EachLine(r, capture.MaxLine, func(line []byte) {
 		if skipFirst {
 			skipFirst = false
 			return
@@ -74,12 +75,12 @@ func ReadCodex(path string) (List, error) {
 		}
 	})
 	if err != nil {
-		return List{}, fmt.Errorf("%s: %w", name, err)
+		return capture.List{}, fmt.Errorf("%s: %w", name, err)
 	}
 	if !found {
-		return List{}, fmt.Errorf("%s: %w", name, ErrNoList)
+		return capture.List{}, fmt.Errorf("%s: %w", name, capture.ErrNoList)
 	}
-	return List{Agent: "codex", Source: name, Tasks: codexTasks(last)}, nil
+	return capture.List{Agent: agentName, Source: name, Tasks: codexTasks(last)}, nil
 }
 
 // capped reads at most left bytes of r, then fails with ErrTooBig.
@@ -118,36 +119,6 @@ func openRollout(path string) (*os.File, string, error) {
 	return f, path, err
 }
 
-// openTail opens an agent's log (regular files only) at its last
-// MaxRollout bytes; skipFirst says the first line read is the end of a
-// line cut by the start of the tail.
-func openTail(path string) (f *os.File, r io.Reader, skipFirst bool, err error) {
-	if f, err = projectfs.OpenProjectFile("", path); err != nil {
-		return nil, nil, false, err
-	}
-	if skipFirst, err = seekTail(f); err != nil {
-		_ = f.Close()
-		return nil, nil, false, fmt.Errorf("%s: %w", path, err)
-	}
-	return f, f, skipFirst, nil
-}
-
-// seekTail moves f to its last MaxRollout bytes, when it is longer: the
-// newest calls are at the end.
-func seekTail(f *os.File) (skipFirst bool, err error) {
-	fi, err := f.Stat()
-	if err != nil || fi.Size() <= MaxRollout {
-		return false, err
-	}
-	if _, err := f.Seek(fi.Size()-MaxRollout, io.SeekStart); err != nil {
-		return false, err
-	}
-	// The tail starts inside a line unless a newline ends the one before.
-	var prev [1]byte
-	_, err = f.ReadAt(prev[:], fi.Size()-MaxRollout-1)
-	return err != nil || prev[0] != '\n', nil
-}
-
 type codexStep struct {
 	Step   string `json:"step"`
 	Status string `json:"status"`
@@ -177,9 +148,9 @@ func codexPlan(line []byte) ([]codexStep, bool) {
 	return args.Plan, true
 }
 
-// CodexPlanInput reads the plan from a hook's tool_input when the tool was
+// PlanInput reads the plan from a hook's tool_input when the tool was
 // update_plan ({"plan":[…]}).
-func CodexPlanInput(toolInput json.RawMessage) ([]Task, bool) {
+func PlanInput(toolInput json.RawMessage) ([]capture.Task, bool) {
 	var args struct {
 		Plan []codexStep `json:"plan"`
 	}
@@ -189,23 +160,14 @@ func CodexPlanInput(toolInput json.RawMessage) ([]Task, bool) {
 	return codexTasks(args.Plan), true
 }
 
-func codexTasks(plan []codexStep) []Task {
-	tasks := make([]Task, 0, len(plan))
+func codexTasks(plan []codexStep) []capture.Task {
+	tasks := make([]capture.Task, 0, len(plan))
 	for i, s := range plan {
-		text := Clean(s.Step)
+		text := capture.Clean(s.Step)
 		if text == "" {
 			continue
 		}
-		tasks = append(tasks, Task{ID: "todo-" + strconv.Itoa(i+1), Text: text, Status: status(s.Status)})
+		tasks = append(tasks, capture.Task{ID: "todo-" + strconv.Itoa(i+1), Text: text, Status: capture.ParseStatus(s.Status)})
 	}
 	return tasks
-}
-
-// status maps an agent's status word; an unknown one counts as pending.
-func status(s string) Status {
-	switch Status(s) {
-	case "in_progress", "completed", "cancelled", "blocked":
-		return Status(s)
-	}
-	return "pending"
 }

@@ -1,4 +1,4 @@
-package capture
+package codex
 
 import (
 	"bytes"
@@ -30,8 +30,8 @@ func bigLog(b *testing.B, name string, size int, filler, call func(i int) string
 
 const logSize = 50 << 20
 
-// BenchmarkReadCodex50MB: the plan at a Stop from a 50 MB rollout.
-func BenchmarkReadCodex50MB(b *testing.B) {
+// BenchmarkReadRollout50MB: the plan at a Stop from a 50 MB rollout.
+func BenchmarkReadRollout50MB(b *testing.B) {
 	text := strings.Repeat("output ", 280)
 	p := bigLog(b, "rollout-big.jsonl", logSize, func(i int) string {
 		return fmt.Sprintf(`{"timestamp":"2026-11-25T16:00:00.000Z","type":"response_item","payload":{"type":"function_call_output","call_id":"c%d","output":"%s"}}`, i, text)
@@ -41,24 +41,7 @@ func BenchmarkReadCodex50MB(b *testing.B) {
 	b.SetBytes(logSize)
 	b.ResetTimer()
 	for range b.N {
-		if _, err := ReadCodex(p); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
-
-// BenchmarkReadGemini50MB: the list at an AfterAgent from a 50 MB chat log.
-func BenchmarkReadGemini50MB(b *testing.B) {
-	text := strings.Repeat("words ", 330)
-	p := bigLog(b, "session-big.jsonl", logSize, func(i int) string {
-		return fmt.Sprintf(`{"id":"m%d","timestamp":"2026-11-25T16:00:00.000Z","type":"gemini","content":"%s","thoughts":[],"model":"gemini-3-pro-preview"}`, i, text)
-	}, func(i int) string {
-		return fmt.Sprintf(`{"id":"t%d","timestamp":"2026-11-25T16:00:00.000Z","type":"gemini","content":"","toolCalls":[{"id":"w","name":"write_todos","args":{"todos":[{"description":"Lex","status":"completed"},{"description":"Parse","status":"in_progress"}]},"status":"success"}]}`, i)
-	})
-	b.SetBytes(logSize)
-	b.ResetTimer()
-	for range b.N {
-		if _, err := ReadGemini(p); err != nil {
+		if _, err := ReadRollout(p); err != nil {
 			b.Fatal(err)
 		}
 	}

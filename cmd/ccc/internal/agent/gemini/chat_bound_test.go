@@ -1,4 +1,4 @@
-package capture
+package gemini
 
 import (
 	"fmt"
@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/ccc-checkpoint/ccc/cmd/ccc/internal/capture"
 )
 
 // A chat log of many messages, each with its own id, some ids huge, keeps
@@ -83,28 +85,28 @@ func TestGeminiChatWindow(t *testing.T) {
 	assert.Equal(t, "Parse", todos[0].Description)
 }
 
-// Only the last MaxRollout bytes of a chat log are read, as for a Codex
+// Only the last capture.MaxTail bytes of a chat log are read, as for a Codex
 // rollout: a list further back is not reached, one in the tail is, and the
 // line cut by the tail's start is not parsed.
-func TestReadGeminiReadsTheTail(t *testing.T) {
+func TestReadChatReadsTheTail(t *testing.T) {
 	head := `{"id":"early","type":"gemini","toolCalls":[{"name":"write_todos","args":{"todos":[{"description":"Lex","status":"pending"}]},"status":"success"}]}` + "\n"
 	pad := `{"id":"pad","type":"gemini","content":"` + strings.Repeat("x", 1<<20) + `"}` + "\n"
 	var b strings.Builder
 	b.WriteString(head)
-	for b.Len() < MaxRollout+2<<20 {
+	for b.Len() < capture.MaxTail+2<<20 {
 		b.WriteString(pad)
 	}
 	p := filepath.Join(t.TempDir(), "session-long.jsonl")
 	require.NoError(t, os.WriteFile(p, []byte(b.String()), 0o644))
-	_, err := ReadGemini(p)
-	assert.ErrorIs(t, err, ErrNoList)
+	_, err := ReadChat(p)
+	assert.ErrorIs(t, err, capture.ErrNoList)
 
 	f, err := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
 	require.NoError(t, err)
 	_, err = f.WriteString(strings.Replace(head, "Lex", "Parse", 1))
 	require.NoError(t, err)
 	require.NoError(t, f.Close())
-	l, err := ReadGemini(p)
+	l, err := ReadChat(p)
 	require.NoError(t, err)
-	assert.Equal(t, []Task{{ID: "todo-1", Text: "Parse", Status: "pending"}}, l.Tasks)
+	assert.Equal(t, []capture.Task{{ID: "todo-1", Text: "Parse", Status: "pending"}}, l.Tasks)
 }

@@ -1,4 +1,4 @@
-package capture
+package gemini
 
 import (
 	"bytes"
@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"hash/maphash"
 	"strconv"
+
+	"github.com/ccc-checkpoint/ccc/cmd/ccc/internal/capture"
 )
 
-// Bounds of what ReadGemini keeps while it replays a chat log: the newest
+// Bounds of what ReadChat keeps while it replays a chat log: the newest
 // maxGeminiMessages messages (a message id as a 64-bit hash, never its
 // text) and the lists of the newest maxGeminiLists of them. A real session
 // holds a few hundred messages; a log of a million unique ids took 200 MB.
@@ -17,7 +19,7 @@ const (
 	maxGeminiLists    = 16
 )
 
-// ReadGemini reads the todo list of a Gemini CLI session from its chat
+// ReadChat reads the todo list of a Gemini CLI session from its chat
 // log (~/.gemini/tmp/<project>/chats/session-*.jsonl): the arguments of the
 // last write_todos call, {"todos":[{"description":…,"status":…}]}, in the
 // conversation as Gemini CLI rebuilds it. A later line with a message id
@@ -25,19 +27,19 @@ const (
 // that message and every later one (all of them when the id is unknown),
 // and {"$set":{"messages":[…]}} replaces the whole conversation.
 //
-// Like a Codex rollout, only the last MaxRollout bytes are read, and only
+// Like a Codex rollout, only the last capture.MaxTail bytes are read, and only
 // the newest maxGeminiMessages messages are remembered: a rewind to an
 // older one, or a list forgotten under maxGeminiLists, is no list rather
 // than a wrong one. The file is the agent's, outside the project: never a
 // FIFO or a device. ErrNoList: no write_todos call survives.
-func ReadGemini(path string) (List, error) {
-	f, r, skipFirst, err := openTail(path)
+func ReadChat(path string) (capture.List, error) {
+	f, skipFirst, err := capture.OpenTail(path)
 	if err != nil {
-		return List{}, err
+		return capture.List{}, err
 	}
 	defer func() { _ = f.Close() }() // read only
 	c := newGeminiChat()
-	_, err = eachLine(r, MaxLine, func(line []byte) {
+	_, err = capture.EachLine(f, capture.MaxLine, func(line []byte) {
 		if skipFirst {
 			skipFirst = false
 			return
@@ -45,13 +47,13 @@ func ReadGemini(path string) (List, error) {
 		c.line(line)
 	})
 	if err != nil {
-		return List{}, fmt.Errorf("%s: %w", path, err)
+		return capture.List{}, fmt.Errorf("%s: %w", path, err)
 	}
 	todos, ok := c.last()
 	if !ok {
-		return List{}, fmt.Errorf("%s: %w", path, ErrNoList)
+		return capture.List{}, fmt.Errorf("%s: %w", path, capture.ErrNoList)
 	}
-	return List{Agent: "gemini", Source: path, Tasks: geminiTasks(todos)}, nil
+	return capture.List{Agent: name, Source: path, Tasks: geminiTasks(todos)}, nil
 }
 
 type geminiTodo struct {
@@ -251,9 +253,9 @@ func (c *geminiChat) last() ([]geminiTodo, bool) {
 	return c.older.todos, c.older.todos != nil
 }
 
-// GeminiTodosInput reads the list from a hook's tool_input when the tool
+// TodosInput reads the list from a hook's tool_input when the tool
 // was write_todos ({"todos":[…]}).
-func GeminiTodosInput(toolInput json.RawMessage) ([]Task, bool) {
+func TodosInput(toolInput json.RawMessage) ([]capture.Task, bool) {
 	var args struct {
 		Todos []geminiTodo `json:"todos"`
 	}
@@ -263,14 +265,14 @@ func GeminiTodosInput(toolInput json.RawMessage) ([]Task, bool) {
 	return geminiTasks(args.Todos), true
 }
 
-func geminiTasks(todos []geminiTodo) []Task {
-	tasks := make([]Task, 0, len(todos))
+func geminiTasks(todos []geminiTodo) []capture.Task {
+	tasks := make([]capture.Task, 0, len(todos))
 	for i, t := range todos {
-		text := Clean(t.Description)
+		text := capture.Clean(t.Description)
 		if text == "" {
 			continue
 		}
-		tasks = append(tasks, Task{ID: "todo-" + strconv.Itoa(i+1), Text: text, Status: status(t.Status)})
+		tasks = append(tasks, capture.Task{ID: "todo-" + strconv.Itoa(i+1), Text: text, Status: capture.ParseStatus(t.Status)})
 	}
 	return tasks
 }

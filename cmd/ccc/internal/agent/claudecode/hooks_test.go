@@ -1,4 +1,4 @@
-package install
+package claudecode
 
 import (
 	"encoding/json"
@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/ccc-checkpoint/ccc/cmd/ccc/internal/install"
 )
 
 const userSettings = `{
@@ -40,20 +42,20 @@ func commands(settings map[string]any, event string) []string {
 	return out
 }
 
-func TestClaudeKeepsTheUsersHooks(t *testing.T) {
+func TestInstallKeepsTheUsersHooks(t *testing.T) {
 	root := t.TempDir()
-	path := filepath.Join(root, ClaudeSettings)
+	path := filepath.Join(root, SettingsFile)
 	require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
 	require.NoError(t, os.WriteFile(path, []byte(userSettings), 0o644))
 
-	dry, err := Claude(root, true)
+	dry, err := Install(root, true, InstallOptions{})
 	require.NoError(t, err)
 	assert.True(t, dry.Changed)
 	assert.Contains(t, dry.Diff, `+            "command": "ccc hook post-tool-use",`)
 	data, _ := os.ReadFile(path)
 	assert.Equal(t, userSettings, string(data), "a dry run writes nothing")
 
-	res, err := Claude(root, false)
+	res, err := Install(root, false, InstallOptions{})
 	require.NoError(t, err)
 	assert.True(t, res.Changed)
 	assert.Equal(t, dry.Diff, res.Diff)
@@ -64,36 +66,36 @@ func TestClaudeKeepsTheUsersHooks(t *testing.T) {
 	assert.Nil(t, s["env"], "the todo tools are offered, never set")
 	assert.Contains(t, res.Notes[0], "--enable-todo-tools")
 
-	again, err := Claude(root, false)
+	again, err := Install(root, false, InstallOptions{})
 	require.NoError(t, err)
 	assert.False(t, again.Changed, "idempotent")
 	assert.Empty(t, again.Diff)
 }
 
-func TestClaudeNewFileAndTodoTools(t *testing.T) {
+func TestInstallNewFileAndTodoTools(t *testing.T) {
 	root := t.TempDir()
-	res, err := ClaudeWith(root, false, ClaudeOptions{TodoTools: true})
+	res, err := Install(root, false, InstallOptions{TodoTools: true})
 	require.NoError(t, err)
 	assert.True(t, res.Changed)
-	s := read(t, filepath.Join(root, ClaudeSettings))
+	s := read(t, filepath.Join(root, SettingsFile))
 	assert.Equal(t, map[string]any{TodoToolsEnv: "1"}, s["env"])
-	for _, h := range claudeHooks {
-		assert.Equal(t, []string{h.command}, commands(s, h.event), h.event)
+	for _, h := range hooks {
+		assert.Equal(t, []string{h.Command}, commands(s, h.Event), h.Event)
 	}
 	for _, n := range res.Notes {
 		assert.NotContains(t, n, "--enable-todo-tools")
 	}
 }
 
-func TestClaudeRefusesWhatItCannotRead(t *testing.T) {
+func TestInstallRefusesWhatItCannotRead(t *testing.T) {
 	for name, text := range map[string]string{
 		"not JSON": "{", "an array": "[]", "hooks a list": `{"hooks": []}`, "an event a string": `{"hooks": {"Stop": "x"}}`,
 	} {
 		root := t.TempDir()
-		path := filepath.Join(root, ClaudeSettings)
+		path := filepath.Join(root, SettingsFile)
 		require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
 		require.NoError(t, os.WriteFile(path, []byte(text), 0o644))
-		_, err := Claude(root, false)
+		_, err := Install(root, false, InstallOptions{})
 		assert.Error(t, err, name)
 		data, _ := os.ReadFile(path)
 		assert.Equal(t, text, string(data), "%s: left alone", name)
@@ -102,8 +104,8 @@ func TestClaudeRefusesWhatItCannotRead(t *testing.T) {
 
 // The installer wires what the plugin wires; the plugin runs ccc through its
 // launcher, a project's settings run the ccc on the PATH.
-func TestClaudeHooksMatchThePlugin(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join("..", "..", "..", "..", "plugin", "hooks", "hooks.json"))
+func TestHooksMatchThePlugin(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "..", "..", "..", "..", "plugin", "hooks", "hooks.json"))
 	require.NoError(t, err)
 	var plugin struct {
 		Hooks map[string][]struct {
@@ -115,29 +117,23 @@ func TestClaudeHooksMatchThePlugin(t *testing.T) {
 		} `json:"hooks"`
 	}
 	require.NoError(t, json.Unmarshal(data, &plugin))
-	var got []claudeHook
+	var got []install.Hook
 	for event, groups := range plugin.Hooks {
 		for _, g := range groups {
 			for _, h := range g.Hooks {
 				command := strings.Replace(h.Command, `"${CLAUDE_PLUGIN_ROOT}/bin/ccc" `, "ccc ", 1)
-				got = append(got, claudeHook{event, g.Matcher, command, h.Timeout})
+				got = append(got, install.Hook{Event: event, Matcher: g.Matcher, Command: command, Timeout: h.Timeout})
 			}
 		}
 	}
-	assert.ElementsMatch(t, claudeHooks, got)
-}
-
-func TestUnifiedDiff(t *testing.T) {
-	assert.Empty(t, unifiedDiff("f", []byte("a\n"), []byte("a\n")))
-	assert.Equal(t, "--- a/f\n+++ b/f\n@@ -1,3 +1,3 @@\n a\n-b\n+c\n d\n", unifiedDiff("f", []byte("a\nb\nd\n"), []byte("a\nc\nd\n")))
-	assert.Equal(t, "--- /dev/null\n+++ b/f\n@@ -0,0 +1 @@\n+x\n", unifiedDiff("f", nil, []byte("x\n")))
+	assert.ElementsMatch(t, hooks, got)
 }
 
 // The settings keep their keys in the user's order: only ccc's hooks are
 // added, at the end of their event (or as new events at the end).
-func TestClaudeKeepsKeyOrder(t *testing.T) {
+func TestInstallKeepsKeyOrder(t *testing.T) {
 	root := t.TempDir()
-	path := filepath.Join(root, ClaudeSettings)
+	path := filepath.Join(root, SettingsFile)
 	require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
 	orig := `{
   "permissions": {"allow": ["Bash(make:*)"]},
@@ -149,7 +145,7 @@ func TestClaudeKeepsKeyOrder(t *testing.T) {
 }
 `
 	require.NoError(t, os.WriteFile(path, []byte(orig), 0o644))
-	_, err := ClaudeWith(root, false, ClaudeOptions{TodoTools: true})
+	_, err := Install(root, false, InstallOptions{TodoTools: true})
 	require.NoError(t, err)
 	got, err := os.ReadFile(path)
 	require.NoError(t, err)
@@ -160,72 +156,5 @@ func TestClaudeKeepsKeyOrder(t *testing.T) {
 		i := strings.Index(s, k)
 		require.Greater(t, i, last, "%s out of order in\n%s", k, s)
 		last = i
-	}
-}
-
-func TestCheckAndRemove(t *testing.T) {
-	for _, a := range []struct {
-		name    string
-		file    string
-		install installer
-		check   func(string) (Check, error)
-	}{
-		{"claude", ClaudeSettings, Claude, CheckClaude},
-		{"codex", CodexFile, Codex, CheckCodex},
-		{"gemini", GeminiFile, Gemini, CheckGemini},
-	} {
-		t.Run(a.name, func(t *testing.T) {
-			root := t.TempDir()
-			path := filepath.Join(root, a.file)
-			require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
-			user := `{"ui": {"theme": "x"}, "hooks": {"SessionEnd": [{"hooks": [{"type": "command", "command": "./mine.sh"}]}]}}` + "\n"
-			require.NoError(t, os.WriteFile(path, []byte(user), 0o644))
-
-			c, err := a.check(root)
-			require.NoError(t, err)
-			assert.True(t, c.Exists)
-			assert.Empty(t, c.Installed)
-			assert.NotEmpty(t, c.Missing)
-			assert.False(t, c.OK())
-
-			_, err = a.install(root, false)
-			require.NoError(t, err)
-			c, err = a.check(root)
-			require.NoError(t, err)
-			assert.True(t, c.OK(), "%+v", c)
-			assert.Empty(t, c.Missing)
-
-			// A ccc hook ccc no longer writes there is stale.
-			data, err := os.ReadFile(path)
-			require.NoError(t, err)
-			stale := strings.Replace(string(data), `"./mine.sh"`, `"./mine.sh"}, {"type": "command", "command": "ccc hook retired"`, 1)
-			require.NoError(t, os.WriteFile(path, []byte(stale), 0o644))
-			c, err = a.check(root)
-			require.NoError(t, err)
-			assert.Equal(t, []string{"SessionEnd: ccc hook retired"}, c.Stale)
-
-			// --remove takes out ccc's hooks only; --dry-run writes nothing.
-			dry, err := Remove(root, a.file, true)
-			require.NoError(t, err)
-			assert.True(t, dry.Changed)
-			assert.Contains(t, dry.Diff, "-")
-			after, _ := os.ReadFile(path)
-			assert.Equal(t, stale, string(after))
-			res, err := Remove(root, a.file, false)
-			require.NoError(t, err)
-			assert.Equal(t, dry.Diff, res.Diff)
-			got, err := os.ReadFile(path)
-			require.NoError(t, err)
-			assert.NotContains(t, string(got), "ccc hook")
-			assert.Contains(t, string(got), `"./mine.sh"`)
-			assert.Contains(t, string(got), `"theme": "x"`)
-			c, err = a.check(root)
-			require.NoError(t, err)
-			assert.Empty(t, c.Installed)
-
-			again, err := Remove(root, a.file, false)
-			require.NoError(t, err)
-			assert.False(t, again.Changed, "idempotent")
-		})
 	}
 }

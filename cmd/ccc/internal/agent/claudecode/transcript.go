@@ -1,0 +1,228 @@
+package claudecode
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/ccc-checkpoint/ccc/cmd/ccc/internal/capture"
+)
+
+const (
+	// MaxFiles bounds Transcript.Files.
+	MaxFiles = 10
+	// MaxScan bounds how much of a transcript is read looking for files and
+	// the last line; the newest TodoWrite and the newest assistant record
+	// are looked for in the whole file.
+	MaxScan = 2 << 20
+)
+
+// toolUse is one content item of an assistant record.
+type toolUse struct {
+	Type  string          `json:"type"`
+	Name  string          `json:"name"`
+	Text  string          `json:"text"`
+	Input json.RawMessage `json:"input"`
+}
+
+var (
+	todoWriteKey = []byte(`"TodoWrite"`)
+	assistantKey = []byte(`"assistant"`)
+	textKey      = []byte(`"text"`)
+	editKeys     = [][]byte{[]byte(`"Edit"`), []byte(`"Write"`), []byte(`"MultiEdit"`), []byte(`"NotebookEdit"`)}
+)
+
+// scan is a transcript read under way.
+type scan struct {
+	capture.Transcript
+	// lastDone says the newest assistant record was seen.
+	lastDone bool
+}
+
+// worth reports whether a line may hold what the scan still looks for; only
+// such lines are parsed.
+func (tr *scan) worth(line []byte, near, wantTodos bool) bool {
+	if !bytes.Contains(line, assistantKey) {
+		return false
+	}
+	if wantTodos && tr.Todos == nil && bytes.Contains(line, todoWriteKey) {
+		return true
+	}
+	if !near {
+		return false
+	}
+	if tr.LastLine == "" && bytes.Contains(line, textKey) {
+		return true
+	}
+	if len(tr.Files) < MaxFiles {
+		for _, k := range editKeys {
+			if bytes.Contains(line, k) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// ReadTranscript reads a transcript backwards, once, with
+// capture.ScanBackward: the newest assistant record's text anywhere, the last
+// assistant line and the files touched within its last MaxScan bytes,
+// and, when wantTodos, the newest TodoWrite list anywhere. Only lines
+// holding "assistant" are looked at, and only those a cheap byte test
+// says may matter are parsed. An assistant record over MaxLine where the
+// newest one is looked for is an error, never a silent fall back to the
+// message before it.
+func ReadTranscript(path string, wantTodos bool) (capture.Transcript, error) {
+	var tr scan
+	seen := map[string]bool{}
+	err := capture.ScanBackward(path, assistantKey, func(l capture.Line) (bool, error) {
+		near := l.FromEnd <= MaxScan
+		if !near && tr.lastDone && (tr.Todos != nil || !wantTodos) {
+			return true, nil
+		}
+		if l.Cut {
+			if !tr.lastDone && startsAssistant(l.Text) {
+				return true, fmt.Errorf("%s: an assistant record over %d MB", path, capture.MaxLine>>20)
+			}
+			return false, nil
+		}
+		line := l.Text
+		if !tr.lastDone {
+			tr.LastText, tr.lastDone = assistantText(line)
+		}
+		if !tr.worth(line, near, wantTodos) {
+			return false, nil
+		}
+		var rec struct {
+			Message struct {
+				Role    string          `json:"role"`
+				Content json.RawMessage `json:"content"`
+			} `json:"message"`
+		}
+		if json.Unmarshal(line, &rec) != nil || rec.Message.Role != "assistant" {
+			return false, nil
+		}
+		var items []toolUse
+		if len(rec.Message.Content) == 0 || rec.Message.Content[0] != '[' || json.Unmarshal(rec.Message.Content, &items) != nil {
+			return false, nil
+		}
+		for i := len(items) - 1; i >= 0; i-- {
+			it := items[i]
+			switch {
+			case it.Type == "text" && tr.LastLine == "" && near:
+				tr.LastLine = lastLine(it.Text)
+			case it.Type == "tool_use" && it.Name == "TodoWrite" && tr.Todos == nil && wantTodos:
+				if l, err := TodoWrite(it.Input, path); err == nil {
+					tr.Todos = &l
+				}
+			case it.Type == "tool_use" && near && len(tr.Files) < MaxFiles:
+				if p := editedPath(it); p != "" && !seen[p] {
+					seen[p] = true
+					tr.Files = append(tr.Files, p)
+				}
+			}
+		}
+		return false, nil
+	})
+	return tr.Transcript, err
+}
+
+// startsAssistant reports whether the start of a record says it is an
+// assistant's: Claude Code puts "type" and message.role near the start.
+func startsAssistant(head []byte) bool {
+	for _, k := range [][]byte{[]byte(`"type":"assistant"`), []byte(`"role":"assistant"`)} {
+		if bytes.Contains(head, k) {
+			return true
+		}
+	}
+	return false
+}
+
+// assistantText reports whether a transcript line is an assistant record
+// (role or message.role "assistant") and returns its text: the text items
+// of message.content joined with newlines, or a string content itself.
+// Lines that are not JSON objects are skipped.
+func assistantText(line []byte) (string, bool) {
+	line = bytes.TrimSpace(line)
+	if len(line) == 0 || line[0] != '{' {
+		return "", false
+	}
+	var rec struct {
+		Role    json.RawMessage `json:"role"`
+		Message json.RawMessage `json:"message"`
+	}
+	if err := json.Unmarshal(line, &rec); err != nil {
+		return "", false
+	}
+	var msg struct {
+		Role    json.RawMessage `json:"role"`
+		Content json.RawMessage `json:"content"`
+	}
+	if len(rec.Message) > 0 && rec.Message[0] == '{' {
+		_ = json.Unmarshal(rec.Message, &msg) // valid: the line parsed
+	}
+	if jsonString(rec.Role) != "assistant" && jsonString(msg.Role) != "assistant" {
+		return "", false
+	}
+	if len(msg.Content) > 0 && msg.Content[0] == '"' {
+		return jsonString(msg.Content), true
+	}
+	var items []json.RawMessage
+	if len(msg.Content) == 0 || msg.Content[0] != '[' || json.Unmarshal(msg.Content, &items) != nil {
+		return "", true
+	}
+	var texts []string
+	for _, raw := range items {
+		var item struct {
+			Type json.RawMessage `json:"type"`
+			Text json.RawMessage `json:"text"`
+		}
+		if len(raw) == 0 || raw[0] != '{' || json.Unmarshal(raw, &item) != nil {
+			continue
+		}
+		if jsonString(item.Type) == "text" {
+			texts = append(texts, jsonString(item.Text))
+		}
+	}
+	return strings.Join(texts, "\n"), true
+}
+
+// jsonString is raw's value when it is a JSON string, else "".
+func jsonString(raw json.RawMessage) string {
+	if len(raw) == 0 || raw[0] != '"' {
+		return ""
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return ""
+	}
+	return s
+}
+
+// editedPath is the file an Edit, Write, MultiEdit or NotebookEdit call
+// changed (file_path; NotebookEdit's notebook_path).
+func editedPath(it toolUse) string {
+	switch it.Name {
+	case "Edit", "Write", "MultiEdit", "NotebookEdit":
+	default:
+		return ""
+	}
+	var in struct {
+		FilePath     string `json:"file_path"`
+		NotebookPath string `json:"notebook_path"`
+	}
+	if json.Unmarshal(it.Input, &in) != nil {
+		return ""
+	}
+	if in.FilePath != "" {
+		return in.FilePath
+	}
+	return in.NotebookPath
+}
+
+// lastLine is the last non-blank line of s, cleaned.
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return capture.Clean(lines[len(lines)-1])
+}

@@ -1,0 +1,177 @@
+package codex
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/klauspost/compress/zstd"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/ccc-checkpoint/ccc/cmd/ccc/internal/capture"
+)
+
+const codexRollout = "testdata/rollout-2026-11-25T16-00-01-0199a1f2-7c3e-7d40-9b1e-5e0f2a6c8d11.jsonl"
+
+var (
+	calcSteps = []string{"Add the lexer", "Parse expressions", "Evaluate the AST", "Write the REPL"}
+	// twoDone is the plan after the second update: two completed, the
+	// third in progress.
+	twoDone = []capture.Task{
+		{ID: "todo-1", Text: calcSteps[0], Status: "completed"},
+		{ID: "todo-2", Text: calcSteps[1], Status: "completed"},
+		{ID: "todo-3", Text: calcSteps[2], Status: "in_progress"},
+		{ID: "todo-4", Text: calcSteps[3], Status: "pending"},
+	}
+	firstPlan = []capture.Task{
+		{ID: "todo-1", Text: calcSteps[0], Status: "in_progress"},
+		{ID: "todo-2", Text: calcSteps[1], Status: "pending"},
+		{ID: "todo-3", Text: calcSteps[2], Status: "pending"},
+		{ID: "todo-4", Text: calcSteps[3], Status: "pending"},
+	}
+)
+
+func TestReadRollout(t *testing.T) {
+	tests := []struct {
+		name   string
+		path   string
+		want   []capture.Task
+		noList bool
+	}{
+		{name: "the last update_plan wins", path: codexRollout, want: twoDone},
+		{name: "a call Codex refused and a compaction change nothing", path: "testdata/rollout-refused.jsonl", want: twoDone},
+		{name: "no update_plan", path: "testdata/rollout-noplan.jsonl", noList: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			l, err := ReadRollout(tt.path)
+			if tt.noList {
+				assert.ErrorIs(t, err, capture.ErrNoList)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, "codex", l.Agent)
+			assert.Equal(t, tt.path, l.Source)
+			assert.Equal(t, tt.want, l.Tasks)
+		})
+	}
+}
+
+// zstFixture writes the rollout fixture compressed, as Codex leaves an old
+// session, and returns the plain path (which does not exist).
+func zstFixture(t *testing.T) string {
+	t.Helper()
+	data, err := os.ReadFile(codexRollout)
+	require.NoError(t, err)
+	enc, err := zstd.NewWriter(nil)
+	require.NoError(t, err)
+	plain := filepath.Join(t.TempDir(), filepath.Base(codexRollout))
+	require.NoError(t, os.WriteFile(plain+".zst", enc.EncodeAll(data, nil), 0o644))
+	return plain
+}
+
+func TestReadRolloutCompressed(t *testing.T) {
+	plain := zstFixture(t)
+	for _, p := range []string{plain + ".zst", plain} { // named, or found beside the plain name
+		l, err := ReadRollout(p)
+		require.NoError(t, err, p)
+		assert.Equal(t, twoDone, l.Tasks)
+		assert.Equal(t, plain+".zst", l.Source)
+	}
+}
+
+func TestReadRolloutMissing(t *testing.T) {
+	_, err := ReadRollout(filepath.Join(t.TempDir(), "rollout-x.jsonl"))
+	assert.ErrorIs(t, err, os.ErrNotExist)
+}
+
+// A line longer than capture.MaxLine (a huge tool output) is skipped without being
+// held; the plan before and after it is read.
+func TestReadRolloutSkipsHugeLine(t *testing.T) {
+	data, err := os.ReadFile(codexRollout)
+	require.NoError(t, err)
+	lines := bytes.SplitAfter(data, []byte("\n"))
+	huge := `{"type":"response_item","payload":{"type":"function_call_output","call_id":"c","output":"update_plan ` +
+		strings.Repeat("x", capture.MaxLine+10) + `"}}` + "\n"
+	var out bytes.Buffer
+	out.Write(bytes.Join(lines[:5], nil)) // the first plan
+	out.WriteString(huge)
+	p := filepath.Join(t.TempDir(), "rollout-huge.jsonl")
+	require.NoError(t, os.WriteFile(p, out.Bytes(), 0o644))
+	l, err := ReadRollout(p)
+	require.NoError(t, err)
+	assert.Equal(t, firstPlan, l.Tasks)
+}
+
+func TestPlanInput(t *testing.T) {
+	tasks, ok := PlanInput([]byte(`{"explanation":"e","plan":[{"step":"  Add   the lexer ","status":"completed"},{"step":"","status":"pending"},{"step":"Parse","status":"weird"}]}`))
+	require.True(t, ok)
+	assert.Equal(t, []capture.Task{{ID: "todo-1", Text: "Add the lexer", Status: "completed"}, {ID: "todo-3", Text: "Parse", Status: "pending"}}, tasks)
+	_, ok = PlanInput([]byte(`{"command":"ls"}`))
+	assert.False(t, ok)
+}
+
+// bomb is a rollout of n bytes of one update_plan line repeated, with a
+// last plan at its end, as a hostile or runaway log holds.
+func bomb(t *testing.T, w io.Writer, n int) {
+	t.Helper()
+	data, err := os.ReadFile(codexRollout)
+	require.NoError(t, err)
+	lines := bytes.SplitAfter(data, []byte("\n"))
+	pad := []byte(`{"type":"event_msg","payload":{"type":"agent_message","message":"` + strings.Repeat("x", 1<<20) + `"}}` + "\n")
+	for written := 0; written < n; written += len(pad) {
+		_, err := w.Write(pad)
+		require.NoError(t, err)
+	}
+	_, err = w.Write(bytes.Join(lines[:5], nil)) // the first plan, last
+	require.NoError(t, err)
+}
+
+// A compressed rollout that expands past MaxRollout is refused once the cap
+// is read: the hook does not decompress gigabytes to reach the plan at the
+// end. One that stays within the cap is read whole.
+func TestReadRolloutCapsDecompressedText(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		size int
+		err  error
+	}{
+		{"past the cap", MaxRollout + 2<<20, ErrTooBig},
+		{"within the cap", MaxRollout - 2<<20, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := filepath.Join(t.TempDir(), "rollout-bomb.jsonl.zst")
+			f, err := os.Create(p)
+			require.NoError(t, err)
+			enc, err := zstd.NewWriter(f, zstd.WithEncoderLevel(zstd.SpeedFastest))
+			require.NoError(t, err)
+			bomb(t, enc, tc.size)
+			require.NoError(t, enc.Close())
+			require.NoError(t, f.Close())
+			l, err := ReadRollout(p)
+			if tc.err != nil {
+				assert.ErrorIs(t, err, tc.err)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, firstPlan, l.Tasks)
+		})
+	}
+}
+
+// A plain rollout past MaxRollout is read from its tail: the last plan is
+// there.
+func TestReadRolloutReadsThePlainTail(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "rollout-long.jsonl")
+	f, err := os.Create(p)
+	require.NoError(t, err)
+	bomb(t, f, MaxRollout+2<<20)
+	require.NoError(t, f.Close())
+	l, err := ReadRollout(p)
+	require.NoError(t, err)
+	assert.Equal(t, firstPlan, l.Tasks)
+}

@@ -1,0 +1,95 @@
+package gemini
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/ccc-checkpoint/ccc/cmd/ccc/internal/capture"
+)
+
+var (
+	calcSteps = []string{"Add the lexer", "Parse expressions", "Evaluate the AST", "Write the REPL"}
+	// twoDone is the plan after the second update: two completed, the
+	// third in progress.
+	twoDone = []capture.Task{
+		{ID: "todo-1", Text: calcSteps[0], Status: "completed"},
+		{ID: "todo-2", Text: calcSteps[1], Status: "completed"},
+		{ID: "todo-3", Text: calcSteps[2], Status: "in_progress"},
+		{ID: "todo-4", Text: calcSteps[3], Status: "pending"},
+	}
+	firstPlan = []capture.Task{
+		{ID: "todo-1", Text: calcSteps[0], Status: "in_progress"},
+		{ID: "todo-2", Text: calcSteps[1], Status: "pending"},
+		{ID: "todo-3", Text: calcSteps[2], Status: "pending"},
+		{ID: "todo-4", Text: calcSteps[3], Status: "pending"},
+	}
+	cancelledLast = []capture.Task{
+		{ID: "todo-1", Text: calcSteps[0], Status: "completed"},
+		{ID: "todo-2", Text: calcSteps[1], Status: "in_progress"},
+		{ID: "todo-3", Text: calcSteps[2], Status: "pending"},
+		{ID: "todo-4", Text: calcSteps[3], Status: "cancelled"},
+	}
+)
+
+func TestReadChat(t *testing.T) {
+	tests := []struct {
+		file   string
+		want   []capture.Task
+		noList bool
+	}{
+		{file: "session-2026-11-25T16-00-7f3e9c2a.jsonl", want: twoDone}, // a message rewritten: its last version counts
+		{file: "replaced-in-place.jsonl", want: cancelledLast},           // a rewritten message keeps its place
+		{file: "rewind.jsonl", want: twoDone},                            // $rewindTo drops that message and later ones
+		{file: "rewind-unknown.jsonl", noList: true},                     // an unknown id drops them all
+		{file: "refused.jsonl", want: firstPlan},                         // a call that failed wrote nothing
+		{file: "set-messages.jsonl", want: cancelledLast},                // $set.messages replaces the conversation
+		{file: "no-list.jsonl", noList: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			l, err := ReadChat(filepath.Join("testdata", tt.file))
+			if tt.noList {
+				assert.True(t, errors.Is(err, capture.ErrNoList), "%v", err)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, "gemini", l.Agent)
+			assert.Equal(t, tt.want, l.Tasks)
+		})
+	}
+}
+
+func TestTodosInput(t *testing.T) {
+	tasks, ok := TodosInput([]byte(`{"todos":[{"description":"Lex","status":"blocked"},{"description":"Parse","status":"cancelled"}]}`))
+	require.True(t, ok)
+	assert.Equal(t, []capture.Task{{ID: "todo-1", Text: "Lex", Status: "blocked"}, {ID: "todo-2", Text: "Parse", Status: "cancelled"}}, tasks)
+	_, ok = TodosInput([]byte(`[1]`))
+	assert.False(t, ok)
+}
+
+// A message rewritten without its write_todos call (the fast path: no list
+// in the line) no longer holds a list; the one before it counts.
+func TestReadChatRewrittenWithoutList(t *testing.T) {
+	data, err := os.ReadFile("testdata/rewind.jsonl")
+	require.NoError(t, err)
+	lines := bytes.SplitAfter(data, []byte("\n"))
+	// lines: meta, user, g1 (first plan), $set, g2 (two done), g3 (cancelled last), $rewindTo g3
+	body := bytes.Join(lines[:6], nil)
+	body = append(body, []byte(`{"id":"b1c2d3e4-0000-4000-8000-0000000000a3","timestamp":"2026-11-25T16:00:09.000Z","type":"gemini","content":"Done.","thoughts":[],"model":"gemini-3-pro-preview"}`+"\n")...)
+	p := filepath.Join(t.TempDir(), "s.jsonl")
+	require.NoError(t, os.WriteFile(p, body, 0o644))
+	l, err := ReadChat(p)
+	require.NoError(t, err)
+	assert.Equal(t, twoDone, l.Tasks)
+
+	id, ok := plainMessageID([]byte(`{"id":"a\"b","type":"user"}`))
+	assert.False(t, ok, "an escaped id is parsed in full: %q", id)
+	_, ok = plainMessageID([]byte(`{"type":"user","id":"x"}`))
+	assert.False(t, ok)
+}
