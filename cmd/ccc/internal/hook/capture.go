@@ -284,7 +284,7 @@ func rememberSession(root, session string) {
 // boundary runs the automated checkpoint after a capture at one of the
 // natural boundaries, and notes when it ran.
 func boundary(ctx context.Context, env Env, event string, c captured, in Input) {
-	p, perr := LoadPrefs(c.root)
+	p, perr := env.Prefs(c.root)
 	touchStamp(c.root, env.now())
 	runCheckpointAfter(ctx, env, event, CheckpointRequest{Root: c.root, Deadline: time.Duration(p.Hooks.CheckpointTimeout),
 		SessionID: in.SessionID, KeepState: cccLoop(c.root)}, perr)
@@ -334,7 +334,7 @@ func PostToolUse(ctx context.Context, env Env, stdin []byte) {
 	if !c.changed {
 		return
 	}
-	p, _ := LoadPrefs(c.root)
+	p, _ := env.Prefs(c.root)
 	if due(c.root, env.now(), time.Duration(p.Hooks.CaptureInterval)) {
 		boundary(ctx, env, event, c, in)
 	}

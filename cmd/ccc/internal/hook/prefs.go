@@ -24,11 +24,6 @@ func (e Env) Prefs(root string) (config.HookPrefs, error) {
 	return PrefsOf(p.Prefs.HookPrefs, p.Problems.Hooks)
 }
 
-// LoadPrefs is Env{}.Prefs(root), read again at each call: only for
-// capture.go, which is moving to the agents' packages and should take
-// env.Prefs(root) there.
-func LoadPrefs(root string) (config.HookPrefs, error) { return Env{}.Prefs(root) }
-
 // PrefsOf takes the hooks' preferences from what Settings.Project read, and its
 // problem with them. A file it could not use gives the defaults and an
 // error for the caller to report, and so does a checkpoint_timeout over
