@@ -198,7 +198,8 @@ func TestPersonalKeyFallsBackToTheComment(t *testing.T) {
 	assert.Empty(t, srv.Sessions("CIA-9"))
 	assert.Len(t, srv.Comments("CIA-9"), 1)
 	assert.Empty(t, res.Ref.ID, "no session is remembered: the next delivery asks again")
-	assert.Contains(t, s.Phrase(res.Action, "CIA-9"), "no agent session: Linear refused it to this token (permission denied")
+	assert.Zero(t, count(srv, "agentSessionCreateOnIssue"), "the viewer said it is no app")
+	assert.Contains(t, s.Phrase(res.Action, "CIA-9"), "no agent session: not an app token")
 }
 
 // A lost answer to an activity: the retry sends the same id, Linear says it
@@ -325,10 +326,12 @@ func TestSessionStartMovesTheIssueAndDelegates(t *testing.T) {
 		state, deleg    string
 		requests        int
 	}{
-		{true, true, "In Progress", linearfake.ViewerID, 5},
-		{false, true, "Todo", linearfake.ViewerID, 5},
-		{true, false, "In Progress", "", 5},
-		{false, false, "Todo", "", 3},
+		// The viewer's query (once per sink without a stored sign-in),
+		// the session, the issue's work and its update, plan, activity.
+		{true, true, "In Progress", linearfake.ViewerID, 6},
+		{false, true, "Todo", linearfake.ViewerID, 6},
+		{true, false, "In Progress", "", 6},
+		{false, false, "Todo", "", 4},
 	} {
 		srv := newFake(t)
 		root := t.TempDir()

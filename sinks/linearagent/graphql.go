@@ -34,5 +34,5 @@ const (
 
 // Documents lists every GraphQL document the sink can send.
 func Documents() []string {
-	return []string{mutationSessionCreate, mutationSessionUpdate, mutationActivityCreate, queryPrompts, queryIssueWork, mutationIssueUpdate}
+	return []string{mutationSessionCreate, mutationSessionUpdate, mutationActivityCreate, queryPrompts, queryIssueWork, mutationIssueUpdate, queryViewer}
 }

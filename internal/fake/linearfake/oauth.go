@@ -231,7 +231,7 @@ func (s *Server) authorize(w http.ResponseWriter, r *http.Request) {
 	code := randomHex(20)
 	o.mu.Lock()
 	o.codes[code] = &authCode{
-		g:           &grant{app: q.Get("actor") == "app", scopes: strings.Split(q.Get("scope"), ",")},
+		g:           &grant{app: q.Get("actor") == "app" && !s.PersonGrants, scopes: strings.Split(q.Get("scope"), ",")},
 		redirectURI: q.Get("redirect_uri"), challenge: q.Get("code_challenge"), method: q.Get("code_challenge_method"),
 	}
 	o.mu.Unlock()
@@ -322,7 +322,7 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 				at.g.revoked = true
 			}
 		}
-		g = &grant{app: true, cc: true, scopes: strings.Split(r.PostForm.Get("scope"), ",")}
+		g = &grant{app: !s.PersonGrants, cc: true, scopes: strings.Split(r.PostForm.Get("scope"), ",")}
 		access := "lin_oauth_" + randomHex(32)
 		o.access[access] = &accessToken{g: g, expiry: o.clock().Add(30*24*time.Hour - time.Second)}
 		writeToken(w, access, "", 2591999, g.scopes)
