@@ -31,6 +31,9 @@ type memo struct {
 	Links []string `json:"links,omitempty"`
 	// LastPrompt is the id of the newest prompt handed to the agent.
 	LastPrompt string `json:"lastPrompt,omitempty"`
+	// LastPromptAt is its createdAt: prompts are read by time, as Linear
+	// does not say which way it lists them.
+	LastPromptAt time.Time `json:"lastPromptAt,omitzero"`
 	// Thought is when the last ephemeral thought was sent.
 	Thought time.Time `json:"thought,omitzero"`
 }

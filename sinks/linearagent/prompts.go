@@ -15,14 +15,34 @@ type Prompt struct {
 	ID     string
 	Body   string
 	Author string
+	// AuthorID is the author's Linear user id; At is when it was written.
+	AuthorID string
+	At       time.Time
 	// Stop: the person pressed stop (signal stop).
 	Stop bool
 }
 
+// promptNode is one prompt activity as the prompts query reads it.
+type promptNode struct {
+	ID        string    `json:"id"`
+	CreatedAt time.Time `json:"createdAt"`
+	Signal    *string   `json:"signal"`
+	User      *struct {
+		ID   string `json:"id"`
+		Name string `json:"name"`
+	} `json:"user"`
+	Content struct {
+		Body string `json:"body"`
+	} `json:"content"`
+}
+
 // Prompts reads, in one query, the prompts written in issue's session for
 // agent since the last one handed on, oldest first, and remembers the
-// newest as seen. A stop among them is acknowledged in the session with a
-// response naming who stopped it. No session: nothing, and no request.
+// newest as seen. Linear documents only that activities are "ordered by
+// createdAt", not which way: the query asks for those created after the
+// last one seen, and they are sorted here by createdAt. A stop among them
+// is acknowledged in the session with a response naming who stopped it.
+// No session: nothing, and no request.
 func (s *Sink) Prompts(ctx context.Context, issue, agent string) ([]Prompt, error) {
 	mm, path := s.load(issue, agent)
 	if mm.Session == "" {
@@ -34,45 +54,31 @@ func (s *Sink) Prompts(ctx context.Context, issue, agent string) ([]Prompt, erro
 	var out struct {
 		S struct {
 			Activities struct {
-				Nodes []struct {
-					ID     string  `json:"id"`
-					Signal *string `json:"signal"`
-					User   *struct {
-						Name string `json:"name"`
-					} `json:"user"`
-					Content struct {
-						Body string `json:"body"`
-					} `json:"content"`
-				} `json:"nodes"`
+				Nodes []promptNode `json:"nodes"`
 			} `json:"activities"`
 		} `json:"agentSession"`
 	}
 	x := &delivery{s: s, d: sinks.Delivery{Target: sinks.Target{Issue: issue, Agent: agent}}}
-	if err := x.exec(ctx, "AgentSessionPrompts", queryPrompts, map[string]any{"id": mm.Session}, &out, false); err != nil {
+	vars := map[string]any{"id": mm.Session, "since": mm.LastPromptAt.UTC().Format(time.RFC3339Nano)}
+	if err := x.exec(ctx, "AgentSessionPrompts", queryPrompts, vars, &out, false); err != nil {
 		return nil, err.Error
 	}
 	nodes := out.S.Activities.Nodes
-	// Everything after the last one seen; all of them when it is not
-	// among the newest 50 (or none was seen yet).
-	if i := slices.IndexFunc(nodes, func(n struct {
-		ID     string  `json:"id"`
-		Signal *string `json:"signal"`
-		User   *struct {
-			Name string `json:"name"`
-		} `json:"user"`
-		Content struct {
-			Body string `json:"body"`
-		} `json:"content"`
-	}) bool {
-		return n.ID == mm.LastPrompt
-	}); i >= 0 {
-		nodes = nodes[i+1:]
+	// A memo from before LastPromptAt: the last one seen dates itself.
+	if mm.LastPromptAt.IsZero() && mm.LastPrompt != "" {
+		if i := slices.IndexFunc(nodes, func(n promptNode) bool { return n.ID == mm.LastPrompt }); i >= 0 {
+			mm.LastPromptAt = nodes[i].CreatedAt
+		}
 	}
+	nodes = slices.DeleteFunc(nodes, func(n promptNode) bool {
+		return n.ID == mm.LastPrompt || !n.CreatedAt.After(mm.LastPromptAt)
+	})
+	slices.SortStableFunc(nodes, func(a, b promptNode) int { return a.CreatedAt.Compare(b.CreatedAt) })
 	var prompts []Prompt
 	for _, n := range nodes {
-		p := Prompt{ID: n.ID, Body: strings.TrimSpace(n.Content.Body), Stop: n.Signal != nil && *n.Signal == "stop"}
+		p := Prompt{ID: n.ID, Body: strings.TrimSpace(n.Content.Body), Stop: n.Signal != nil && *n.Signal == "stop", At: n.CreatedAt}
 		if n.User != nil {
-			p.Author = n.User.Name
+			p.Author, p.AuthorID = n.User.Name, n.User.ID
 		}
 		prompts = append(prompts, p)
 	}
@@ -80,7 +86,7 @@ func (s *Sink) Prompts(ctx context.Context, issue, agent string) ([]Prompt, erro
 		return nil, nil
 	}
 	m := &live{memo: mm}
-	m.LastPrompt = prompts[len(prompts)-1].ID
+	m.LastPrompt, m.LastPromptAt = prompts[len(prompts)-1].ID, prompts[len(prompts)-1].At
 	if i := slices.IndexFunc(prompts, func(p Prompt) bool { return p.Stop }); i >= 0 {
 		who := prompts[i].Author
 		if who == "" {

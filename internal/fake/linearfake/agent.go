@@ -289,13 +289,30 @@ func (s *Server) sessionObject(a *Session, u *user) object {
 	o["activities"] = resolver(func(args map[string]any) (any, *gqlError) {
 		var nodes []object
 		want := ""
+		var after time.Time
 		if f, ok := args["filter"].(map[string]any); ok {
 			if t, ok := f["type"].(map[string]any); ok {
 				want, _ = t["eq"].(string)
 			}
+			if c, ok := f["createdAt"].(map[string]any); ok {
+				if gt, ok := c["gt"].(string); ok {
+					t, err := time.Parse(time.RFC3339Nano, gt)
+					if err != nil {
+						return nil, &gqlError{Message: "Argument Validation Error", Code: "INVALID_INPUT", UserError: true, HTTPStatus: http.StatusBadRequest}
+					}
+					after = t
+				}
+			}
 		}
-		for _, act := range a.Activities {
-			if want == "" || act.Type == want {
+		acts := slices.Clone(a.Activities)
+		slices.SortStableFunc(acts, func(x, y Activity) int { return x.CreatedAt.Compare(y.CreatedAt) })
+		if s.NewestFirst {
+			// Linear documents only "ordered by createdAt".
+			slices.Reverse(acts)
+		}
+		for _, act := range acts {
+			// Times are served to the millisecond, and compared so.
+			if (want == "" || act.Type == want) && act.CreatedAt.Truncate(time.Millisecond).After(after) {
 				nodes = append(nodes, s.activityObject(a, act, u))
 			}
 		}
