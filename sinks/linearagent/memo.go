@@ -34,6 +34,9 @@ type memo struct {
 	// LastPromptAt is its createdAt: prompts are read by time, as Linear
 	// does not say which way it lists them.
 	LastPromptAt time.Time `json:"lastPromptAt,omitzero"`
+	// Stopped: a person pressed stop, and nothing was said since; with
+	// Done, no keep-alive thought is sent (it would reopen the session).
+	Stopped bool `json:"stopped,omitempty"`
 	// Thought is when the last ephemeral thought was sent.
 	Thought time.Time `json:"thought,omitzero"`
 }

@@ -87,6 +87,8 @@ func (s *Sink) Prompts(ctx context.Context, issue, agent string) ([]Prompt, erro
 	}
 	m := &live{memo: mm}
 	m.LastPrompt, m.LastPromptAt = prompts[len(prompts)-1].ID, prompts[len(prompts)-1].At
+	// A person who writes after a stop reopens the conversation.
+	m.Stopped = prompts[len(prompts)-1].Stop || m.Stopped && !slices.ContainsFunc(prompts, func(p Prompt) bool { return !p.Stop })
 	if i := slices.IndexFunc(prompts, func(p Prompt) bool { return p.Stop }); i >= 0 {
 		who := prompts[i].Author
 		if who == "" {
@@ -106,7 +108,8 @@ func (s *Sink) Prompts(ctx context.Context, issue, agent string) ([]Prompt, erro
 func (s *Sink) Thought(ctx context.Context, issue, agent, body string) (sent bool, err error) {
 	mm, path := s.load(issue, agent)
 	now := s.cfg.Linear.Now()
-	if mm.Session == "" || now.Sub(mm.Thought) < thoughtEvery {
+	if mm.Session == "" || now.Sub(mm.Thought) < thoughtEvery || mm.Stopped || mm.Done {
+		// Stopped or answered: a thought would reopen the session.
 		return false, nil
 	}
 	if ok, err := s.gql.HasCredential(ctx); !ok {

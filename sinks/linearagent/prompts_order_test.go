@@ -2,6 +2,7 @@ package linearagent_test
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -10,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ccc-checkpoint/ccc/internal/fake/linearfake"
+	"github.com/ccc-checkpoint/ccc/sinks/linear"
 	"github.com/ccc-checkpoint/ccc/sinks/linearagent"
 )
 
@@ -58,4 +60,41 @@ func TestPromptsInEitherOrder(t *testing.T) {
 			assert.Empty(t, ps, "each prompt once")
 		})
 	}
+}
+
+// After a stop, or the final response, no keep-alive thought is sent: a
+// thought would reopen the completed session.
+func TestNoThoughtAfterAStopOrTheResponse(t *testing.T) {
+	srv := newFake(t)
+	now := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
+	srv.Clock = func() time.Time { return now }
+	_, root := newSink(t, srv, linearfake.OAuthToken)
+	cfg := linear.Config{URL: srv.URL, OAuthToken: linearfake.OAuthToken}
+	cfg.Now = func() time.Time { return now }
+	s := linearagent.New(linearagent.Config{Linear: cfg, Root: root})
+	d := &deliverer{s: s}
+	res, err := d.deliver(t, "one")
+	require.NoError(t, err)
+	ctx := context.Background()
+
+	now = now.Add(time.Minute)
+	srv.AddPrompt(res.Ref.ID, "Ada", "", true)
+	_, err = s.Prompts(ctx, "CIA-9", "main")
+	require.NoError(t, err)
+	require.Equal(t, "complete", srv.Status(res.Ref.ID))
+	now = now.Add(10 * time.Minute)
+	sent, err := s.Thought(ctx, "CIA-9", "main", "still working")
+	require.NoError(t, err)
+	assert.False(t, sent, "stopped: no thought")
+	assert.Equal(t, "complete", srv.Status(res.Ref.ID))
+
+	// All tasks done: the response, then no thought either.
+	write(t, root, strings.NewReplacer("## Current Task\n- the sink — in progress\n", "", "- hooks\n", "", "- fake ✓\n", "- fake ✓\n- the sink ✓\n- hooks ✓\n").Replace(progressFile))
+	_, err = d.deliver(t, "done")
+	require.NoError(t, err)
+	require.Equal(t, "complete", srv.Status(res.Ref.ID))
+	now = now.Add(10 * time.Minute)
+	sent, err = s.Thought(ctx, "CIA-9", "main", "still working")
+	require.NoError(t, err)
+	assert.False(t, sent, "completed: no thought")
 }

@@ -111,6 +111,9 @@ func (x *delivery) send(ctx context.Context, m *live) *linear.CallError {
 		return err
 	}
 	mark()
+	if content["type"] != "response" {
+		m.Stopped = false // the agent goes on: keep-alives may follow
+	}
 	return nil
 }
 

@@ -74,3 +74,19 @@ func TestStopHandsRepliesOn(t *testing.T) {
 	d = Stop(context.Background(), env, input(t, "stop-active.json", nil))
 	assert.Equal(t, Decision{Outcome: Block, Rule: RuleLinearReply, Reason: "Replies from Linear (CIA-9):\n- Ada: yes"}, d)
 }
+
+// A stop read at SessionStart is not dropped: the agent is told who
+// stopped it, and not to go on.
+func TestSessionStartSaysTheSessionWasStopped(t *testing.T) {
+	p := newProj(t)
+	env := p.env()
+	env.Replies = func(context.Context, string) (string, string) { return "", "Ada" }
+	out := SessionStart(context.Background(), env, input(t, "sessionstart-compact.json", nil), loader(resume, true, nil))
+	var got struct {
+		HookSpecificOutput struct {
+			AdditionalContext string `json:"additionalContext"`
+		} `json:"hookSpecificOutput"`
+	}
+	require.NoError(t, json.Unmarshal(out, &got))
+	assert.Contains(t, got.HookSpecificOutput.AdditionalContext, "Ada stopped this work from Linear")
+}
