@@ -37,6 +37,8 @@ type memo struct {
 	// Stopped: a person pressed stop, and nothing was said since; with
 	// Done, no keep-alive thought is sent (it would reopen the session).
 	Stopped bool `json:"stopped,omitempty"`
+	// StopChecked is when the tool hooks last asked for a stop.
+	StopChecked time.Time `json:"stopChecked,omitzero"`
 	// Thought is when the last ephemeral thought was sent.
 	Thought time.Time `json:"thought,omitzero"`
 }

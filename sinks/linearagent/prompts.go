@@ -171,3 +171,52 @@ func (s *Sink) KeepAlive(ctx context.Context, issue, agent, body string) (sent b
 	defer cancel()
 	return s.Thought(ctx, issue, agent, body)
 }
+
+// stopCheckEvery is how often at most the tool hooks ask Linear for a stop.
+const stopCheckEvery = time.Minute
+
+// StopRequested says who pressed stop in issue's session for agent since
+// the last prompt handed on ("" for no one), for the tool hooks: one query
+// within HookBudget, at most one per stopCheckEvery, and nothing is marked
+// seen (the next SessionStart or Stop hook hands the prompts on and
+// acknowledges the stop).
+func (s *Sink) StopRequested(ctx context.Context, issue, agent string) (stoppedBy string, err error) {
+	if issue == "" {
+		return "", nil
+	}
+	mm, path := s.load(issue, agent)
+	now := s.cfg.Linear.Now()
+	if mm.Session == "" || now.Sub(mm.StopChecked) < stopCheckEvery {
+		return "", nil
+	}
+	if ok, err := s.gql.HasCredential(ctx); !ok {
+		return "", err
+	}
+	ctx, cancel := context.WithTimeout(ctx, HookBudget)
+	defer cancel()
+	mm.StopChecked = now
+	if err := s.save(issue, agent, path, mm); err != nil {
+		return "", err
+	}
+	var out struct {
+		S struct {
+			Activities struct {
+				Nodes []promptNode `json:"nodes"`
+			} `json:"activities"`
+		} `json:"agentSession"`
+	}
+	x := &delivery{s: s, d: sinks.Delivery{Target: sinks.Target{Issue: issue, Agent: agent}}}
+	vars := map[string]any{"id": mm.Session, "since": mm.LastPromptAt.UTC().Format(time.RFC3339Nano)}
+	if err := x.exec(ctx, "AgentSessionPrompts", queryPrompts, vars, &out, false); err != nil {
+		return "", err.Error
+	}
+	for _, n := range out.S.Activities.Nodes {
+		if n.ID != mm.LastPrompt && n.Signal != nil && *n.Signal == "stop" {
+			if n.User == nil || n.User.Name == "" {
+				return "someone in Linear", nil
+			}
+			return n.User.Name, nil
+		}
+	}
+	return "", nil
+}

@@ -98,3 +98,39 @@ func TestNoThoughtAfterAStopOrTheResponse(t *testing.T) {
 	require.NoError(t, err)
 	assert.False(t, sent, "completed: no thought")
 }
+
+// The tool hooks' check for a stop: one query per minute at most, and it
+// hands on no reply (the next SessionStart or Stop hook does).
+func TestStopRequestedIsThrottled(t *testing.T) {
+	srv := newFake(t)
+	now := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
+	srv.Clock = func() time.Time { return now }
+	_, root := newSink(t, srv, linearfake.OAuthToken)
+	cfg := linear.Config{URL: srv.URL, OAuthToken: linearfake.OAuthToken}
+	cfg.Now = func() time.Time { return now }
+	s := linearagent.New(linearagent.Config{Linear: cfg, Root: root})
+	res, err := (&deliverer{s: s}).deliver(t, "one")
+	require.NoError(t, err)
+	ctx := context.Background()
+
+	now = now.Add(time.Second)
+	srv.AddPrompt(res.Ref.ID, "Bob", "a reply", false)
+	by, err := s.StopRequested(ctx, "CIA-9", "main")
+	require.NoError(t, err)
+	assert.Empty(t, by)
+	srv.AddPrompt(res.Ref.ID, "Ada", "", true)
+	before := operations(srv, "AgentSessionPrompts")
+	by, err = s.StopRequested(ctx, "CIA-9", "main")
+	require.NoError(t, err)
+	assert.Empty(t, by, "asked a second ago: no query")
+	assert.Equal(t, before, operations(srv, "AgentSessionPrompts"))
+
+	now = now.Add(time.Minute)
+	by, err = s.StopRequested(ctx, "CIA-9", "main")
+	require.NoError(t, err)
+	assert.Equal(t, "Ada", by)
+
+	ps, err := s.Prompts(ctx, "CIA-9", "main")
+	require.NoError(t, err)
+	assert.Len(t, ps, 2, "the reply and the stop are still handed on")
+}

@@ -90,3 +90,23 @@ func TestSessionStartSaysTheSessionWasStopped(t *testing.T) {
 	require.NoError(t, json.Unmarshal(out, &got))
 	assert.Contains(t, got.HookSpecificOutput.AdditionalContext, "Ada stopped this work from Linear")
 }
+
+// A stop pressed in Linear while the agent works ends its turn at the next
+// tool hook (Claude Code's "continue": false), naming who.
+func TestToolHookStopsOnALinearStop(t *testing.T) {
+	p := newProj(t)
+	env := p.env()
+	env.StopCheck = func(context.Context, string) string { return "Ada" }
+	out := ToolStop(context.Background(), env, input(t, "stop.json", nil))
+	var got struct {
+		Continue   *bool  `json:"continue"`
+		StopReason string `json:"stopReason"`
+	}
+	require.NoError(t, json.Unmarshal(out, &got))
+	require.NotNil(t, got.Continue)
+	assert.False(t, *got.Continue)
+	assert.Contains(t, got.StopReason, "stopped from Linear by Ada")
+
+	env.StopCheck = func(context.Context, string) string { return "" }
+	assert.Empty(t, ToolStop(context.Background(), env, input(t, "stop.json", nil)))
+}
