@@ -36,6 +36,9 @@ type Config struct {
 	// its team's first started state, and set the agent as its delegate
 	// when it has none (preferences start_issue and delegate).
 	StartIssue, Delegate bool
+	// Key is the user's signing key (config.UserKey): the memo under
+	// Root is trusted only with its signature. nil: no memo is trusted.
+	Key []byte
 	// Viewer is who the token acts as, stored with the sign-in of ccc
 	// linear login; nil: asked once, before the first session is created.
 	Viewer *Viewer
@@ -98,7 +101,7 @@ func (s *Sink) load(issue, agent string) (memo, string) {
 		defer s.mu.Unlock()
 		return s.mem[issue+"\x00"+agent], ""
 	}
-	return loadMemo(path), path
+	return loadMemo(path, s.cfg.Key, issue, agent), path
 }
 
 func (s *Sink) save(issue, agent, path string, m memo) error {
@@ -108,7 +111,7 @@ func (s *Sink) save(issue, agent, path string, m memo) error {
 		s.mem[issue+"\x00"+agent] = m
 		return nil
 	}
-	return saveMemo(path, m)
+	return saveMemo(path, s.cfg.Key, issue, agent, m)
 }
 
 // doc is the project's progress document, nil when there is none.

@@ -77,7 +77,7 @@ func newSink(t *testing.T, srv *linearfake.Server, token string) (*linearagent.S
 	} else {
 		cfg.APIKey = token
 	}
-	return linearagent.New(linearagent.Config{Linear: cfg, Root: root}), root
+	return linearagent.New(linearagent.Config{Linear: cfg, Root: root, Key: testKey}), root
 }
 
 func write(t *testing.T, root, body string) {
@@ -279,7 +279,7 @@ func TestThoughtAtMostOnePerFewMinutesKeepsTheSessionFresh(t *testing.T) {
 	cfg := linear.Config{URL: srv.URL, OAuthToken: linearfake.OAuthToken}
 	cfg.Now = func() time.Time { return now }
 	_ = s
-	s = linearagent.New(linearagent.Config{Linear: cfg, Root: root})
+	s = linearagent.New(linearagent.Config{Linear: cfg, Root: root, Key: testKey})
 	d := &deliverer{s: s}
 	res, err := d.deliver(t, "one")
 	require.NoError(t, err)
@@ -338,7 +338,7 @@ func TestSessionStartMovesTheIssueAndDelegates(t *testing.T) {
 		root := t.TempDir()
 		write(t, root, progressFile)
 		s := linearagent.New(linearagent.Config{Linear: linear.Config{URL: srv.URL, OAuthToken: linearfake.OAuthToken},
-			Root: root, StartIssue: tt.start, Delegate: tt.delegate})
+			Root: root, Key: testKey, StartIssue: tt.start, Delegate: tt.delegate})
 		d := &deliverer{s: s}
 		res, err := d.deliver(t, "one")
 		require.NoError(t, err)
@@ -408,7 +408,7 @@ func TestStoredSignInIsACredential(t *testing.T) {
 	fresh := func(tok string, err error) *linearagent.Sink {
 		cfg := linear.Config{URL: srv.URL, StoredToken: func(context.Context) (string, error) { reads++; return tok, err }}
 		cfg.Now = func() time.Time { return now }
-		return linearagent.New(linearagent.Config{Linear: cfg, Root: root})
+		return linearagent.New(linearagent.Config{Linear: cfg, Root: root, Key: testKey})
 	}
 	d := &deliverer{s: fresh(linearfake.OAuthToken, nil)}
 	res, err := d.deliver(t, "one")
@@ -446,3 +446,6 @@ func TestStoredSignInIsACredential(t *testing.T) {
 	assert.False(t, errors.As(err, &skip), "%v", err)
 	assert.Contains(t, err.Error(), "ccc linear login again")
 }
+
+// testKey stands for the user's signing key (config.UserKey).
+var testKey = []byte("0123456789abcdef0123456789abcdef")

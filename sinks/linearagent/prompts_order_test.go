@@ -71,7 +71,7 @@ func TestNoThoughtAfterAStopOrTheResponse(t *testing.T) {
 	_, root := newSink(t, srv, linearfake.OAuthToken)
 	cfg := linear.Config{URL: srv.URL, OAuthToken: linearfake.OAuthToken}
 	cfg.Now = func() time.Time { return now }
-	s := linearagent.New(linearagent.Config{Linear: cfg, Root: root})
+	s := linearagent.New(linearagent.Config{Linear: cfg, Root: root, Key: testKey})
 	d := &deliverer{s: s}
 	res, err := d.deliver(t, "one")
 	require.NoError(t, err)
@@ -108,7 +108,7 @@ func TestStopRequestedIsThrottled(t *testing.T) {
 	_, root := newSink(t, srv, linearfake.OAuthToken)
 	cfg := linear.Config{URL: srv.URL, OAuthToken: linearfake.OAuthToken}
 	cfg.Now = func() time.Time { return now }
-	s := linearagent.New(linearagent.Config{Linear: cfg, Root: root})
+	s := linearagent.New(linearagent.Config{Linear: cfg, Root: root, Key: testKey})
 	res, err := (&deliverer{s: s}).deliver(t, "one")
 	require.NoError(t, err)
 	ctx := context.Background()

@@ -62,7 +62,11 @@ func FromEnv(env sinks.Env) *Sink {
 	if err != nil {
 		r = nil // redact.Default
 	}
-	return New(Config{Linear: cfg, Root: env.Root, StartIssue: env.Prefs.Starts(), Delegate: env.Prefs.Delegates(), Redactor: r, Viewer: viewer})
+	key, err := config.UserKey(env.Settings.Env)
+	if err != nil {
+		key = nil // no memo is trusted: each delivery says everything again
+	}
+	return New(Config{Linear: cfg, Root: env.Root, StartIssue: env.Prefs.Starts(), Delegate: env.Prefs.Delegates(), Redactor: r, Viewer: viewer, Key: key})
 }
 
 // Spec registers the linear-agent sink: on its own when an app token is
