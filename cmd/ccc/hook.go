@@ -286,6 +286,7 @@ func (f *Factory) hookEnv(dir string) hook.Env {
 		Debug:      f.env().Debug,
 		Claude:     &claude,
 		Replies:    f.hookReplies,
+		StopCheck:  f.hookStopCheck,
 		KeepAlive:  f.keepAlive,
 	}
 }
@@ -302,6 +303,27 @@ func (f *Factory) hookReplies(ctx context.Context, root string) (replies, stoppe
 		fmt.Fprintf(f.IO.ErrOut, "ccc hook: Linear replies not read: %v\n", err)
 	}
 	return replies, stoppedBy
+}
+
+// hookStopCheck asks the project's Linear agent session whether someone
+// pressed stop, for the tool hooks (at most one query a minute).
+func (f *Factory) hookStopCheck(ctx context.Context, root string) (stoppedBy string) {
+	c, ok := all.Registry().Conversation(sinks.Env{Settings: f.settings(), HTTPClient: f.HTTPClient, Root: root})
+	if !ok {
+		return ""
+	}
+	sc, ok := c.(interface {
+		StopRequested(ctx context.Context, issue, agent string) (string, error)
+	})
+	if !ok {
+		return ""
+	}
+	issue, _ := checkpoint.FindIssue(ctx, root, "", time.Now())
+	by, err := sc.StopRequested(ctx, issue, "main")
+	if err != nil {
+		fmt.Fprintf(f.IO.ErrOut, "ccc hook: Linear stop not checked: %v\n", err)
+	}
+	return by
 }
 
 // hookRoot finds a hook's project root. A root named on purpose wins

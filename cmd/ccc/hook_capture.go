@@ -33,7 +33,9 @@ Completed, the in_progress one to Current Task with its activeForm,
 pending ones to Remaining; open blockedBy ids as a note; a task that leaves
 the list is checked off as dropped). It writes only when the list changed,
 reads no transcript and prints nothing (but the one line when it creates
-the file). It updates the tracker only when
+the file). With a Linear agent session, it asks at most once a minute
+whether someone pressed stop there, and then ends the agent's turn
+({"continue": false}). It updates the tracker only when
 hooks.capture_interval (5m) has passed since the last capture that did;
 the boundaries (task-completed, stop, pre-compact, session-end) always do.`+captureHelp,
 			`  # in .claude/settings.json
@@ -43,7 +45,7 @@ the boundaries (task-completed, stop, pre-compact, session-end) always do.`+capt
   echo '{"session_id":"s1","tool_name":"TodoWrite","tool_input":{"todos":[{"content":"Write the lexer","status":"in_progress","activeForm":"Writing the lexer"}]}}' | ccc hook post-tool-use`,
 			func(ctx context.Context, env hook.Env, stdin []byte) []byte {
 				hook.PostToolUse(ctx, env, stdin)
-				return nil
+				return hook.ToolStop(ctx, env, stdin)
 			}),
 		newCmdHookEvent(f, dir, "task-completed", "Capture the task list when a task is completed, and update the tracker",
 			`Claude Code's TaskCompleted hook: captures the list with task_id completed

@@ -188,6 +188,13 @@ func whoamiLine(id oauth.Identity) string {
 		actor = "app"
 	}
 	s := fmt.Sprintf("%s %q in workspace %s (%s)", actor, id.Name, id.Workspace, id.URLKey)
+	if id.App {
+		if id.SupportsAgentSessions {
+			s += ", agent sessions enabled"
+		} else {
+			s += ", agent sessions not enabled (turn on the application's webhooks with Agent session events, then log in again)"
+		}
+	}
 	if len(id.Scopes) > 0 {
 		s += ", scopes " + strings.Join(id.Scopes, ",")
 	}

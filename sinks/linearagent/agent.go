@@ -36,6 +36,12 @@ type Config struct {
 	// its team's first started state, and set the agent as its delegate
 	// when it has none (preferences start_issue and delegate).
 	StartIssue, Delegate bool
+	// Key is the user's signing key (config.UserKey): the memo under
+	// Root is trusted only with its signature. nil: no memo is trusted.
+	Key []byte
+	// Viewer is who the token acts as, stored with the sign-in of ccc
+	// linear login; nil: asked once, before the first session is created.
+	Viewer *Viewer
 	// Redactor hides credentials in everything the sink reads from the
 	// project itself (the plan, the activities); nil: redact.Default.
 	Redactor *redact.Redactor
@@ -43,12 +49,14 @@ type Config struct {
 
 // Sink is the linear-agent sink. It is safe for concurrent use.
 type Sink struct {
-	cfg  Config
-	gql  *linear.Sink
-	mu   sync.Mutex
-	mem  map[string]memo // without a Root
-	fell string          // why the last delivery fell back to the comment
-	note string          // what the last delivery could not do, though delivered
+	cfg Config
+	gql *linear.Sink
+	mu  sync.Mutex
+	mem map[string]memo // without a Root
+	// viewer is Config.Viewer, or Linear's answer once asked.
+	viewer *Viewer
+	fell   string // why the last delivery fell back to the comment
+	note   string // what the last delivery could not do, though delivered
 }
 
 var (
@@ -60,7 +68,7 @@ var (
 func New(cfg Config) *Sink {
 	l := linear.New(cfg.Linear)
 	cfg.Linear.Tuning = cfg.Linear.Tuning.WithDefaults(linear.DefaultMaxBody)
-	return &Sink{cfg: cfg, gql: l, mem: map[string]memo{}}
+	return &Sink{cfg: cfg, gql: l, mem: map[string]memo{}, viewer: cfg.Viewer}
 }
 
 // Name implements sinks.Sink.
@@ -93,7 +101,7 @@ func (s *Sink) load(issue, agent string) (memo, string) {
 		defer s.mu.Unlock()
 		return s.mem[issue+"\x00"+agent], ""
 	}
-	return loadMemo(path), path
+	return loadMemo(path, s.cfg.Key, issue, agent), path
 }
 
 func (s *Sink) save(issue, agent, path string, m memo) error {
@@ -103,7 +111,7 @@ func (s *Sink) save(issue, agent, path string, m memo) error {
 		s.mem[issue+"\x00"+agent] = m
 		return nil
 	}
-	return saveMemo(path, m)
+	return saveMemo(path, s.cfg.Key, issue, agent, m)
 }
 
 // doc is the project's progress document, nil when there is none.
@@ -205,7 +213,7 @@ func (s *Sink) Upsert(ctx context.Context, d sinks.Delivery) (sinks.Result, erro
 	ref := sinks.Ref{ID: m.Session, URL: m.URL}
 	if err != nil && err.Forbidden {
 		// A personal key where an app token started the session.
-		return x.result(x.fallback(ctx, err, ref))
+		return x.result(x.fallback(ctx, refusedWhy(err), ref))
 	}
 	if err != nil {
 		if m.pending != "" {

@@ -77,7 +77,7 @@ func newSink(t *testing.T, srv *linearfake.Server, token string) (*linearagent.S
 	} else {
 		cfg.APIKey = token
 	}
-	return linearagent.New(linearagent.Config{Linear: cfg, Root: root}), root
+	return linearagent.New(linearagent.Config{Linear: cfg, Root: root, Key: testKey}), root
 }
 
 func write(t *testing.T, root, body string) {
@@ -198,7 +198,8 @@ func TestPersonalKeyFallsBackToTheComment(t *testing.T) {
 	assert.Empty(t, srv.Sessions("CIA-9"))
 	assert.Len(t, srv.Comments("CIA-9"), 1)
 	assert.Empty(t, res.Ref.ID, "no session is remembered: the next delivery asks again")
-	assert.Contains(t, s.Phrase(res.Action, "CIA-9"), "no agent session: Linear refused it to this token (permission denied")
+	assert.Zero(t, count(srv, "agentSessionCreateOnIssue"), "the viewer said it is no app")
+	assert.Contains(t, s.Phrase(res.Action, "CIA-9"), "no agent session: not an app token")
 }
 
 // A lost answer to an activity: the retry sends the same id, Linear says it
@@ -254,7 +255,8 @@ func TestPromptsSinceTheLastSeenAndStop(t *testing.T) {
 	ps, err = s.Prompts(ctx, "CIA-9", "main")
 	require.NoError(t, err)
 	require.Len(t, ps, 1)
-	assert.Equal(t, linearagent.Prompt{ID: ps[0].ID, Body: "use the keychain", Author: "Ada"}, ps[0])
+	assert.Equal(t, linearagent.Prompt{ID: ps[0].ID, Body: "use the keychain", Author: "Ada", AuthorID: linearfake.OtherUserID, At: ps[0].At}, ps[0])
+	assert.False(t, ps[0].At.IsZero())
 	ps, err = s.Prompts(ctx, "CIA-9", "main")
 	require.NoError(t, err)
 	assert.Empty(t, ps, "a prompt is handed on once")
@@ -277,7 +279,7 @@ func TestThoughtAtMostOnePerFewMinutesKeepsTheSessionFresh(t *testing.T) {
 	cfg := linear.Config{URL: srv.URL, OAuthToken: linearfake.OAuthToken}
 	cfg.Now = func() time.Time { return now }
 	_ = s
-	s = linearagent.New(linearagent.Config{Linear: cfg, Root: root})
+	s = linearagent.New(linearagent.Config{Linear: cfg, Root: root, Key: testKey})
 	d := &deliverer{s: s}
 	res, err := d.deliver(t, "one")
 	require.NoError(t, err)
@@ -325,16 +327,18 @@ func TestSessionStartMovesTheIssueAndDelegates(t *testing.T) {
 		state, deleg    string
 		requests        int
 	}{
-		{true, true, "In Progress", linearfake.ViewerID, 5},
-		{false, true, "Todo", linearfake.ViewerID, 5},
-		{true, false, "In Progress", "", 5},
-		{false, false, "Todo", "", 3},
+		// The viewer's query (once per sink without a stored sign-in),
+		// the session, the issue's work and its update, plan, activity.
+		{true, true, "In Progress", linearfake.ViewerID, 6},
+		{false, true, "Todo", linearfake.ViewerID, 6},
+		{true, false, "In Progress", "", 6},
+		{false, false, "Todo", "", 4},
 	} {
 		srv := newFake(t)
 		root := t.TempDir()
 		write(t, root, progressFile)
 		s := linearagent.New(linearagent.Config{Linear: linear.Config{URL: srv.URL, OAuthToken: linearfake.OAuthToken},
-			Root: root, StartIssue: tt.start, Delegate: tt.delegate})
+			Root: root, Key: testKey, StartIssue: tt.start, Delegate: tt.delegate})
 		d := &deliverer{s: s}
 		res, err := d.deliver(t, "one")
 		require.NoError(t, err)
@@ -404,7 +408,7 @@ func TestStoredSignInIsACredential(t *testing.T) {
 	fresh := func(tok string, err error) *linearagent.Sink {
 		cfg := linear.Config{URL: srv.URL, StoredToken: func(context.Context) (string, error) { reads++; return tok, err }}
 		cfg.Now = func() time.Time { return now }
-		return linearagent.New(linearagent.Config{Linear: cfg, Root: root})
+		return linearagent.New(linearagent.Config{Linear: cfg, Root: root, Key: testKey})
 	}
 	d := &deliverer{s: fresh(linearfake.OAuthToken, nil)}
 	res, err := d.deliver(t, "one")
@@ -442,3 +446,6 @@ func TestStoredSignInIsACredential(t *testing.T) {
 	assert.False(t, errors.As(err, &skip), "%v", err)
 	assert.Contains(t, err.Error(), "ccc linear login again")
 }
+
+// testKey stands for the user's signing key (config.UserKey).
+var testKey = []byte("0123456789abcdef0123456789abcdef")

@@ -25,10 +25,20 @@ func TestAppTokenFromTheStore(t *testing.T) {
 		require.NoError(t, err)
 		require.NoError(t, os.WriteFile(oauth.StorePath(dir), data, 0o600))
 		getenv := config.Settings{Env: config.Env{ConfigDir: dir}}
-		token, app := appToken(getenv)
+		token, app, viewer := appToken(getenv)
 		assert.Equal(t, tt.app, app, tt.actor)
+		assert.Nil(t, viewer, "a store older than the viewer's flags: asked at the first session")
 		assert.Empty(t, token, "the stored token is read when the sink sends, not here")
 	}
-	_, app := appToken(config.Settings{Env: config.EnvOf(map[string]string{"LINEAR_OAUTH_TOKEN": "lin_oauth_env"})})
+	_, app, _ := appToken(config.Settings{Env: config.EnvOf(map[string]string{"LINEAR_OAUTH_TOKEN": "lin_oauth_env"})})
 	assert.True(t, app, "the environment's token")
+
+	// The sign-in's viewer is kept: no query for it.
+	dir := t.TempDir()
+	no := false
+	data, err := json.Marshal(oauth.Token{AccessToken: "lin_oauth_stored", Actor: "app", ViewerID: "v1", SupportsAgentSessions: &no})
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(oauth.StorePath(dir), data, 0o600))
+	_, _, viewer := appToken(config.Settings{Env: config.Env{ConfigDir: dir}})
+	assert.Equal(t, &Viewer{ID: "v1", App: true}, viewer)
 }

@@ -11,7 +11,6 @@ const (
 	// The issue's state, delegate and its team's "started" states, as
 	// "Interaction best practices" fetches them.
 	queryIssueWork = `query AgentIssueWork($issue: String!) {
-  viewer { id }
   issue(id: $issue) {
     id
     state { type }
@@ -34,9 +33,6 @@ func (x *delivery) begin(ctx context.Context) *linear.CallError {
 		return nil
 	}
 	var out struct {
-		Viewer struct {
-			ID string `json:"id"`
-		} `json:"viewer"`
 		Issue struct {
 			ID    string `json:"id"`
 			State struct {
@@ -75,8 +71,8 @@ func (x *delivery) begin(ctx context.Context) *linear.CallError {
 		})
 		input["stateId"] = first.ID
 	}
-	if cfg.Delegate && out.Issue.Delegate == nil && out.Viewer.ID != "" {
-		input["delegateId"] = out.Viewer.ID
+	if v, _ := x.viewer(ctx); cfg.Delegate && out.Issue.Delegate == nil && v.ID != "" {
+		input["delegateId"] = v.ID
 	}
 	if len(input) == 0 {
 		return nil

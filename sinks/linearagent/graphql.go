@@ -13,13 +13,14 @@ const (
 	mutationActivityCreate = `mutation AgentActivityCreate($input: AgentActivityCreateInput!) {
   agentActivityCreate(input: $input) { success agentActivity { id } }
 }`
-	// The prompts people wrote in the session, newest last; content is a
-	// union, of which only a prompt's body is read.
-	queryPrompts = `query AgentSessionPrompts($id: String!) {
+	// The prompts people wrote in the session since $since (in either
+	// order: Linear says only "ordered by createdAt"); content is a union,
+	// of which only a prompt's body is read.
+	queryPrompts = `query AgentSessionPrompts($id: String!, $since: DateTimeOrDuration!) {
   agentSession(id: $id) {
     id
     status
-    activities(last: 50, filter: { type: { eq: "prompt" } }) {
+    activities(first: 50, filter: { type: { eq: "prompt" }, createdAt: { gt: $since } }) {
       nodes {
         id
         createdAt
@@ -34,5 +35,5 @@ const (
 
 // Documents lists every GraphQL document the sink can send.
 func Documents() []string {
-	return []string{mutationSessionCreate, mutationSessionUpdate, mutationActivityCreate, queryPrompts, queryIssueWork, mutationIssueUpdate}
+	return []string{mutationSessionCreate, mutationSessionUpdate, mutationActivityCreate, queryPrompts, queryIssueWork, mutationIssueUpdate, queryViewer}
 }

@@ -31,6 +31,14 @@ type memo struct {
 	Links []string `json:"links,omitempty"`
 	// LastPrompt is the id of the newest prompt handed to the agent.
 	LastPrompt string `json:"lastPrompt,omitempty"`
+	// LastPromptAt is its createdAt: prompts are read by time, as Linear
+	// does not say which way it lists them.
+	LastPromptAt time.Time `json:"lastPromptAt,omitzero"`
+	// Stopped: a person pressed stop, and nothing was said since; with
+	// Done, no keep-alive thought is sent (it would reopen the session).
+	Stopped bool `json:"stopped,omitempty"`
+	// StopChecked is when the tool hooks last asked for a stop.
+	StopChecked time.Time `json:"stopChecked,omitzero"`
 	// Thought is when the last ephemeral thought was sent.
 	Thought time.Time `json:"thought,omitzero"`
 }
@@ -49,27 +57,52 @@ func memoPath(root, issue, agent string) string {
 	return filepath.Join(dir, hex.EncodeToString(sum[:8])+".json")
 }
 
-func loadMemo(path string) memo {
-	var m memo
+// memoFile is the memo as stored: signed with the user's key for its
+// issue and agent, so that a memo a repository committed, or one copied
+// from another issue's, is not this user's and names no session to it.
+type memoFile struct {
+	Memo memo   `json:"memo"`
+	Sig  string `json:"sig"`
+}
+
+func memoTag(key []byte, issue, agent string, m memo) string {
+	data, _ := json.Marshal(m)
+	return projectfs.Tag(key, "ccc/linear-agent-memo/v1", issue, agent, string(data))
+}
+
+// loadMemo reads the memo at path when this user's ccc signed it (key) for
+// issue and agent; anything else is a fresh memo, which the next save
+// replaces. No key trusts nothing.
+func loadMemo(path string, key []byte, issue, agent string) memo {
 	if path == "" {
-		return m
+		return memo{}
 	}
 	// The repository can commit .ccc/linear-agent too: a memo that is not
 	// ccc's own regular file (a FIFO, a link to /dev/zero) or is over the
-	// limit is a fresh one, as a broken one is, and the next save replaces it.
-	if data, err := projectfs.ReadOwnFile(filepath.Dir(path), path, projectfs.MaxMemoSize); err == nil {
-		_ = json.Unmarshal(data, &m)
+	// limit is a fresh one, as a broken one is.
+	data, err := projectfs.ReadOwnFile(filepath.Dir(path), path, projectfs.MaxMemoSize)
+	if err != nil {
+		return memo{}
 	}
-	return m
+	var f memoFile
+	if json.Unmarshal(data, &f) != nil || !projectfs.ValidTag(key, f.Sig, "ccc/linear-agent-memo/v1", issue, agent, marshal(f.Memo)) {
+		return memo{}
+	}
+	return f.Memo
 }
 
-func saveMemo(path string, m memo) error {
+func marshal(m memo) string {
+	data, _ := json.Marshal(m)
+	return string(data)
+}
+
+func saveMemo(path string, key []byte, issue, agent string, m memo) error {
 	if path == "" {
 		return nil
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	data, _ := json.MarshalIndent(m, "", "  ")
+	data, _ := json.MarshalIndent(memoFile{Memo: m, Sig: memoTag(key, issue, agent, m)}, "", "  ")
 	return projectfs.WriteFileAtomic(path, data, 0o644)
 }

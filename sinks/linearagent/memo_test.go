@@ -28,15 +28,15 @@ func TestPlantedMemoIsAFreshOne(t *testing.T) {
 			require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
 			require.NoError(t, plant(path))
 			done := make(chan memo)
-			go func() { done <- loadMemo(path) }()
+			go func() { done <- loadMemo(path, []byte("k"), "CIA-5", "main") }()
 			select {
 			case m := <-done:
 				assert.Equal(t, memo{}, m)
 			case <-time.After(time.Second):
 				t.Fatal("loadMemo still blocked after a second")
 			}
-			require.NoError(t, saveMemo(path, memo{Session: "s-1"}))
-			assert.Equal(t, "s-1", loadMemo(path).Session)
+			require.NoError(t, saveMemo(path, []byte("k"), "CIA-5", "main", memo{Session: "s-1"}))
+			assert.Equal(t, "s-1", loadMemo(path, []byte("k"), "CIA-5", "main").Session)
 		})
 	}
 }

@@ -33,6 +33,13 @@ type sessionAnswer struct {
 // fallback to the status comment when Linear refuses agent sessions to the
 // credential.
 func (x *delivery) create(ctx context.Context, m *live) (*sinks.Result, error) {
+	v, verr := x.viewer(ctx)
+	if verr != nil {
+		return nil, verr.Error
+	}
+	if why := v.sessionsRefused(); why != "" {
+		return x.fallback(ctx, why, sinks.Ref{})
+	}
 	var out struct {
 		P sessionAnswer `json:"agentSessionCreateOnIssue"`
 	}
@@ -40,8 +47,11 @@ func (x *delivery) create(ctx context.Context, m *live) (*sinks.Result, error) {
 	// No client id for a session: an answer that may be lost is not
 	// retried here, the outbox retries the whole delivery.
 	if err := x.exec(ctx, "AgentSessionCreateOnIssue", mutationSessionCreate, vars, &out, true); err != nil {
+		if notEnabled(err) {
+			return x.fallback(ctx, whyNotEnabled, sinks.Ref{})
+		}
 		if err.Forbidden {
-			return x.fallback(ctx, err, sinks.Ref{})
+			return x.fallback(ctx, refusedWhy(err), sinks.Ref{})
 		}
 		return nil, err.Error
 	}
@@ -66,10 +76,10 @@ func (x *delivery) create(ctx context.Context, m *live) (*sinks.Result, error) {
 // credential Linear refuses agent sessions to; the reference stays keep
 // (the session a former app token started, else empty), so the next
 // delivery asks again (a token that becomes an app's works).
-func (x *delivery) fallback(ctx context.Context, why *linear.CallError, keep sinks.Ref) (*sinks.Result, error) {
+func (x *delivery) fallback(ctx context.Context, why string, keep sinks.Ref) (*sinks.Result, error) {
 	s := x.s
 	s.mu.Lock()
-	s.fell = "Linear refused it to this token (" + why.Cause + "); linear-agent needs an app actor's token, see ccc linear login"
+	s.fell = why
 	s.mu.Unlock()
 	cfg := s.cfg.Linear
 	res, err := linear.New(cfg).Upsert(ctx, sinks.Delivery{
@@ -77,6 +87,12 @@ func (x *delivery) fallback(ctx context.Context, why *linear.CallError, keep sin
 	})
 	res.Ref = keep
 	return &res, err
+}
+
+// refusedWhy is the fallback's reason for Linear's refusal of an agent
+// operation to the credential.
+func refusedWhy(err *linear.CallError) string {
+	return "Linear refused it to this token (" + err.Cause + "); linear-agent needs an app actor's token, see ccc linear login"
 }
 
 // send says what changed since the memo: the plan, then one activity.
@@ -95,6 +111,9 @@ func (x *delivery) send(ctx context.Context, m *live) *linear.CallError {
 		return err
 	}
 	mark()
+	if content["type"] != "response" {
+		m.Stopped = false // the agent goes on: keep-alives may follow
+	}
 	return nil
 }
 

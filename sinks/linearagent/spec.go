@@ -14,22 +14,30 @@ import (
 // appToken is the Linear app actor's OAuth token, and whether there is
 // one: LINEAR_OAUTH_TOKEN, else the app sign-in of `ccc linear login`
 // (token "": the sink reads and refreshes it when it sends).
-func appToken(s config.Settings) (token string, app bool) {
+// viewer is who the stored sign-in acts as, as Linear said at login (nil:
+// LINEAR_OAUTH_TOKEN, or a store older than it).
+func appToken(s config.Settings) (token string, app bool, viewer *Viewer) {
 	if token = strings.TrimSpace(s.Env.Linear.OAuthToken); token != "" {
-		return token, true
+		return token, true, nil
 	}
 	o, err := oauth.OptionsFrom(s)
 	if err != nil {
-		return "", false
+		return "", false, nil
 	}
 	t, err := oauth.Load(o.Dir)
-	return "", err == nil && t.Actor == "app"
+	if err != nil || t.Actor != "app" {
+		return "", false, nil
+	}
+	if t.ViewerID != "" && t.SupportsAgentSessions != nil {
+		viewer = &Viewer{ID: t.ViewerID, App: true, SupportsAgentSessions: *t.SupportsAgentSessions}
+	}
+	return "", true, viewer
 }
 
 // Available says whether an app token is at hand: the linear-agent sink
 // is then chosen instead of the linear one when nothing lists the sinks.
 func Available(env sinks.Env) bool {
-	_, app := appToken(env.Settings)
+	_, app, _ := appToken(env.Settings)
 	return app
 }
 
@@ -39,7 +47,8 @@ func FromEnv(env sinks.Env) *Sink {
 	// The app's token; without one a personal key is tried, which Linear
 	// refuses agent sessions to: the delivery then falls back to the
 	// status comment.
-	if token, app := appToken(env.Settings); app {
+	token, app, viewer := appToken(env.Settings)
+	if app {
 		cfg.APIKey, cfg.OAuthToken = "", token
 		if token == "" {
 			cfg.StoredToken = linear.StoredTokenFromEnv(env.Settings)
@@ -53,7 +62,11 @@ func FromEnv(env sinks.Env) *Sink {
 	if err != nil {
 		r = nil // redact.Default
 	}
-	return New(Config{Linear: cfg, Root: env.Root, StartIssue: env.Prefs.Starts(), Delegate: env.Prefs.Delegates(), Redactor: r})
+	key, err := config.UserKey(env.Settings.Env)
+	if err != nil {
+		key = nil // no memo is trusted: each delivery says everything again
+	}
+	return New(Config{Linear: cfg, Root: env.Root, StartIssue: env.Prefs.Starts(), Delegate: env.Prefs.Delegates(), Redactor: r, Viewer: viewer, Key: key})
 }
 
 // Spec registers the linear-agent sink: on its own when an app token is

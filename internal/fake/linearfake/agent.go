@@ -38,11 +38,6 @@ type Activity struct {
 	CreatedAt time.Time
 }
 
-// isApp says whether an Authorization header carries an app actor's
-// token. The fake treats every OAuth token (lin_oauth_…) as one; a
-// personal API key never is.
-func isApp(auth string) bool { return strings.HasPrefix(auth, "Bearer lin_oauth_") }
-
 // Sessions lists issue's live sessions, oldest first (copies).
 func (s *Server) Sessions(issue string) []Session {
 	s.mu.Lock()
@@ -135,6 +130,12 @@ func (s *Server) session(id string) *Session {
 	return nil
 }
 
+// AgentSessionsNotEnabled is Linear's answer to agentSessionCreateOnIssue
+// for an application without webhooks for "Agent session events" (as
+// issue 25 quotes it; its error code and type are not known, the fake
+// answers a validation error).
+const AgentSessionsNotEnabled = "Agent sessions are not enabled for this application."
+
 // appOnly is Linear's refusal of an agent operation to a credential that
 // is not an app actor's.
 func appOnly(field string) *gqlError {
@@ -172,6 +173,12 @@ func (s *Server) agentMutations(root object, u *user) {
 	root["agentSessionCreateOnIssue"] = resolver(func(args map[string]any) (any, *gqlError) {
 		if !u.App {
 			return nil, appOnly("agentSessionCreateOnIssue")
+		}
+		if s.NoAgentSessionEvents {
+			return nil, &gqlError{
+				Message: AgentSessionsNotEnabled, Code: "INVALID_INPUT", Type: "invalid input", UserError: true,
+				UserPresentableMessage: AgentSessionsNotEnabled, Path: []any{"agentSessionCreateOnIssue"}, HTTPStatus: http.StatusBadRequest,
+			}
 		}
 		in, _ := args["input"].(map[string]any)
 		issueID, _ := in["issueId"].(string)
@@ -282,13 +289,30 @@ func (s *Server) sessionObject(a *Session, u *user) object {
 	o["activities"] = resolver(func(args map[string]any) (any, *gqlError) {
 		var nodes []object
 		want := ""
+		var after time.Time
 		if f, ok := args["filter"].(map[string]any); ok {
 			if t, ok := f["type"].(map[string]any); ok {
 				want, _ = t["eq"].(string)
 			}
+			if c, ok := f["createdAt"].(map[string]any); ok {
+				if gt, ok := c["gt"].(string); ok {
+					t, err := time.Parse(time.RFC3339Nano, gt)
+					if err != nil {
+						return nil, &gqlError{Message: "Argument Validation Error", Code: "INVALID_INPUT", UserError: true, HTTPStatus: http.StatusBadRequest}
+					}
+					after = t
+				}
+			}
 		}
-		for _, act := range a.Activities {
-			if want == "" || act.Type == want {
+		acts := slices.Clone(a.Activities)
+		slices.SortStableFunc(acts, func(x, y Activity) int { return x.CreatedAt.Compare(y.CreatedAt) })
+		if s.NewestFirst {
+			// Linear documents only "ordered by createdAt".
+			slices.Reverse(acts)
+		}
+		for _, act := range acts {
+			// Times are served to the millisecond, and compared so.
+			if (want == "" || act.Type == want) && act.CreatedAt.Truncate(time.Millisecond).After(after) {
 				nodes = append(nodes, s.activityObject(a, act, u))
 			}
 		}

@@ -217,6 +217,14 @@ type Server struct {
 	// fake lists them oldest first, as Relay connections do, unless this
 	// is set.
 	NewestFirst bool
+	// NoAgentSessionEvents is an OAuth application without webhooks for
+	// "Agent session events": its app user's supportsAgentSessions is
+	// false and agentSessionCreateOnIssue answers Linear's refusal
+	// (AgentSessionsNotEnabled).
+	NoAgentSessionEvents bool
+	// PersonGrants makes every grant a person's, whatever actor the
+	// authorization asked for: a token ccc must not take for an app's.
+	PersonGrants bool
 	// Clock is the agent sessions' clock (staleness, activity times);
 	// nil: time.Now.
 	Clock func() time.Time
@@ -385,7 +393,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	if u != nil {
 		rec.User = u.ID
 		c := *u
-		c.App = c.App || isApp(r.Header.Get("Authorization"))
+		// The fixed OAuthToken is an app's; an issued token is what its
+		// grant says (authenticate).
+		c.App = c.App || r.Header.Get("Authorization") == "Bearer "+OAuthToken
 		u = &c
 	}
 	call := fakeapi.Begin(&s.script, func(f Fault) bool { return f.Field == "" || slices.Contains(rec.Fields, f.Field) },
@@ -652,7 +662,8 @@ func (s *Server) userObject(u, viewer *user) object {
 	if u == nil {
 		return nil
 	}
-	return object{"id": u.ID, "name": u.Name, "displayName": strings.Fields(u.Name)[0], "email": u.Email, "isMe": u == viewer, "app": u.App}
+	return object{"id": u.ID, "name": u.Name, "displayName": strings.Fields(u.Name)[0], "email": u.Email, "isMe": u == viewer, "app": u.App,
+		"supportsAgentSessions": u.App && !s.NoAgentSessionEvents}
 }
 
 func (s *Server) userByID(id string) *user {

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"sync"
@@ -75,6 +76,8 @@ type oauthState struct {
 	stats   OAuthStats
 	// ttl overrides AccessTokenTTL (SetAccessTokenTTL).
 	ttl time.Duration
+	// tokenDelay delays the token endpoint's answers (SetTokenDelay).
+	tokenDelay time.Duration
 	// clock is the fake's notion of now for token expiry.
 	clock func() time.Time
 }
@@ -109,6 +112,15 @@ func (s *Server) SetAccessTokenTTL(d time.Duration) {
 	o := s.oauthState()
 	o.mu.Lock()
 	o.ttl = d
+	o.mu.Unlock()
+}
+
+// SetTokenDelay makes the token endpoint answer d after it has issued
+// the new tokens (and spent the refresh token presented).
+func (s *Server) SetTokenDelay(d time.Duration) {
+	o := s.oauthState()
+	o.mu.Lock()
+	o.tokenDelay = d
 	o.mu.Unlock()
 }
 
@@ -199,7 +211,25 @@ func (s *Server) serveOAuth(w http.ResponseWriter, r *http.Request) bool {
 	case "/oauth/authorize":
 		s.authorize(w, r)
 	case "/oauth/token":
-		s.token(w, r)
+		o := s.oauthState()
+		o.mu.Lock()
+		delay := o.tokenDelay
+		o.mu.Unlock()
+		if delay <= 0 {
+			s.token(w, r)
+			break
+		}
+		// A slow token endpoint: the grant is spent and the new pair
+		// issued at once, the answer comes after delay, whether or not
+		// the client still waits.
+		rec := httptest.NewRecorder()
+		s.token(rec, r)
+		time.Sleep(delay)
+		for k, v := range rec.Header() {
+			w.Header()[k] = v
+		}
+		w.WriteHeader(rec.Code)
+		_, _ = w.Write(rec.Body.Bytes())
 	case "/oauth/revoke":
 		s.revoke(w, r)
 	default:
@@ -231,7 +261,7 @@ func (s *Server) authorize(w http.ResponseWriter, r *http.Request) {
 	code := randomHex(20)
 	o.mu.Lock()
 	o.codes[code] = &authCode{
-		g:           &grant{app: q.Get("actor") == "app", scopes: strings.Split(q.Get("scope"), ",")},
+		g:           &grant{app: q.Get("actor") == "app" && !s.PersonGrants, scopes: strings.Split(q.Get("scope"), ",")},
 		redirectURI: q.Get("redirect_uri"), challenge: q.Get("code_challenge"), method: q.Get("code_challenge_method"),
 	}
 	o.mu.Unlock()
@@ -322,7 +352,7 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 				at.g.revoked = true
 			}
 		}
-		g = &grant{app: true, cc: true, scopes: strings.Split(r.PostForm.Get("scope"), ",")}
+		g = &grant{app: !s.PersonGrants, cc: true, scopes: strings.Split(r.PostForm.Get("scope"), ",")}
 		access := "lin_oauth_" + randomHex(32)
 		o.access[access] = &accessToken{g: g, expiry: o.clock().Add(30*24*time.Hour - time.Second)}
 		writeToken(w, access, "", 2591999, g.scopes)

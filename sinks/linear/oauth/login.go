@@ -115,6 +115,9 @@ func Login(ctx context.Context, o Options, lio LoginIO) (Token, error) {
 	if err != nil {
 		return Token{}, fmt.Errorf("token exchange: %w", err)
 	}
+	if t, err = identify(ctx, o, t); err != nil {
+		return Token{}, err
+	}
 	if err := storeLocked(o, t); err != nil {
 		return Token{}, err
 	}
@@ -135,6 +138,9 @@ func LoginClientCredentials(ctx context.Context, o Options) (Token, error) {
 	t, err := exchange(ctx, o, form, basicAuth(o.ClientID, o.ClientSecret), Token{Actor: "app", ClientID: o.ClientID, UseSecret: true, Grant: "client_credentials", Scopes: o.Scopes})
 	if err != nil {
 		return Token{}, fmt.Errorf("client credentials: %w", err)
+	}
+	if t, err = identify(ctx, o, t); err != nil {
+		return Token{}, err
 	}
 	if err := storeLocked(o, t); err != nil {
 		return Token{}, err

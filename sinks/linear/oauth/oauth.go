@@ -140,6 +140,12 @@ type Token struct {
 	UseSecret bool   `json:"use_secret,omitempty"`
 	// Grant is "authorization_code" or "client_credentials".
 	Grant string `json:"grant"`
+	// ViewerID is the app user the sign-in acts as, and
+	// SupportsAgentSessions whether its application got the "Agent
+	// session events" webhook, as Linear said at login (nil: a store
+	// older than both).
+	ViewerID              string `json:"viewer_id,omitempty"`
+	SupportsAgentSessions *bool  `json:"supports_agent_sessions,omitempty"`
 }
 
 // String never shows the tokens.

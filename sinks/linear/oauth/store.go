@@ -132,6 +132,10 @@ func fresh(o Options, t Token) bool {
 	return t.Expiry.IsZero() || o.Now().Add(RefreshAhead).Before(t.Expiry)
 }
 
+// RefreshTimeout bounds a refresh's exchange with Linear, whatever the
+// caller's deadline.
+const RefreshTimeout = 30 * time.Second
+
 // refresh replaces the stored pair under the lock, re-reading the store
 // first: another process may have refreshed it while this one waited.
 func refresh(ctx context.Context, o Options) (Token, error) {
@@ -147,6 +151,12 @@ func refresh(ctx context.Context, o Options) (Token, error) {
 	if fresh(o, t) {
 		return t, nil
 	}
+	// From here the refresh token may be spent: the exchange runs on a
+	// context of its own, not the caller's deadline, so that an answer
+	// that comes late is still stored (a lost one would need a login).
+	// The caller waits for it, RefreshTimeout at most.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), RefreshTimeout)
+	defer cancel()
 	var nt Token
 	switch {
 	case t.RefreshToken != "":

@@ -12,17 +12,22 @@ import (
 	"github.com/ccc-checkpoint/ccc/sinks"
 )
 
-// WhoamiQuery asks Linear who a token acts as, and in which workspace.
-const WhoamiQuery = `query Whoami { viewer { id name app } organization { name urlKey } }`
+// WhoamiQuery asks Linear who a token acts as, whether its application
+// gets agent sessions, and in which workspace.
+const WhoamiQuery = `query Whoami { viewer { id name app supportsAgentSessions } organization { name urlKey } }`
 
 // Identity is what whoami and doctor show: never the token.
 type Identity struct {
-	Name      string
-	App       bool
-	Workspace string
-	URLKey    string
-	Scopes    []string
-	Expiry    time.Time
+	ID   string
+	Name string
+	App  bool
+	// SupportsAgentSessions: the application has webhooks with "Agent
+	// session events" on; without them Linear refuses agent sessions.
+	SupportsAgentSessions bool
+	Workspace             string
+	URLKey                string
+	Scopes                []string
+	Expiry                time.Time
 	// Source is "LINEAR_OAUTH_TOKEN" or the store's path.
 	Source string
 }
@@ -35,7 +40,11 @@ func Whoami(ctx context.Context, o Options) (Identity, error) {
 	if err != nil {
 		return Identity{}, err
 	}
-	id := Identity{Source: "LINEAR_OAUTH_TOKEN"}
+	id, err := ask(ctx, o, tok)
+	if err != nil {
+		return Identity{}, err
+	}
+	id.Source = "LINEAR_OAUTH_TOKEN"
 	if o.EnvToken == "" {
 		t, err := Load(o.Dir)
 		if err != nil {
@@ -43,6 +52,11 @@ func Whoami(ctx context.Context, o Options) (Identity, error) {
 		}
 		id.Source, id.Scopes, id.Expiry = StorePath(o.Dir), t.Scopes, t.Expiry
 	}
+	return id, nil
+}
+
+// ask sends WhoamiQuery with tok.
+func ask(ctx context.Context, o Options, tok string) (Identity, error) {
 	body, _ := json.Marshal(map[string]any{"query": WhoamiQuery, "operationName": "Whoami"})
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, o.APIURL, bytes.NewReader(body))
 	if err != nil {
@@ -62,8 +76,10 @@ func Whoami(ctx context.Context, o Options) (Identity, error) {
 	var out struct {
 		Data struct {
 			Viewer struct {
-				Name string `json:"name"`
-				App  bool   `json:"app"`
+				ID                    string `json:"id"`
+				Name                  string `json:"name"`
+				App                   bool   `json:"app"`
+				SupportsAgentSessions bool   `json:"supportsAgentSessions"`
 			} `json:"viewer"`
 			Organization struct {
 				Name   string `json:"name"`
@@ -80,7 +96,25 @@ func Whoami(ctx context.Context, o Options) (Identity, error) {
 		}
 		return Identity{}, fmt.Errorf("linear: HTTP %d", resp.StatusCode)
 	}
-	id.Name, id.App = out.Data.Viewer.Name, out.Data.Viewer.App
-	id.Workspace, id.URLKey = out.Data.Organization.Name, out.Data.Organization.URLKey
-	return id, nil
+	v := out.Data.Viewer
+	return Identity{
+		ID: v.ID, Name: v.Name, App: v.App, SupportsAgentSessions: v.SupportsAgentSessions,
+		Workspace: out.Data.Organization.Name, URLKey: out.Data.Organization.URLKey,
+	}, nil
+}
+
+// identify asks who t acts as and keeps the answer with the sign-in;
+// a token whose viewer is not an app user is refused (not stored): the
+// linear-agent sink would take it for an app's.
+func identify(ctx context.Context, o Options, t Token) (Token, error) {
+	id, err := ask(ctx, o, t.AccessToken)
+	if err != nil {
+		return Token{}, fmt.Errorf("asking Linear who the new token is: %w", err)
+	}
+	if !id.App {
+		return Token{}, fmt.Errorf("Linear signed in %q, not an app user: install the application with actor=app (a workspace admin must approve it)", id.Name)
+	}
+	supports := id.SupportsAgentSessions
+	t.ViewerID, t.SupportsAgentSessions = id.ID, &supports
+	return t, nil
 }

@@ -153,6 +153,10 @@ type Env struct {
 	// replies for the agent, and who pressed stop ("" for no one). nil:
 	// no tracker speaks back.
 	Replies func(ctx context.Context, root string) (replies, stoppedBy string)
+	// StopCheck says who pressed stop in the tracker since the hooks last
+	// looked ("" for no one), for the tool hooks: cheap, rate-limited by
+	// the tracker's side, nothing marked seen. nil: nothing.
+	StopCheck func(ctx context.Context, root string) (stoppedBy string)
 	// KeepAlive tells the tracker the agent still works (a stop-hook
 	// retry): cheap, rate-limited by the tracker's side. nil: nothing.
 	KeepAlive func(ctx context.Context, root, what string)

@@ -74,3 +74,39 @@ func TestStopHandsRepliesOn(t *testing.T) {
 	d = Stop(context.Background(), env, input(t, "stop-active.json", nil))
 	assert.Equal(t, Decision{Outcome: Block, Rule: RuleLinearReply, Reason: "Replies from Linear (CIA-9):\n- Ada: yes"}, d)
 }
+
+// A stop read at SessionStart is not dropped: the agent is told who
+// stopped it, and not to go on.
+func TestSessionStartSaysTheSessionWasStopped(t *testing.T) {
+	p := newProj(t)
+	env := p.env()
+	env.Replies = func(context.Context, string) (string, string) { return "", "Ada" }
+	out := SessionStart(context.Background(), env, input(t, "sessionstart-compact.json", nil), loader(resume, true, nil))
+	var got struct {
+		HookSpecificOutput struct {
+			AdditionalContext string `json:"additionalContext"`
+		} `json:"hookSpecificOutput"`
+	}
+	require.NoError(t, json.Unmarshal(out, &got))
+	assert.Contains(t, got.HookSpecificOutput.AdditionalContext, "Ada stopped this work from Linear")
+}
+
+// A stop pressed in Linear while the agent works ends its turn at the next
+// tool hook (Claude Code's "continue": false), naming who.
+func TestToolHookStopsOnALinearStop(t *testing.T) {
+	p := newProj(t)
+	env := p.env()
+	env.StopCheck = func(context.Context, string) string { return "Ada" }
+	out := ToolStop(context.Background(), env, input(t, "stop.json", nil))
+	var got struct {
+		Continue   *bool  `json:"continue"`
+		StopReason string `json:"stopReason"`
+	}
+	require.NoError(t, json.Unmarshal(out, &got))
+	require.NotNil(t, got.Continue)
+	assert.False(t, *got.Continue)
+	assert.Contains(t, got.StopReason, "stopped from Linear by Ada")
+
+	env.StopCheck = func(context.Context, string) string { return "" }
+	assert.Empty(t, ToolStop(context.Background(), env, input(t, "stop.json", nil)))
+}

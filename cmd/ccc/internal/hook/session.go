@@ -355,8 +355,15 @@ func withReplies(ctx context.Context, env Env, root, text string) string {
 	if env.Replies == nil {
 		return text
 	}
-	if replies, _ := env.Replies(ctx, root); replies != "" {
-		return strings.TrimRight(text, "\n") + "\n\n" + replies
+	replies, by := env.Replies(ctx, root)
+	if replies != "" {
+		text = strings.TrimRight(text, "\n") + "\n\n" + replies
+	}
+	if by != "" {
+		// A stop read here is acknowledged in Linear: unless it is said
+		// now, the agent never learns of it.
+		text = strings.TrimRight(text, "\n") + "\n\n" + by + " stopped this work from Linear: do not continue the task; " +
+			"tell the user it was stopped and wait for their instructions."
 	}
 	return text
 }

@@ -433,3 +433,29 @@ func (s *stopper) checkpoint(ctx context.Context, loop *checkpoint.Loop) {
 		SessionID: s.in.SessionID, Loop: loop}
 	runCheckpointAfter(ctx, s.env, "stop", c, s.takePrefsErr())
 }
+
+// ToolStop is the tool hooks' check for a stop pressed in Linear while the
+// agent works (env.StopCheck, throttled by the tracker): Claude Code's
+// "continue": false ends the agent's turn, with the reason shown to the
+// user. Nothing to say: no output.
+func ToolStop(ctx context.Context, env Env, stdin []byte) []byte {
+	if env.StopCheck == nil {
+		return nil
+	}
+	in, err := ParseInput(stdin)
+	if err != nil {
+		return nil // the capture said so
+	}
+	root, err := env.Root(ctx, in.Cwd)
+	if err != nil {
+		return nil
+	}
+	by := env.StopCheck(ctx, root)
+	if by == "" {
+		return nil
+	}
+	return writeJSON(struct {
+		Continue   bool   `json:"continue"`
+		StopReason string `json:"stopReason"`
+	}{false, "ccc: stopped from Linear by " + by + "; the agent stops here."})
+}

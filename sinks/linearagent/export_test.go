@@ -1,0 +1,4 @@
+package linearagent
+
+// MemoPath is memoPath, for the tests outside the package.
+var MemoPath = memoPath
