@@ -106,6 +106,10 @@ type SinkPrefs struct {
 	// none (Linear's "Interaction best practices").
 	StartIssue *bool `yaml:"start_issue"`
 	Delegate   *bool `yaml:"delegate"`
+	// RepliesFrom (linear-agent) is whose replies in the session reach the
+	// agent: assignee, starter, anyone. The user's own preferences decide;
+	// a repository's can only narrow them (linearagent.RepliesFrom).
+	RepliesFrom []string `yaml:"replies_from"`
 }
 
 // Starts says whether the agent sink moves the issue to started.

@@ -42,6 +42,10 @@ type Config struct {
 	// Viewer is who the token acts as, stored with the sign-in of ccc
 	// linear login; nil: asked once, before the first session is created.
 	Viewer *Viewer
+	// RepliesFrom is whose replies the hooks hand to the agent
+	// (FromAssignee, FromStarter, FromAnyone); nil: DefaultRepliesFrom.
+	// The others' are withheld and only counted.
+	RepliesFrom []string
 	// Redactor hides credentials in everything the sink reads from the
 	// project itself (the plan, the activities); nil: redact.Default.
 	Redactor *redact.Redactor

@@ -255,7 +255,7 @@ func TestPromptsSinceTheLastSeenAndStop(t *testing.T) {
 	ps, err = s.Prompts(ctx, "CIA-9", "main")
 	require.NoError(t, err)
 	require.Len(t, ps, 1)
-	assert.Equal(t, linearagent.Prompt{ID: ps[0].ID, Body: "use the keychain", Author: "Ada", AuthorID: linearfake.OtherUserID, At: ps[0].At}, ps[0])
+	assert.Equal(t, linearagent.Prompt{ID: ps[0].ID, Body: "use the keychain", Author: "Ada", AuthorID: linearfake.OtherUserID, At: ps[0].At, Assignee: true}, ps[0])
 	assert.False(t, ps[0].At.IsZero())
 	ps, err = s.Prompts(ctx, "CIA-9", "main")
 	require.NoError(t, err)

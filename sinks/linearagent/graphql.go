@@ -15,11 +15,14 @@ const (
 }`
 	// The prompts people wrote in the session since $since (in either
 	// order: Linear says only "ordered by createdAt"); content is a union,
-	// of which only a prompt's body is read.
+	// of which only a prompt's body is read. The session's creator and its
+	// issue's assignee decide whose replies are handed on.
 	queryPrompts = `query AgentSessionPrompts($id: String!, $since: DateTimeOrDuration!) {
   agentSession(id: $id) {
     id
     status
+    creator { id }
+    issue { id identifier assignee { id } }
     activities(first: 50, filter: { type: { eq: "prompt" }, createdAt: { gt: $since } }) {
       nodes {
         id

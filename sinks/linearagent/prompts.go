@@ -21,6 +21,55 @@ type Prompt struct {
 	At       time.Time
 	// Stop: the person pressed stop (signal stop).
 	Stop bool
+	// Assignee and Starter: the author is the issue's assignee, the
+	// person who started the session (AgentSession.creator).
+	Assignee, Starter bool
+}
+
+// Who may be heard: the authors whose replies reach the agent
+// (preference replies_from).
+const (
+	FromAssignee = "assignee"
+	FromStarter  = "starter"
+	FromAnyone   = "anyone"
+)
+
+// DefaultRepliesFrom is whose replies reach the agent unless the
+// preferences say otherwise.
+var DefaultRepliesFrom = []string{FromAssignee, FromStarter}
+
+// RepliesFrom is whose replies reach the agent: the user's own list (nil:
+// DefaultRepliesFrom), narrowed by the repository's (nil: no narrowing).
+// A repository can only narrow: the agent runs on the user's machine with
+// the user's rights, so a cloned repository must not make it heed anyone
+// in the workspace. Unknown names are dropped.
+func RepliesFrom(user, repo []string) []string {
+	if user == nil {
+		user = DefaultRepliesFrom
+	}
+	heard := func(list []string, who string) bool {
+		return slices.Contains(list, who) || slices.Contains(list, FromAnyone)
+	}
+	var out []string
+	for _, who := range []string{FromAnyone, FromAssignee, FromStarter} {
+		if heard(user, who) && (repo == nil || heard(repo, who)) {
+			if who == FromAnyone {
+				return []string{FromAnyone}
+			}
+			out = append(out, who)
+		}
+	}
+	if out == nil {
+		out = []string{} // no one
+	}
+	return out
+}
+
+// heard says whether p's author is one whose replies reach the agent.
+func heard(from []string, p Prompt) bool {
+	return slices.Contains(from, FromAnyone) ||
+		p.Assignee && slices.Contains(from, FromAssignee) ||
+		p.Starter && slices.Contains(from, FromStarter)
 }
 
 // promptNode is one prompt activity as the prompts query reads it.
@@ -35,6 +84,23 @@ type promptNode struct {
 	Content struct {
 		Body string `json:"body"`
 	} `json:"content"`
+}
+
+// promptsSession is the session as the prompts query reads it.
+type promptsSession struct {
+	Creator *struct {
+		ID string `json:"id"`
+	} `json:"creator"`
+	Issue *struct {
+		ID         string `json:"id"`
+		Identifier string `json:"identifier"`
+		Assignee   *struct {
+			ID string `json:"id"`
+		} `json:"assignee"`
+	} `json:"issue"`
+	Activities struct {
+		Nodes []promptNode `json:"nodes"`
+	} `json:"activities"`
 }
 
 // Prompts reads, in one query, the prompts written in issue's session for
@@ -53,11 +119,7 @@ func (s *Sink) Prompts(ctx context.Context, issue, agent string) ([]Prompt, erro
 		return nil, err
 	}
 	var out struct {
-		S struct {
-			Activities struct {
-				Nodes []promptNode `json:"nodes"`
-			} `json:"activities"`
-		} `json:"agentSession"`
+		S promptsSession `json:"agentSession"`
 	}
 	x := &delivery{s: s, d: sinks.Delivery{Target: sinks.Target{Issue: issue, Agent: agent}}}
 	vars := map[string]any{"id": mm.Session, "since": mm.LastPromptAt.UTC().Format(time.RFC3339Nano)}
@@ -65,6 +127,13 @@ func (s *Sink) Prompts(ctx context.Context, issue, agent string) ([]Prompt, erro
 		return nil, err.Error
 	}
 	nodes := out.S.Activities.Nodes
+	var assignee, starter string
+	if out.S.Creator != nil {
+		starter = out.S.Creator.ID
+	}
+	if out.S.Issue != nil && out.S.Issue.Assignee != nil {
+		assignee = out.S.Issue.Assignee.ID
+	}
 	// A memo from before LastPromptAt: the last one seen dates itself.
 	if mm.LastPromptAt.IsZero() && mm.LastPrompt != "" {
 		if i := slices.IndexFunc(nodes, func(n promptNode) bool { return n.ID == mm.LastPrompt }); i >= 0 {
@@ -80,6 +149,8 @@ func (s *Sink) Prompts(ctx context.Context, issue, agent string) ([]Prompt, erro
 		p := Prompt{ID: n.ID, Body: strings.TrimSpace(n.Content.Body), Stop: n.Signal != nil && *n.Signal == "stop", At: n.CreatedAt}
 		if n.User != nil {
 			p.Author, p.AuthorID = n.User.Name, n.User.ID
+			p.Assignee = p.AuthorID != "" && p.AuthorID == assignee
+			p.Starter = p.AuthorID != "" && p.AuthorID == starter
 		}
 		prompts = append(prompts, p)
 	}
@@ -134,6 +205,9 @@ const HookBudget = 2 * time.Second
 // new replies as one block of text for the agent, and who pressed stop
 // ("" when no one did). Without a session it asks nothing (and the
 // registry offers the sink as a sinks.Conversation only with an app token). It never waits for a reply: one query within HookBudget.
+// Only the replies of the authors Config.RepliesFrom names are quoted; the
+// others' are counted as withheld, never shown. A stop counts from anyone:
+// stopping is the safe direction.
 func (s *Sink) Replies(ctx context.Context, issue, agent string) (replies, stoppedBy string, err error) {
 	if issue == "" {
 		return "", "", nil
@@ -142,7 +216,11 @@ func (s *Sink) Replies(ctx context.Context, issue, agent string) (replies, stopp
 	defer cancel()
 	ps, err := s.Prompts(ctx, issue, agent)
 	var quoted []string
-	cut, left := 0, 0
+	cut, left, withheld := 0, 0, 0
+	from := s.cfg.RepliesFrom
+	if from == nil {
+		from = DefaultRepliesFrom
+	}
 	for _, p := range ps {
 		if p.Stop {
 			stoppedBy = oneLine(p.Author)
@@ -154,6 +232,11 @@ func (s *Sink) Replies(ctx context.Context, issue, agent string) (replies, stopp
 		if p.Body == "" {
 			continue
 		}
+		if !heard(from, p) {
+			// Not its text, not its author: only that there was one.
+			withheld++
+			continue
+		}
 		q, n := quote(p)
 		cut += n
 		if total(quoted)+len(q) > maxReplies {
@@ -162,7 +245,7 @@ func (s *Sink) Replies(ctx context.Context, issue, agent string) (replies, stopp
 		}
 		quoted = append(quoted, q)
 	}
-	if len(quoted) == 0 && left == 0 {
+	if len(quoted) == 0 && left == 0 && withheld == 0 {
 		return "", stoppedBy, err
 	}
 	var b strings.Builder
@@ -175,6 +258,12 @@ func (s *Sink) Replies(ctx context.Context, issue, agent string) (replies, stopp
 	}
 	if left > 0 {
 		fmt.Fprintf(&b, "\n(%d more replies not shown; read them in Linear)", left)
+	}
+	switch {
+	case withheld == 1:
+		b.WriteString("\n(1 reply from someone else was withheld; see the session in Linear)")
+	case withheld > 1:
+		fmt.Fprintf(&b, "\n(%d replies from others were withheld; see the session in Linear)", withheld)
 	}
 	return strings.TrimSpace(b.String()), stoppedBy, err
 }

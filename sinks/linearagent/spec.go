@@ -66,7 +66,20 @@ func FromEnv(env sinks.Env) *Sink {
 	if err != nil {
 		key = nil // no memo is trusted: each delivery says everything again
 	}
-	return New(Config{Linear: cfg, Root: env.Root, StartIssue: env.Prefs.Starts(), Delegate: env.Prefs.Delegates(), Redactor: r, Viewer: viewer, Key: key})
+	return New(Config{Linear: cfg, Root: env.Root, StartIssue: env.Prefs.Starts(), Delegate: env.Prefs.Delegates(), Redactor: r, Viewer: viewer, Key: key,
+		RepliesFrom: repliesFrom(env)})
+}
+
+// repliesFrom is whose replies reach the agent: the user's own preference,
+// narrowed by the repository's. A user file ccc cannot read counts as the
+// defaults, as everywhere.
+func repliesFrom(env sinks.Env) []string {
+	user, _ := env.Settings.UserPrefs()
+	var repo []string
+	if env.Root != "" {
+		repo = env.Settings.Project(env.Root).Prefs.Sinks[Name].RepliesFrom
+	}
+	return RepliesFrom(user.Sinks[Name].RepliesFrom, repo)
 }
 
 // Spec registers the linear-agent sink: on its own when an app token is

@@ -17,8 +17,9 @@ const StaleAfter = 30 * time.Minute
 // Session is an agent session as the fake holds it.
 type Session struct {
 	ID, Issue string
-	// Owner is the app user that started it.
-	Owner string
+	// Owner is the app user that started it; Creator the person
+	// responsible for it ("": none, as for a session an app starts).
+	Owner, Creator string
 	// Plan is the last plan sent (agentSessionUpdate), as decoded JSON.
 	Plan       any
 	URLs       []map[string]any
@@ -88,8 +89,14 @@ func (s *Server) status(a *Session) string {
 
 // AddPrompt writes a person's prompt in the session (as Linear's UI does;
 // agentActivityCreatePrompt is internal), a stop request when stop; it
-// returns the activity's id.
+// returns the activity's id. Its author is OtherUserID, named author (the
+// assignee of a new issue).
 func (s *Server) AddPrompt(sessionID, author, body string, stop bool) string {
+	return s.AddPromptBy(sessionID, OtherUserID, author, body, stop)
+}
+
+// AddPromptBy is AddPrompt written by the user userID.
+func (s *Server) AddPromptBy(sessionID, userID, author, body string, stop bool) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	a := s.session(sessionID)
@@ -97,12 +104,31 @@ func (s *Server) AddPrompt(sessionID, author, body string, stop bool) string {
 		return ""
 	}
 	act := Activity{ID: uuid.NewString(), Type: "prompt", Content: map[string]any{"type": "prompt", "body": body},
-		UserID: OtherUserID, UserName: author, CreatedAt: s.clock()}
+		UserID: userID, UserName: author, CreatedAt: s.clock()}
 	if stop {
 		act.Signal = "stop"
 	}
 	a.Activities = append(a.Activities, act)
 	return act.ID
+}
+
+// SetSessionCreator makes userID the person responsible for the session
+// (AgentSession.creator).
+func (s *Server) SetSessionCreator(sessionID, userID string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if a := s.session(sessionID); a != nil {
+		a.Creator = userID
+	}
+}
+
+// SetAssignee assigns the issue to userID ("": unassigned).
+func (s *Server) SetAssignee(identifier, userID string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if is := s.issue(identifier); is != nil {
+		s.work(is).AssigneeID = userID
+	}
 }
 
 // DeleteSession removes a session, as when a person deletes it.
@@ -283,7 +309,7 @@ func (s *Server) sessionObject(a *Session, u *user) object {
 		is = s.issueObject(i, u)
 	}
 	o := object{
-		"id": a.ID, "status": s.status(a), "plan": a.Plan, "issue": is,
+		"id": a.ID, "status": s.status(a), "plan": a.Plan, "issue": is, "creator": s.userRef(a.Creator, u),
 		"url": "https://linear.app/fake/issue/" + a.Issue + "#agent-session-" + a.ID[:8],
 	}
 	o["activities"] = resolver(func(args map[string]any) (any, *gqlError) {
@@ -352,7 +378,8 @@ type workflowState struct {
 	Position       float64
 }
 
-// teamStates are the fake team's workflow states; a new issue is in Todo.
+// teamStates are the fake team's workflow states; a new issue is in Todo,
+// assigned to OtherUserID.
 var teamStates = []workflowState{
 	{"5e0b0000-0000-4000-8000-000000000001", "Backlog", "backlog", 0},
 	{"5e0b0000-0000-4000-8000-000000000002", "Todo", "unstarted", 1},
@@ -361,8 +388,8 @@ var teamStates = []workflowState{
 	{"5e0b0000-0000-4000-8000-000000000005", "Done", "completed", 4},
 }
 
-// issueWork is an issue's state and delegate.
-type issueWork struct{ StateID, DelegateID string }
+// issueWork is an issue's state, delegate and assignee.
+type issueWork struct{ StateID, DelegateID, AssigneeID string }
 
 func (s *Server) work(is *issue) *issueWork {
 	if s.issueWork == nil {
@@ -370,7 +397,7 @@ func (s *Server) work(is *issue) *issueWork {
 	}
 	w := s.issueWork[is.ID]
 	if w == nil {
-		w = &issueWork{StateID: teamStates[1].ID}
+		w = &issueWork{StateID: teamStates[1].ID, AssigneeID: OtherUserID}
 		s.issueWork[is.ID] = w
 	}
 	return w
@@ -397,7 +424,20 @@ func stateObject(st workflowState) object {
 	return object{"id": st.ID, "name": st.Name, "type": st.Type, "position": st.Position}
 }
 
-// issueWorkFields adds an issue's state, delegate and team to its object.
+// userRef is the user id as an object: a member the fake knows in full,
+// else its id and name ("" for none: null).
+func (s *Server) userRef(id string, viewer *user) any {
+	if id == "" {
+		return nil
+	}
+	if u := s.userByID(id); u != nil {
+		return s.userObject(u, viewer)
+	}
+	return object{"id": id, "name": ""}
+}
+
+// issueWorkFields adds an issue's state, delegate, assignee and team to
+// its object.
 func (s *Server) issueWorkFields(o object, is *issue, viewer *user) {
 	w := s.work(is)
 	for _, st := range teamStates {
@@ -406,6 +446,7 @@ func (s *Server) issueWorkFields(o object, is *issue, viewer *user) {
 		}
 	}
 	o["delegate"] = s.userObject(s.userByID(w.DelegateID), viewer)
+	o["assignee"] = s.userRef(w.AssigneeID, viewer)
 	o["team"] = object{"id": "7ea30000-0000-4000-8000-000000000001", "key": "CIA", "states": resolver(func(args map[string]any) (any, *gqlError) {
 		want := ""
 		if f, ok := args["filter"].(map[string]any); ok {
