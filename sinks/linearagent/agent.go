@@ -11,6 +11,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"sync"
 
 	"github.com/ccc-checkpoint/ccc/internal/projectfs"
@@ -185,8 +186,17 @@ func (s *Sink) Upsert(ctx context.Context, d sinks.Delivery) (sinks.Result, erro
 		// The state file lost the reference: the memo's session, if any.
 	case d.Prev.ID != mm.Session:
 		// A session the memo does not know: what Linear was shown is
-		// unknown, so everything is said again.
-		mm = memo{Session: d.Prev.ID, LastPrompt: mm.LastPrompt}
+		// unknown, so everything is said again; and only if it is on
+		// this issue (the state file is not signed as the memo is).
+		on, err := x.onIssue(ctx, d.Prev.ID)
+		if err != nil {
+			return sinks.Result{Action: sinks.Failed, Ref: d.Prev, Requests: x.requests}, err.Error
+		}
+		if on {
+			mm = memo{Session: d.Prev.ID, LastPrompt: mm.LastPrompt}
+		} else {
+			stored = memo{} // the memo's session, else a new one
+		}
 	default:
 		stored = memo{}
 	}
@@ -234,6 +244,27 @@ func (s *Sink) Upsert(ctx context.Context, d sinks.Delivery) (sinks.Result, erro
 			&sinks.Error{Cause: "could not store the agent session's memo", Permanent: true, Err: serr}
 	}
 	return sinks.Result{Action: action, Ref: ref, Requests: x.requests}, nil
+}
+
+// onIssue says whether session is on the delivery's issue (by id or
+// identifier); a session Linear does not find is on none.
+func (x *delivery) onIssue(ctx context.Context, session string) (bool, *linear.CallError) {
+	var out struct {
+		S struct {
+			Issue *struct {
+				ID         string `json:"id"`
+				Identifier string `json:"identifier"`
+			} `json:"issue"`
+		} `json:"agentSession"`
+	}
+	if err := x.exec(ctx, "AgentSessionIssue", querySessionIssue, map[string]any{"id": session}, &out, false); err != nil {
+		if err.NotFound {
+			return false, nil
+		}
+		return false, err
+	}
+	is, want := out.S.Issue, x.d.Target.Issue
+	return is != nil && (is.ID == want || strings.EqualFold(is.Identifier, want)), nil
 }
 
 func (x *delivery) result(res *sinks.Result, err error) (sinks.Result, error) {

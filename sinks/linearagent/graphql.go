@@ -13,6 +13,11 @@ const (
 	mutationActivityCreate = `mutation AgentActivityCreate($input: AgentActivityCreateInput!) {
   agentActivityCreate(input: $input) { success agentActivity { id } }
 }`
+	// The issue a session is on, for a reference the memo does not vouch
+	// for.
+	querySessionIssue = `query AgentSessionIssue($id: String!) {
+  agentSession(id: $id) { id issue { id identifier } }
+}`
 	// The prompts people wrote in the session since $since (in either
 	// order: Linear says only "ordered by createdAt"); content is a union,
 	// of which only a prompt's body is read. The session's creator and its
@@ -38,5 +43,5 @@ const (
 
 // Documents lists every GraphQL document the sink can send.
 func Documents() []string {
-	return []string{mutationSessionCreate, mutationSessionUpdate, mutationActivityCreate, queryPrompts, queryIssueWork, mutationIssueUpdate, queryViewer}
+	return []string{mutationSessionCreate, mutationSessionUpdate, mutationActivityCreate, queryPrompts, querySessionIssue, queryIssueWork, mutationIssueUpdate, queryViewer}
 }
