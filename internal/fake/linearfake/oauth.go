@@ -386,8 +386,9 @@ func verifies(c *authCode, verifier string) bool {
 	return c.challenge == "" && verifier == ""
 }
 
-// revoke ends a grant given its access token (Bearer or access_token) or
-// its refresh token (refresh_token), answering as Linear documents: 200
+// revoke ends a grant given its access token as Bearer, or either token
+// in RFC 7009's token field (token_type_hint optional), answering as
+// Linear documents: 200
 // revoked, 400 not revocable (already revoked), 401 a bearer token that
 // does not authenticate.
 func (s *Server) revoke(w http.ResponseWriter, r *http.Request) {
@@ -403,10 +404,13 @@ func (s *Server) revoke(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		g = at.g
-	} else if at := o.access[r.PostForm.Get("access_token")]; at != nil {
-		g = at.g
-	} else if rt := o.refresh[r.PostForm.Get("refresh_token")]; rt != nil {
-		g = rt.g
+	} else if tok := r.PostForm.Get("token"); tok != "" {
+		// RFC 7009: the hint only says where to look first.
+		if at := o.access[tok]; at != nil {
+			g = at.g
+		} else if rt := o.refresh[tok]; rt != nil {
+			g = rt.g
+		}
 	}
 	if g == nil || g.revoked {
 		oauthError(w, http.StatusBadRequest, "invalid_request", "Unable to revoke token")

@@ -274,6 +274,19 @@ func TestLogoutRevokesAndDeletes(t *testing.T) {
 	assert.ErrorIs(t, oauth.Logout(context.Background(), o), oauth.ErrNoToken)
 }
 
+// A grant Linear already revoked (the app uninstalled, a logout on
+// another machine) answers 400 "not revocable": logout still succeeds.
+func TestLogoutOfARevokedGrantSucceeds(t *testing.T) {
+	t.Parallel()
+	srv := newServer(t)
+	o := options(t, srv)
+	login(t, o)
+	srv.RevokeGrants()
+	require.NoError(t, oauth.Logout(context.Background(), o))
+	_, err := os.Stat(oauth.StorePath(o.Dir))
+	assert.True(t, errors.Is(err, os.ErrNotExist))
+}
+
 func TestClientCredentialsGivesAnAppTokenWithoutABrowser(t *testing.T) {
 	t.Parallel()
 	srv := newServer(t)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -195,8 +196,8 @@ func loginRequired(why string) error {
 }
 
 // Logout revokes the stored grant at Linear (with the refresh token when
-// there is one, which ends the whole grant, else the access token) and
-// deletes the store. The store is deleted even when the revocation fails;
+// there is one, which ends the whole grant, else the access token; a 400,
+// "not revocable", means revoked already) and deletes the store. The store is deleted even when the revocation fails;
 // the error says so. Nothing stored: ErrNoToken.
 func Logout(ctx context.Context, o Options) error {
 	o = o.withDefaults()
@@ -209,11 +210,17 @@ func Logout(ctx context.Context, o Options) error {
 	if err != nil {
 		return err
 	}
-	var revokeErr error
+	// RFC 7009's fields: token, and which kind it is.
+	form := url.Values{"token": {t.AccessToken}, "token_type_hint": {"access_token"}}
 	if t.RefreshToken != "" {
-		revokeErr = postForm(ctx, o, o.RevokeURL, url.Values{"refresh_token": {t.RefreshToken}}, "", "", nil)
-	} else {
-		revokeErr = postForm(ctx, o, o.RevokeURL, url.Values{}, "", t.AccessToken, nil)
+		form = url.Values{"token": {t.RefreshToken}, "token_type_hint": {"refresh_token"}}
+	}
+	revokeErr := postForm(ctx, o, o.RevokeURL, form, "", "", nil)
+	var oe *OAuthError
+	if errors.As(revokeErr, &oe) && oe.Status == http.StatusBadRequest {
+		// Linear answers 400 for a token it cannot revoke: already
+		// revoked (the app uninstalled, a logout elsewhere).
+		revokeErr = nil
 	}
 	if err := os.Remove(StorePath(o.Dir)); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("token store: %w", err)
