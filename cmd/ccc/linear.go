@@ -18,6 +18,7 @@ type LinearLoginOptions struct {
 	ClientID          string
 	ClientSecret      string
 	Scopes            []string
+	Port              int
 	ClientCredentials bool
 	Timeout           time.Duration
 }
@@ -46,10 +47,12 @@ func newCmdLinearLogin(f *Factory, runF func(*LinearLoginOptions) error) *cobra.
 		Use:   "login",
 		Short: "Sign in to Linear with your OAuth application (PKCE, actor=app)",
 		Long: `Sign in to Linear as your OAuth application's agent: ccc listens on
-127.0.0.1 at a random port, prints the authorization URL (and opens it in a
-browser when one is available, never with --no-browser), and waits for
-Linear to send the browser back. The application needs the callback URL
-http://127.0.0.1 (any port) and a workspace admin to approve the install.
+127.0.0.1 at a random port (--port to choose it), prints the authorization
+URL (and opens it in a browser when one is available, never with
+--no-browser), and waits for Linear to send the browser back to
+http://127.0.0.1:<port>/callback. Register that callback URL in the
+application (with --port, exactly that URL) and have a workspace admin
+approve the install.
 
 The client id comes from --client-id, $LINEAR_CLIENT_ID, or your own
 preferences (sinks: linear: client_id: in $CCC_CONFIG_DIR/preferences.yaml);
@@ -79,6 +82,7 @@ and each new one invalidates the last.` + exitStatusHelp(
 	fl.StringVar(&opts.ClientID, "client-id", "", "your OAuth application's client id (default $LINEAR_CLIENT_ID)")
 	fl.StringVar(&opts.ClientSecret, "client-secret", "", "its client secret, if it has one (default $LINEAR_CLIENT_SECRET)")
 	fl.StringSliceVar(&opts.Scopes, "scopes", oauth.DefaultScopes, "scopes to request")
+	fl.IntVar(&opts.Port, "port", 0, "loopback port to listen on for the callback (default: any free port)")
 	fl.BoolVar(&opts.ClientCredentials, "client-credentials", false, "get an app token with the client_credentials grant (no browser)")
 	durationVar(fl, &opts.Timeout, "timeout", 5*time.Minute, "how long to wait for the browser")
 	return cmd
@@ -106,6 +110,10 @@ func linearLoginRun(ctx context.Context, f *Factory, opts *LinearLoginOptions) e
 		o.ClientSecret = opts.ClientSecret
 	}
 	o.Scopes = opts.Scopes
+	if opts.Port < 0 || opts.Port > 65535 {
+		return &usageError{fmt.Errorf("--port %d: not a port", opts.Port)}
+	}
+	o.Port = opts.Port
 	ctx, cancel := context.WithTimeout(ctx, opts.Timeout)
 	defer cancel()
 	var t oauth.Token

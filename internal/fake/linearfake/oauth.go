@@ -140,7 +140,7 @@ func (s *Server) Grant(app bool) (access, refresh string) {
 	o := s.oauthState()
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	g := &grant{app: app, scopes: []string{"read", "write", "app:assignable", "app:mentionable"}}
+	g := &grant{app: app, scopes: []string{"read", "write", "app:assignable"}}
 	access, refresh = o.issue(g)
 	return access, refresh
 }

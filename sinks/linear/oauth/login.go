@@ -12,6 +12,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -64,7 +65,8 @@ type LoginIO struct {
 }
 
 // Login signs in with the authorization-code flow and PKCE: it listens on
-// 127.0.0.1 at a random port, shows (and maybe opens) the authorization
+// 127.0.0.1 at o.Port (else a random port; the redirect URI is
+// http://127.0.0.1:<port>/callback), shows (and maybe opens) the authorization
 // URL, waits for Linear to redirect the browser back with a code whose
 // state matches, exchanges the code and stores the token. It gives up
 // when ctx ends.
@@ -73,7 +75,7 @@ func Login(ctx context.Context, o Options, lio LoginIO) (Token, error) {
 	if o.ClientID == "" {
 		return Token{}, errors.New("no OAuth client id: pass --client-id, set LINEAR_CLIENT_ID, or add sinks: linear: client_id: to your preferences")
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(o.Port)))
 	if err != nil {
 		return Token{}, fmt.Errorf("loopback listener: %w", err)
 	}

@@ -33,9 +33,10 @@ const (
 )
 
 // DefaultScopes are what an agent needs: read and write the issues it works
-// on, be assigned (delegated) issues and be @-mentioned
-// (linear.app/developers/agents, "Actor and scopes").
-var DefaultScopes = []string{"read", "write", "app:assignable", "app:mentionable"}
+// on, and be delegated issues (linear.app/developers/agents, "Actor and
+// scopes"). Not app:mentionable: ccc answers no mention (it has no
+// webhook listener), so a mention would open a session nobody answers.
+var DefaultScopes = []string{"read", "write", "app:assignable"}
 
 // RefreshAhead is how long before its expiry an access token is replaced:
 // long enough that a token read now still works for a hook's whole
@@ -59,7 +60,10 @@ type Options struct {
 	// (the secret is optional with PKCE).
 	ClientID, ClientSecret string
 	// Scopes requested at login (DefaultScopes when empty).
-	Scopes                            []string
+	Scopes []string
+	// Port is the loopback port Login listens on (0: any free one), for
+	// an application whose callback URL names one.
+	Port                              int
 	AuthorizeURL, TokenURL, RevokeURL string
 	APIURL                            string
 	HTTPClient                        *http.Client

@@ -3,7 +3,9 @@ package oauth_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -96,7 +98,7 @@ func TestAuthorizeURLAsksForAnAppInstallWithPKCE(t *testing.T) {
 	q := u.Query()
 	for k, want := range map[string]string{
 		"client_id": "cid", "redirect_uri": "http://127.0.0.1:5555/callback", "response_type": "code",
-		"scope": "read,write,app:assignable,app:mentionable", "state": "st4te", "actor": "app",
+		"scope": "read,write,app:assignable", "state": "st4te", "actor": "app",
 		"code_challenge": "ch4llenge", "code_challenge_method": "S256",
 	} {
 		assert.Equal(t, want, q.Get(k), k)
@@ -135,6 +137,22 @@ func TestLoginStoresAnAppTokenPrivately(t *testing.T) {
 	assert.True(t, id.App)
 	assert.Equal(t, linearfake.AppUserName, id.Name)
 	assert.Equal(t, "Fake Org", id.Workspace)
+}
+
+// An application whose callback URL names a port: Login listens there and
+// sends exactly http://127.0.0.1:<port>/callback.
+func TestLoginOnAFixedPort(t *testing.T) {
+	t.Parallel()
+	srv := newServer(t)
+	o := options(t, srv)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	o.Port = ln.Addr().(*net.TCPAddr).Port
+	require.NoError(t, ln.Close())
+	_, u := login(t, o)
+	parsed, err := url.Parse(u)
+	require.NoError(t, err)
+	assert.Equal(t, fmt.Sprintf("http://127.0.0.1:%d/callback", o.Port), parsed.Query().Get("redirect_uri"))
 }
 
 func TestLoginWithoutClientIDSaysWhereToSetIt(t *testing.T) {
