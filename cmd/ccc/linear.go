@@ -61,8 +61,9 @@ $LINEAR_CLIENT_SECRET. The tokens go to linear-oauth.json in the user's
 config directory (mode 0600), never to the project, and are never printed.
 
 --client-credentials asks for an app token without a browser (Linear's
-client_credentials grant, for applications that enable it): valid 30 days,
-and each new one invalidates the last.` + exitStatusHelp(
+client_credentials grant, for applications that enable it): valid 30 days;
+a request with other scopes revokes all the application's tokens, so use a
+separate application for CI and the same --scopes in every job.` + exitStatusHelp(
 			"0  signed in",
 			"1  the sign-in failed or timed out",
 			"2  usage error"),

@@ -129,8 +129,9 @@ func Login(ctx context.Context, o Options, lio LoginIO) (Token, error) {
 // LoginClientCredentials gets an app-actor token with the
 // client_credentials grant, which Linear offers to applications that turn
 // "client credentials tokens" on: no browser and no refresh token, valid
-// for 30 days, and one per application at a time (a new one invalidates
-// the last), so one machine should hold it and share nothing else.
+// for 30 days; up to 1000 in parallel while every request asks for the
+// same scopes (other scopes, or another grant type on the application,
+// revoke them all).
 func LoginClientCredentials(ctx context.Context, o Options) (Token, error) {
 	o = o.withDefaults()
 	if o.ClientID == "" || o.ClientSecret == "" {
