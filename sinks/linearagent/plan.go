@@ -13,6 +13,18 @@ import (
 	"github.com/ccc-checkpoint/ccc/internal/redact"
 )
 
+// Linear shows a session's plan and activities in a side panel: a long
+// task list or a status pasted whole into an action would drown it.
+const (
+	// MaxPlanItems is how many items a plan holds at most, the last one
+	// "+N more" when tasks were left out.
+	MaxPlanItems = 50
+	// MaxPlanItem is how many runes an item's content holds at most.
+	MaxPlanItem = 200
+	// MaxResult is how many runes an action's result holds at most.
+	MaxResult = 1000
+)
+
 // step is one entry of a session's plan, as Linear's "Agent interaction"
 // guide shapes it: {content, status} with status pending, inProgress,
 // completed or canceled.
@@ -23,7 +35,9 @@ type step struct {
 
 // plan mirrors doc's tasks: completed → completed, the current one →
 // inProgress, remaining → pending; a task of the last plan (prev) that is
-// in none of them was dropped → canceled. texts are the live tasks'.
+// in none of them was dropped → canceled, and stays so while it is in no
+// list. texts are the plan's tasks, the canceled ones included, for the
+// next plan's prev. Past MaxPlanItems, the last item says how many more.
 func plan(doc *progress.Document, prev []string) (steps []step, texts []string) {
 	add := func(t progress.Task, status string) {
 		text := firstLine(t.Text)
@@ -48,9 +62,16 @@ func plan(doc *progress.Document, prev []string) (steps []step, texts []string) 
 		}
 	}
 	for _, p := range prev {
-		if !slices.Contains(texts, p) {
+		// A canceled task past the cap is forgotten: the memo stays
+		// bounded however many tasks come and go.
+		if !slices.Contains(texts, p) && len(steps) < MaxPlanItems {
 			steps = append(steps, step{Content: p, Status: "canceled"})
+			texts = append(texts, p)
 		}
+	}
+	if n := len(steps); n > MaxPlanItems {
+		more := n - (MaxPlanItems - 1)
+		steps = append(steps[:MaxPlanItems-1], step{Content: fmt.Sprintf("+%d more", more), Status: "pending"})
 	}
 	return steps, texts
 }

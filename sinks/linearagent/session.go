@@ -120,7 +120,7 @@ func (x *delivery) send(ctx context.Context, m *live) *linear.CallError {
 func (x *delivery) sendPlan(ctx context.Context, m *live, doc *progress.Document) *linear.CallError {
 	steps, texts := plan(doc, m.Tasks)
 	for i := range steps {
-		steps[i].Content = x.s.redacted(steps[i].Content)
+		steps[i].Content = x.s.cfg.Redactor.Clip(steps[i].Content, MaxPlanItem)
 	}
 	h := planHash(steps)
 	if h == m.PlanHash {
@@ -143,7 +143,7 @@ func (x *delivery) activity(m *live, doc *progress.Document) (map[string]any, fu
 	if doc == nil {
 		// No progress file (ccc post, a test): the status itself.
 		return map[string]any{"type": "action", "action": "Checkpoint", "parameter": x.d.Target.Issue,
-			"result": capped(x.d.Body, x.s.cfg.Linear.MaxBody)}, none
+			"result": capped(x.d.Body, min(MaxResult, x.s.cfg.Linear.MaxBody))}, none
 	}
 	if reason := failure(doc); reason != "" && !m.Failed {
 		return map[string]any{"type": "error", "body": reason}, func() { m.Failed = true }
@@ -164,7 +164,7 @@ func (x *delivery) activity(m *live, doc *progress.Document) (map[string]any, fu
 	}
 	c := map[string]any{"type": "action", "action": "Checkpoint", "parameter": position(doc)}
 	if r := result(doc); r != "" {
-		c["result"] = r
+		c["result"] = capped(r, MaxResult)
 	}
 	return c, none
 }
