@@ -236,6 +236,15 @@ func (s *Sink) Upsert(ctx context.Context, d sinks.Delivery) (sinks.Result, erro
 		return sinks.Result{Action: sinks.Failed, Ref: ref, Requests: x.requests}, err.Error
 	}
 	m.pending = ""
+	if action == sinks.Created {
+		// After the first response (plan, activity): Linear asks for one
+		// within 10 seconds, and for it before the issue's state moves.
+		// The state and delegate are courtesies: the status went out,
+		// and the next session tries again.
+		if err := x.begin(ctx); err != nil {
+			x.warning = "issue not moved to started: " + err.Cause
+		}
+	}
 	s.mu.Lock()
 	s.note = x.warning
 	s.mu.Unlock()

@@ -449,3 +449,40 @@ func TestStoredSignInIsACredential(t *testing.T) {
 
 // testKey stands for the user's signing key (config.UserKey).
 var testKey = []byte("0123456789abcdef0123456789abcdef")
+
+// An issue in triage is not moved out of it (Linear's best practices); the
+// agent still becomes its delegate.
+func TestSessionStartLeavesAnIssueInTriage(t *testing.T) {
+	srv := newFake(t)
+	srv.SetIssueState("CIA-9", "Triage")
+	root := t.TempDir()
+	write(t, root, progressFile)
+	s := linearagent.New(linearagent.Config{Linear: linear.Config{URL: srv.URL, OAuthToken: linearfake.OAuthToken},
+		Root: root, Key: testKey, StartIssue: true, Delegate: true})
+	_, err := (&deliverer{s: s}).deliver(t, "one")
+	require.NoError(t, err)
+	state, deleg := srv.IssueWork("CIA-9")
+	assert.Equal(t, "Triage", state)
+	assert.Equal(t, linearfake.ViewerID, deleg)
+}
+
+// The first response (the plan and the first activity) goes out before
+// the issue's state moves: Linear's first-response window is 10 seconds.
+func TestFirstResponseBeforeTheStateMove(t *testing.T) {
+	srv := newFake(t)
+	root := t.TempDir()
+	write(t, root, progressFile)
+	s := linearagent.New(linearagent.Config{Linear: linear.Config{URL: srv.URL, OAuthToken: linearfake.OAuthToken},
+		Root: root, Key: testKey, StartIssue: true, Delegate: true})
+	_, err := (&deliverer{s: s}).deliver(t, "one")
+	require.NoError(t, err)
+	var order []string
+	for _, r := range srv.Requests() {
+		for _, f := range r.Fields {
+			if f == "agentSessionCreateOnIssue" || f == "agentSessionUpdate" || f == "agentActivityCreate" || f == "issueUpdate" {
+				order = append(order, f)
+			}
+		}
+	}
+	assert.Equal(t, []string{"agentSessionCreateOnIssue", "agentSessionUpdate", "agentActivityCreate", "issueUpdate"}, order)
+}

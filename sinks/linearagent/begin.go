@@ -23,9 +23,14 @@ const (
 }`
 )
 
+// settled are the state types begin leaves: work already started or
+// closed, and triage, which Linear's best practices say an agent must not
+// move an issue out of.
+var settled = []string{"triage", "started", "completed", "canceled"}
+
 // begin follows Linear's best practices when a session starts work on an
-// issue, each behind its preference: an issue not started, completed or
-// canceled moves to its team's first "started" state (lowest position);
+// issue, each behind its preference, once the session's first response
+// is out: an issue not in triage, started, completed or canceled moves to its team's first "started" state (lowest position);
 // with no delegate, the agent becomes it. One query, at most one update.
 func (x *delivery) begin(ctx context.Context) *linear.CallError {
 	cfg := x.s.cfg
@@ -56,7 +61,7 @@ func (x *delivery) begin(ctx context.Context) *linear.CallError {
 	}
 	input := map[string]any{}
 	states := out.Issue.Team.States.Nodes
-	if t := out.Issue.State.Type; cfg.StartIssue && t != "started" && t != "completed" && t != "canceled" && len(states) > 0 {
+	if t := out.Issue.State.Type; cfg.StartIssue && !slices.Contains(settled, t) && len(states) > 0 {
 		first := slices.MinFunc(states, func(a, b struct {
 			ID       string  `json:"id"`
 			Position float64 `json:"position"`

@@ -64,11 +64,6 @@ func (x *delivery) create(ctx context.Context, m *live) (*sinks.Result, error) {
 			return nil, &sinks.Error{Cause: "could not store the agent session id", Permanent: true, Err: err}
 		}
 	}
-	if err := x.begin(ctx); err != nil {
-		// The issue's state and delegate are courtesies: the status
-		// still goes out, and the next session tries again.
-		x.warning = "issue not moved to started: " + err.Cause
-	}
 	return nil, nil
 }
 

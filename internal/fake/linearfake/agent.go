@@ -386,6 +386,7 @@ var teamStates = []workflowState{
 	{"5e0b0000-0000-4000-8000-000000000004", "In Review", "started", 3},
 	{"5e0b0000-0000-4000-8000-000000000003", "In Progress", "started", 2},
 	{"5e0b0000-0000-4000-8000-000000000005", "Done", "completed", 4},
+	{"5e0b0000-0000-4000-8000-000000000006", "Triage", "triage", -1},
 }
 
 // issueWork is an issue's state, delegate and assignee.
@@ -418,6 +419,24 @@ func (s *Server) IssueWork(identifier string) (state, delegateID string) {
 		}
 	}
 	return state, w.DelegateID
+}
+
+// SetIssueState puts an issue in the team's state named name ("Triage",
+// "Backlog", "Todo", "In Progress", "In Review", "Done").
+func (s *Server) SetIssueState(identifier, name string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	is := s.issue(identifier)
+	if is == nil {
+		return
+	}
+	for _, st := range teamStates {
+		if st.Name == name {
+			s.work(is).StateID = st.ID
+			return
+		}
+	}
+	panic("linearfake: no state " + name)
 }
 
 func stateObject(st workflowState) object {
