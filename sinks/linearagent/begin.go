@@ -30,8 +30,9 @@ var settled = []string{"triage", "started", "completed", "canceled"}
 
 // begin follows Linear's best practices when a session starts work on an
 // issue, each behind its preference, once the session's first response
-// is out: an issue not in triage, started, completed or canceled moves to its team's first "started" state (lowest position);
-// with no delegate, the agent becomes it. One query, at most one update.
+// is out: an issue not in a settled state moves to its team's first
+// "started" state (lowest position); with no delegate, the agent becomes
+// it. One query, at most one update.
 func (x *delivery) begin(ctx context.Context) *linear.CallError {
 	cfg := x.s.cfg
 	if !cfg.StartIssue && !cfg.Delegate {
