@@ -291,21 +291,27 @@ func (f *Factory) hookEnv(dir string) hook.Env {
 	}
 }
 
-// hookReplies reads the project's Linear agent session for the hooks.
+// hookAgent is the ccc agent a hook runs for, whose record its
+// checkpoints write (hookCheckpoint: $CCC_AGENT, else main) and so whose
+// Linear agent session it reads. The hook's --agent names the host
+// (claude, codex, gemini), not this.
+func (f *Factory) hookAgent() string { return config.Agent("", f.env()) }
+
+// hookReplies reads the Linear agent session of the hook's agent.
 func (f *Factory) hookReplies(ctx context.Context, root string) (replies, stoppedBy string) {
 	c, ok := all.Registry().Conversation(sinks.Env{Settings: f.settings(), HTTPClient: f.HTTPClient, Root: root})
 	if !ok {
 		return "", "" // no app token: no session, and no git run to find the issue
 	}
 	issue, _ := checkpoint.FindIssue(ctx, root, "", time.Now())
-	replies, stoppedBy, err := c.Replies(ctx, issue, "main")
+	replies, stoppedBy, err := c.Replies(ctx, issue, f.hookAgent())
 	if err != nil {
 		fmt.Fprintf(f.IO.ErrOut, "ccc hook: Linear replies not read: %v\n", err)
 	}
 	return replies, stoppedBy
 }
 
-// hookStopCheck asks the project's Linear agent session whether someone
+// hookStopCheck asks the hook's agent's Linear agent session whether someone
 // pressed stop, for the tool hooks (at most one query a minute).
 func (f *Factory) hookStopCheck(ctx context.Context, root string) (stoppedBy string) {
 	c, ok := all.Registry().Conversation(sinks.Env{Settings: f.settings(), HTTPClient: f.HTTPClient, Root: root})
@@ -319,7 +325,7 @@ func (f *Factory) hookStopCheck(ctx context.Context, root string) (stoppedBy str
 		return ""
 	}
 	issue, _ := checkpoint.FindIssue(ctx, root, "", time.Now())
-	by, err := sc.StopRequested(ctx, issue, "main")
+	by, err := sc.StopRequested(ctx, issue, f.hookAgent())
 	if err != nil {
 		fmt.Fprintf(f.IO.ErrOut, "ccc hook: Linear stop not checked: %v\n", err)
 	}
@@ -369,7 +375,7 @@ func (f *Factory) hookResume(ctx context.Context, root string) (hook.Resume, boo
 // keepAlive sends the Linear agent session an ephemeral thought (at most
 // one per few minutes) so it does not turn stale while the agent works.
 func (f *Factory) keepAlive(ctx context.Context, root, what string) {
-	f.keepAliveAs(ctx, root, "main", what)
+	f.keepAliveAs(ctx, root, f.hookAgent(), what)
 }
 
 func (f *Factory) keepAliveAs(ctx context.Context, root, agent, what string) {
