@@ -59,7 +59,7 @@ func RootEnvironmentHelp() string {
 
 // Markers around the generated table in docs/configuration.md.
 const (
-	envTableBegin = "<!-- environment: generated from config.Variables by `go run ./cmd/ccc gen-docs --markdown docs`; do not edit -->\n"
+	envTableBegin = "<!-- environment: generated from config.Variables by `go run -tags gendocs ./cmd/ccc gen-docs --markdown docs`; do not edit -->\n"
 	envTableEnd   = "<!-- end of environment -->\n"
 )
 

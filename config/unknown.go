@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"sort"
 	"strings"
+	"sync"
 
 	"gopkg.in/yaml.v3"
 )
@@ -13,15 +14,16 @@ import (
 // is a leaf, and the key "*" stands for any name (a sink's).
 type schema map[string]schema
 
-// known is every key of Prefs, HookPrefs and agents:, from their tags.
-var known = func() schema {
+// known is every key of Prefs, HookPrefs and agents:, from their tags; built
+// on first use (only a run that reads a preferences file needs it), not at init.
+var known = sync.OnceValue(func() schema {
 	s := schemaOf(reflect.TypeOf(Prefs{}))
 	for k, v := range schemaOf(reflect.TypeOf(HookPrefs{})) {
 		s[k] = v
 	}
 	s["agents"] = schemaOf(reflect.TypeOf(AgentPrefs{}))
 	return s
-}()
+})
 
 func schemaOf(t reflect.Type) schema {
 	for t.Kind() == reflect.Pointer {
@@ -52,7 +54,7 @@ func schemaOf(t reflect.Type) schema {
 // unknownKey finds the first key of doc (in file order) that ccc does not
 // know, as an error with its line and the nearest known key; nil if none.
 func unknownKey(doc *yaml.Node, path string) error {
-	return walkUnknown(resolve(doc), known, "", path)
+	return walkUnknown(resolve(doc), known(), "", path)
 }
 
 func walkUnknown(n *yaml.Node, s schema, prefix, path string) error {

@@ -20,7 +20,7 @@ func Closer(src []byte) string {
 	src, _ = TrimBOM(src)
 	probe := make([]byte, 0, len(src)+16)
 	probe = append(append(probe, src...), "\n\n## probe\n"...)
-	root := blockParser.Parse(text.NewReader(probe))
+	root := blockParser().Parse(text.NewReader(probe))
 	last := root.LastChild()
 	if h, ok := last.(*ast.Heading); ok && h.Level == 2 {
 		return ""

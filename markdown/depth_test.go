@@ -77,7 +77,7 @@ func TestLimitNeverUnderestimates(t *testing.T) {
 
 // goldmarkDepth is the deepest nesting of block quotes and list items goldmark finds in src.
 func goldmarkDepth(src []byte) int {
-	root := blockParser.Parse(text.NewReader(src))
+	root := blockParser().Parse(text.NewReader(src))
 	deepest := 0
 	_ = ast.Walk(root, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
 		if !entering {

@@ -9,6 +9,7 @@ package markdown
 import (
 	"bytes"
 	"strings"
+	"sync"
 
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/parser"
@@ -22,22 +23,27 @@ const BOM = "\uFEFF"
 // blockParser builds only the block structure: ccc needs positions, not inline markup, and skipping the
 // inline parsers makes a parse several times cheaper. The paragraph transformers stay, because link
 // reference definitions change which lines form a setext heading.
-var blockParser = parser.NewParser(
-	parser.WithBlockParsers(parser.DefaultBlockParsers()...),
-	parser.WithParagraphTransformers(parser.DefaultParagraphTransformers()...),
-)
+// Built on first use, not at package init: every ccc process links this package, few parse.
+var blockParser = sync.OnceValue(func() parser.Parser {
+	return parser.NewParser(
+		parser.WithBlockParsers(parser.DefaultBlockParsers()...),
+		parser.WithParagraphTransformers(parser.DefaultParagraphTransformers()...),
+	)
+})
 
 // plainParser is blockParser without the paragraph transformers, for a source that cannot hold a link
 // reference definition (one needs "]:"): the transformer reads every paragraph again to find none.
-var plainParser = parser.NewParser(parser.WithBlockParsers(parser.DefaultBlockParsers()...))
+var plainParser = sync.OnceValue(func() parser.Parser {
+	return parser.NewParser(parser.WithBlockParsers(parser.DefaultBlockParsers()...))
+})
 
 // ParseBlocks parses src's block structure only, as every parse in this package does; offsets in the
 // tree refer to src as given (a byte order mark is not removed).
 func ParseBlocks(src []byte) ast.Node {
 	if !bytes.Contains(src, []byte("]:")) {
-		return plainParser.Parse(text.NewReader(src))
+		return plainParser().Parse(text.NewReader(src))
 	}
-	return blockParser.Parse(text.NewReader(src))
+	return blockParser().Parse(text.NewReader(src))
 }
 
 // Doc is a Markdown source split into the preamble (everything before the first level-2 heading) and

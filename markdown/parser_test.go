@@ -39,7 +39,7 @@ func TestParseBlocksWithoutDefinitions(t *testing.T) {
 		"[foo]: /url\n===\n\n## Notes\n[bar]: <x>\n---\n",
 		"- [ ] task\n[not a def] : x\n---\n",
 	} {
-		want := shape([]byte(src), blockParser.Parse(text.NewReader([]byte(src))))
+		want := shape([]byte(src), blockParser().Parse(text.NewReader([]byte(src))))
 		assert.Equal(t, want, shape([]byte(src), ParseBlocks([]byte(src))), src)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"sync"
 )
 
 // AlignTo moves tasks between Completed, Current and Remaining so that done
@@ -128,7 +129,7 @@ func (f *finisher) add(t Task) {
 
 func placeholder(k int) string { return fmt.Sprintf("Task %d (from .ccc-state.json)", k) }
 
-var placeholderText = regexp.MustCompile(`^Task [0-9]+ \(from \.ccc-state\.json\)$`)
+var placeholderText = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^Task [0-9]+ \(from \.ccc-state\.json\)$`) })
 
 // FillSlots makes named tasks take the slots of placeholders: while the
 // document lists more than total tasks, a placeholder that is not done is
@@ -145,7 +146,7 @@ func (d *Document) FillSlots(total int) bool {
 	// time would move the tail of a long queue once per placeholder.
 	drop := map[int]bool{}
 	for i, excess := len(d.Remaining)-1, d.TaskM()-total; i >= 0 && len(drop) < excess; i-- {
-		if t := d.Remaining[i]; !t.Done && placeholderText.MatchString(t.Text) {
+		if t := d.Remaining[i]; !t.Done && placeholderText().MatchString(t.Text) {
 			drop[i] = true
 		}
 	}
@@ -159,7 +160,7 @@ func (d *Document) FillSlots(total int) bool {
 		d.Remaining = kept
 		changed = true
 	}
-	if c := d.Current; d.TaskM() > total && c != nil && !c.Done && placeholderText.MatchString(c.Text) {
+	if c := d.Current; d.TaskM() > total && c != nil && !c.Done && placeholderText().MatchString(c.Text) {
 		d.Current = nil
 		if i := slices.IndexFunc(d.Remaining, func(t Task) bool { return !t.Done && !isNone(t.Text) }); i >= 0 {
 			t := withStatus(d.Remaining[i])
@@ -174,7 +175,7 @@ func (d *Document) FillSlots(total int) bool {
 	k := len(d.Completed)
 	renumber := func(t *Task) {
 		k++
-		if !t.Done && placeholderText.MatchString(t.Text) {
+		if !t.Done && placeholderText().MatchString(t.Text) {
 			t.Text = placeholder(k)
 		}
 	}

@@ -3,24 +3,25 @@ package progress
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // FileName is the progress document in a project root.
 const FileName = ".ccc-progress.md"
 
 // ValidIssue reports whether key is an issue key like CIA-123.
-func ValidIssue(key string) bool { return keyRe.MatchString(key) }
+func ValidIssue(key string) bool { return keyRe().MatchString(key) }
 
 // keyAnyCaseRe is keyRe in either case; ASCII only, unlike (?i), which would
 // also take the Kelvin sign for a K.
-var keyAnyCaseRe = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9]*-[0-9]+$`)
+var keyAnyCaseRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z][A-Za-z0-9]*-[0-9]+$`) })
 
 // NormalIssue reads an issue key written in any case, with spaces around it
 // ("cia-12"), as its canonical form, the team key in upper case ("CIA-12").
 // ok is false when s is no issue key.
 func NormalIssue(s string) (key string, ok bool) {
 	s = strings.TrimSpace(s)
-	if !keyAnyCaseRe.MatchString(s) {
+	if !keyAnyCaseRe().MatchString(s) {
 		return "", false
 	}
 	return strings.ToUpper(s), true

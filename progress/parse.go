@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/yuin/goldmark/ast"
@@ -135,13 +136,13 @@ type section struct {
 }
 
 var (
-	fieldRe      = regexp.MustCompile(`^\*\*([^*]+?)\s*:\s*\*\*\s*(.*)$`)
-	fieldAfterRe = regexp.MustCompile(`^\*\*([^*]+?)\*\*\s*:\s*(.*)$`)
-	keyRe        = regexp.MustCompile(`^[A-Z][A-Z0-9]*-[0-9]+$`)
-	keyFindRe    = regexp.MustCompile(`\b[A-Z][A-Z0-9]*-[0-9]+\b`)
-	checkboxRe   = regexp.MustCompile(`^\[([ xX])\](?:[ \t]+|\n|$)`)
-	unblockRe    = regexp.MustCompile(`(?is)^(.*?)\s*\(unblocked by:\s*(.*?)\s*\)$`)
-	learningRe   = regexp.MustCompile(`(?s)^\[([^\]\n]+)\][ \t]*(.*)$`)
+	fieldRe      = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\*\*([^*]+?)\s*:\s*\*\*\s*(.*)$`) })
+	fieldAfterRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\*\*([^*]+?)\*\*\s*:\s*(.*)$`) })
+	keyRe        = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Z][A-Z0-9]*-[0-9]+$`) })
+	keyFindRe    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\b[A-Z][A-Z0-9]*-[0-9]+\b`) })
+	checkboxRe   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\[([ xX])\](?:[ \t]+|\n|$)`) })
+	unblockRe    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?is)^(.*?)\s*\(unblocked by:\s*(.*?)\s*\)$`) })
+	learningRe   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?s)^\[([^\]\n]+)\][ \t]*(.*)$`) })
 )
 
 // Parse reads a progress file. It fails only for input over MaxSize, input that is not text (invalid
@@ -266,9 +267,9 @@ func parsePreamble(d *Document, md *markdown.Doc) {
 // parseField splits a header line "**Name:** value" (or "**Name**: value").
 func parseField(line string) (name, value string, ok bool) {
 	line = strings.TrimSpace(line)
-	m := fieldRe.FindStringSubmatch(line)
+	m := fieldRe().FindStringSubmatch(line)
 	if m == nil {
-		m = fieldAfterRe.FindStringSubmatch(line)
+		m = fieldAfterRe().FindStringSubmatch(line)
 	}
 	if m == nil || strings.TrimSpace(m[1]) == "" {
 		return "", "", false
@@ -307,8 +308,8 @@ func parseIssue(v string) Issue {
 	if k, ok := NormalIssue(key); ok {
 		key = k
 	}
-	if !keyRe.MatchString(key) {
-		if k := keyFindRe.FindString(key); k != "" {
+	if !keyRe().MatchString(key) {
+		if k := keyFindRe().FindString(key); k != "" {
 			key = k
 		}
 	}
@@ -512,7 +513,7 @@ func splitBox(text string) (rest string, box, checked bool) {
 	if !strings.HasPrefix(text, "[") {
 		return text, false, false
 	}
-	m := checkboxRe.FindStringSubmatchIndex(text)
+	m := checkboxRe().FindStringSubmatchIndex(text)
 	if m == nil {
 		return text, false, false
 	}
@@ -576,7 +577,7 @@ func parseDecision(text string) Decision {
 func parseBlocker(text string) Blocker {
 	rest, box, checked := splitBox(text)
 	b := Blocker{Description: rest, Checkbox: box, Checked: checked}
-	if m := unblockRe.FindStringSubmatch(rest); m != nil {
+	if m := unblockRe().FindStringSubmatch(rest); m != nil {
 		b.Description, b.UnblockedBy = strings.TrimSpace(m[1]), strings.TrimSpace(m[2])
 	}
 	return b
@@ -585,7 +586,7 @@ func parseBlocker(text string) Blocker {
 func parseLearning(text string) Learning {
 	rest, box, checked := splitBox(text)
 	l := Learning{Text: rest, Checkbox: box, Checked: checked}
-	if m := learningRe.FindStringSubmatch(rest); m != nil {
+	if m := learningRe().FindStringSubmatch(rest); m != nil {
 		l.Time, l.Text = strings.TrimSpace(m[1]), strings.TrimSpace(m[2])
 	}
 	return l

@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"unsafe"
 
 	"github.com/ccc-checkpoint/ccc/markdown"
@@ -652,14 +653,14 @@ func (w *writer) eol() {
 	}
 	// goldmark does not read a bare list marker before "\r\n" as an empty item, so a file that ends
 	// in one keeps meaning the same only with "\n".
-	if w.nl == "\r\n" && bareMarkerRe.MatchString(s[strings.LastIndexByte(s, '\n')+1:]) {
+	if w.nl == "\r\n" && bareMarkerRe().MatchString(s[strings.LastIndexByte(s, '\n')+1:]) {
 		w.b.WriteString("\n")
 		return
 	}
 	w.b.WriteString(w.nl)
 }
 
-var bareMarkerRe = regexp.MustCompile(`(?:^|[ \t>])(?:[-*+]|\d{1,9}[.)])$`)
+var bareMarkerRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?:^|[ \t>])(?:[-*+]|\d{1,9}[.)])$`) })
 
 // blankBefore makes sure the next line follows a blank line (or starts the document).
 func (w *writer) blankBefore() {

@@ -3,10 +3,13 @@ package progress
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // taskMarkRe is the hidden identity comment of a captured task at the end of an item's first line.
-var taskMarkRe = regexp.MustCompile(`^[ \t]*<!-- ccc:task ([A-Za-z0-9_.:-]+(?: dropped)?) -->[ \t]*$`)
+var taskMarkRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[ \t]*<!-- ccc:task ([A-Za-z0-9_.:-]+(?: dropped)?) -->[ \t]*$`)
+})
 
 // taskMarkOpen starts a task mark.
 const taskMarkOpen = "<!-- ccc:task "
@@ -21,7 +24,7 @@ func splitTaskMark(text string) (rest, mark string) {
 		return text, ""
 	}
 	start := len(strings.TrimRight(first[:at], " \t"))
-	m := taskMarkRe.FindStringSubmatchIndex(first[start:])
+	m := taskMarkRe().FindStringSubmatchIndex(first[start:])
 	if m == nil {
 		return text, ""
 	}

@@ -85,7 +85,7 @@ func validate(path string, src []byte) []Problem {
 		add(top, "missing **Issue:** header field")
 	case d.Issue.Key == "":
 		add(issueLine, "issue has no key (want a key like CIA-123)")
-	case !keyRe.MatchString(d.Issue.Key):
+	case !keyRe().MatchString(d.Issue.Key):
 		add(issueLine, "issue %q is not a key like CIA-123", d.Issue.Key)
 	}
 

@@ -73,9 +73,9 @@ tracker in a body.` + exitStatusHelp(
 		NewCmdImport(f, &dir, nil),
 		NewCmdRestore(f, &dir, nil),
 		NewCmdLinear(f, nil),
-		NewCmdGenDocs(nil),
 		NewCmdEnvironment(),
 	)
+	cmd.AddCommand(devCommands()...)
 	documentGenerated(cmd)
 	strictGroups(cmd)
 	return cmd

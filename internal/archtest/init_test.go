@@ -11,9 +11,10 @@ import (
 	"testing"
 )
 
-// startupExempt are packages whose package-level regexps another change
-// owns (issue 14's document work rewrites progress' parser).
-var startupExempt = map[string]bool{"progress": true}
+// startupExempt are files whose package-level regexps another change owns
+// (progress/prompt.go: the prompt's counting is being reworked; its four
+// regexps are most of what progress' init still allocates).
+var startupExempt = map[string]bool{"progress/prompt.go": true}
 
 // TestNoRegexpCompiledAtInit: every ccc process pays for what package init
 // does, including a hook that decides nothing and --version, so the
@@ -28,12 +29,12 @@ func TestNoRegexpCompiledAtInit(t *testing.T) {
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 		path, dir, _ := strings.Cut(line, " ")
 		r := rel(path)
-		if r == "" || startupExempt[r] {
+		if r == "" {
 			continue
 		}
 		files, _ := filepath.Glob(filepath.Join(dir, "*.go"))
 		for _, f := range files {
-			if strings.HasSuffix(f, "_test.go") {
+			if strings.HasSuffix(f, "_test.go") || startupExempt[r+"/"+filepath.Base(f)] {
 				continue
 			}
 			bad = append(bad, initRegexps(t, r, f)...)
@@ -41,12 +42,13 @@ func TestNoRegexpCompiledAtInit(t *testing.T) {
 	}
 	sort.Strings(bad)
 	if len(bad) > 0 {
-		t.Errorf("%d regexp(s) compiled at package init; wrap them in sync.OnceValue:\n  %s", len(bad), strings.Join(bad, "\n  "))
+		t.Errorf("%d regexp(s) compiled or table(s) built at package init; wrap them in sync.OnceValue:\n  %s", len(bad), strings.Join(bad, "\n  "))
 	}
 }
 
 // initRegexps lists the package-level vars of file that call
-// regexp.MustCompile or regexp.Compile directly (not inside a func literal).
+// regexp.MustCompile or regexp.Compile directly (not inside a func literal),
+// or that call a func literal (a table built by a function at init).
 func initRegexps(t *testing.T, pkg, file string) []string {
 	fset := token.NewFileSet()
 	f, err := parser.ParseFile(fset, file, nil, parser.SkipObjectResolution)
@@ -65,6 +67,10 @@ func initRegexps(t *testing.T, pkg, file string) []string {
 					switch n := n.(type) {
 					case *ast.FuncLit:
 						return false // runs when called, not at init
+					case *ast.CallExpr:
+						if _, ok := n.Fun.(*ast.FuncLit); ok {
+							found = append(found, pkg+"/"+filepath.Base(file)+":"+fset.Position(n.Pos()).String()[len(file)+1:]+" (func literal called at init)")
+						}
 					case *ast.SelectorExpr:
 						if id, ok := n.X.(*ast.Ident); ok && id.Name == "regexp" && strings.HasSuffix(n.Sel.Name, "Compile") {
 							found = append(found, pkg+"/"+filepath.Base(file)+":"+fset.Position(n.Pos()).String()[len(file)+1:])

@@ -52,7 +52,11 @@ func Backup(root, path string, now time.Time) (string, error) {
 	}
 	base := filepath.Base(path)
 	name := base + "." + Stamp(now)
-	if same, newest := keptBackup(root, base, data); same != "" {
+	// One listing serves the whole backup (it was three: the kept copy, the
+	// newest, the prune), a directory read and a path check each (issue 26).
+	// A backup another process adds meanwhile is pruned by the next one.
+	paths, listErr := Backups(root, base)
+	if same, newest := keptBackup(root, paths, data); same != "" {
 		if newest {
 			return same, nil
 		}
@@ -67,14 +71,28 @@ func Backup(root, path string, now time.Time) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if prev := newestBackup(root, base, dest); prev != "" {
-		// prev may be anything the repository committed under that name (a
-		// FIFO, a link to /dev/zero): it is read as ccc's own file or not at all.
-		if kept, err := ReadOwnFile(root, prev, MaxCopySize); err == nil && sameButStamps(kept, data) {
-			_ = os.Remove(prev) // superseded: the new copy holds the same version
-		}
+	if listErr != nil {
+		return dest, prune(root, base, nil) // lists again, and says why it cannot
 	}
-	return dest, prune(root, filepath.Base(path))
+	kept := append(make([]string, 0, len(paths)+1), dest)
+	newest := true
+	for _, prev := range paths {
+		if prev == dest {
+			continue
+		}
+		if newest {
+			// The newest other backup may be anything the repository
+			// committed under that name (a FIFO, a link to /dev/zero): it is
+			// read as ccc's own file or not at all.
+			newest = false
+			if old, err := ReadOwnFile(root, prev, MaxCopySize); err == nil && sameButStamps(old, data) {
+				_ = os.Remove(prev) // superseded: the new copy holds the same version
+				continue
+			}
+		}
+		kept = append(kept, prev)
+	}
+	return dest, prune(root, base, kept)
 }
 
 // stampRe matches the timestamps ccc and CCC write: RFC 3339 (to the
@@ -87,20 +105,6 @@ var stampRe = sync.OnceValue(func() *regexp.Regexp {
 // sameButStamps reports whether a and b differ at most in their timestamps.
 func sameButStamps(a, b []byte) bool {
 	return bytes.Equal(stampRe().ReplaceAll(a, []byte("T")), stampRe().ReplaceAll(b, []byte("T")))
-}
-
-// newestBackup is the newest rotating backup of base other than except.
-func newestBackup(root, base, except string) string {
-	paths, err := Backups(root, base)
-	if err != nil {
-		return ""
-	}
-	for _, p := range paths {
-		if p != except {
-			return p
-		}
-	}
-	return ""
 }
 
 // SetAside keeps a copy of a corrupt file (suffix .corrupt) that rotation
@@ -152,13 +156,9 @@ func keptCopy(root, base string, data []byte) string {
 	return ""
 }
 
-// keptBackup finds the rotating backup of the file named base that holds
-// exactly data, and whether it is the newest; "" when there is none.
-func keptBackup(root, base string, data []byte) (path string, newest bool) {
-	paths, err := Backups(root, base)
-	if err != nil {
-		return "", false
-	}
+// keptBackup finds the rotating backup among paths (Backups' list) that
+// holds exactly data, and whether it is the newest; "" when there is none.
+func keptBackup(root string, paths []string, data []byte) (path string, newest bool) {
 	for i, p := range paths {
 		if fi, err := os.Stat(p); err != nil || fi.Size() != int64(len(data)) {
 			continue
@@ -221,10 +221,14 @@ func Backups(root, base string) ([]string, error) {
 	return paths, nil
 }
 
-func prune(root, base string) error {
-	paths, err := Backups(root, base)
-	if err != nil {
-		return fmt.Errorf("backup: %w", err)
+// prune removes the backups of base past KeepBackups; paths is their list,
+// newest first, or nil to list them.
+func prune(root, base string, paths []string) error {
+	if paths == nil {
+		var err error
+		if paths, err = Backups(root, base); err != nil {
+			return fmt.Errorf("backup: %w", err)
+		}
 	}
 	for _, p := range paths[min(len(paths), KeepBackups):] {
 		if err := os.Remove(p); err != nil && !os.IsNotExist(err) {

@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
+	"syscall"
 )
 
 // Size limits of the project files ccc reads. Every one of them is
@@ -203,11 +205,12 @@ func Inside(root, path string) error {
 	if !within(absRoot, absPath) {
 		return &FileError{Path: path, Problem: "is outside the project", Kind: ErrOutside}
 	}
-	realRoot, err := filepath.EvalSymlinks(absRoot)
+	realRoot := resolvedRoot(absRoot)
+	rel, err := filepath.Rel(absRoot, absPath)
 	if err != nil {
-		realRoot = absRoot
+		return err
 	}
-	real, err := resolve(absPath, 40)
+	real, err := resolveUnder(realRoot, rel, 40)
 	if err != nil {
 		return &FileError{Path: path, Problem: "cannot be resolved (" + err.Error() + ")", Kind: ErrOutside}
 	}
@@ -215,6 +218,53 @@ func Inside(root, path string) error {
 		return &FileError{Path: path, Problem: "resolves outside the project (to " + real + ")", Kind: ErrOutside}
 	}
 	return nil
+}
+
+// realRoots holds each project root's symlink-resolved path, as
+// resolvedRoot first found it.
+var realRoots sync.Map // clean absolute root → its real path
+
+// resolvedRoot is absRoot with its symlinks followed, resolved once per
+// process: every path check of a run resolves the same root, and walking
+// its ancestors from / again for each one was most of a quiet checkpoint's
+// stat calls (issue 26). The ancestors are not the project's (nothing
+// committed changes them), so a run does not see them move. A root that
+// cannot be resolved (not created yet) is itself, and not remembered.
+func resolvedRoot(absRoot string) string {
+	if r, ok := realRoots.Load(absRoot); ok {
+		return r.(string)
+	}
+	r, err := filepath.EvalSymlinks(absRoot)
+	if err != nil {
+		return absRoot
+	}
+	realRoots.Store(absRoot, r)
+	return r
+}
+
+// resolveUnder is resolve of realRoot/rel, where realRoot has no symlinks
+// and rel is clean and relative with no "..": it looks only at the
+// components below realRoot, one Lstat each, and hands over to resolve at
+// the first symlink (rare: a checkout ccc writes into has none).
+func resolveUnder(realRoot, rel string, depth int) (string, error) {
+	if rel == "." {
+		return realRoot, nil
+	}
+	parts := strings.Split(rel, string(filepath.Separator))
+	cur := realRoot
+	for i, part := range parts {
+		next := filepath.Join(cur, part)
+		fi, err := os.Lstat(next)
+		switch {
+		case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
+			// not there: where a write would create it
+			return filepath.Join(append([]string{next}, parts[i+1:]...)...), nil
+		case err != nil || fi.Mode()&fs.ModeSymlink != 0:
+			return resolve(filepath.Join(append([]string{next}, parts[i+1:]...)...), depth)
+		}
+		cur = next
+	}
+	return cur, nil
 }
 
 // Resolve is p, absolute, with the symlinks of its deepest existing part

@@ -15,6 +15,7 @@ import (
 	"reflect"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -236,15 +237,16 @@ var migrations = map[int]func(map[string]json.RawMessage) error{
 	0: func(map[string]json.RawMessage) error { return nil },
 }
 
-// knownKeys are the top-level keys of a version-1 record.
-var knownKeys = func() map[string]bool {
+// knownKeys are the top-level keys of a version-1 record (built on first
+// use, not at package init).
+var knownKeys = sync.OnceValue(func() map[string]bool {
 	keys := map[string]bool{}
 	t := reflect.TypeFor[Record]()
 	for i := range t.NumField() {
 		keys[jsonKey(t.Field(i))] = true
 	}
 	return keys
-}()
+})
 
 // Decode reads a record file's bytes (path is for messages). A record of an
 // older schemaVersion is migrated and from reports the version it had; a
@@ -294,7 +296,7 @@ func Decode(path string, data []byte) (r *Record, from int, err error) {
 	known := map[string]json.RawMessage{}
 	var unknown []string
 	for k, v := range top {
-		if knownKeys[k] {
+		if knownKeys()[k] {
 			known[k] = v
 		} else {
 			unknown = append(unknown, k)
@@ -384,7 +386,7 @@ func onlyKnownKeys(data []byte) bool {
 			return false
 		}
 		key := data[i+1 : i+1+end]
-		if bytes.IndexByte(key, '\\') >= 0 || !knownKeys[string(key)] {
+		if bytes.IndexByte(key, '\\') >= 0 || !knownKeys()[string(key)] {
 			return false
 		}
 		i = skipSpace(data, i+end+2)
