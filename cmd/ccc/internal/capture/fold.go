@@ -2,6 +2,7 @@ package capture
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/ccc-checkpoint/ccc/progress"
@@ -34,7 +35,11 @@ const droppedNote = " (dropped)"
 //     gives way and leads Remaining); pending and blocked →
 //     Remaining Tasks; cancelled → dropped. Open blockedBy ids become a note,
 //     "(blocked by: <subject>, …)".
-//   - A task is found by its mark, so a renamed task is updated in place.
+//   - A task is found by its mark: the tool's own id, else TextID of its
+//     text (DESIGN.md's identity table), so a list that shrinks or restarts
+//     never lends a finished task's mark to another. A task with a tool id
+//     is renamed in place; an item without one only when it is the one
+//     item that changed (rename).
 //     A task whose id has no mark yet takes over a marked task of the same
 //     agent with the same text whose id left the list (a new session
 //     re-creating its list from the progress file).
@@ -45,11 +50,19 @@ const droppedNote = " (dropped)"
 //     section, in the list's order.
 func Fold(doc *progress.Document, list List) (changed bool) {
 	f := folder{agent: list.Agent, byID: map[string]Task{}}
+	seen := map[string]int{}
 	for _, t := range list.Tasks {
-		if t.ID == "" || strings.TrimSpace(t.Text) == "" {
+		if strings.TrimSpace(t.Text) == "" {
 			continue
 		}
-		t.ID = SafeID(t.ID)
+		if t.ID == "" {
+			t.ID = TextID(t.Text)
+			if seen[t.ID]++; seen[t.ID] > 1 {
+				t.ID += "-" + strconv.Itoa(seen[t.ID])
+			}
+		} else {
+			t.ID = SafeID(t.ID)
+		}
 		if _, dup := f.byID[t.ID]; !dup {
 			f.byID[t.ID] = t
 			f.order = append(f.order, t)
@@ -113,6 +126,11 @@ func (f *folder) id(t progress.Task) (id string, dropped, ours bool) {
 	return id, dropped, true
 }
 
+func (f *folder) idOf(t progress.Task) string {
+	id, _, _ := f.id(t)
+	return id
+}
+
 func (f *folder) mark(id string) string { return f.agent + ":" + id }
 
 // tasks lists pointers to every task of the document's three sections.
@@ -159,14 +177,42 @@ func (f *folder) adopt(doc *progress.Document) {
 		return false
 	}
 	same := func(s string) string { return s }
+	var unmatched []Task
 	for _, lt := range f.order {
 		if known[lt.ID] || lt.Status == Cancelled {
 			continue
 		}
-		if !take(orphans, lt, baseText) {
-			take(typed, lt, same)
+		if !take(orphans, lt, baseText) && !take(typed, lt, same) && byText(lt.ID) {
+			unmatched = append(unmatched, lt)
 		}
 	}
+	f.rename(doc, unmatched)
+}
+
+// rename gives an item without an id of its own that took a new text the
+// mark of the task it was: only when it is the one item that changed, the
+// list is as long as before (the others kept their text), and the old
+// task is not finished. Anything else is a new task beside the old one.
+func (f *folder) rename(doc *progress.Document, unmatched []Task) {
+	if len(unmatched) != 1 || len(f.order) < 2 {
+		return
+	}
+	var gone []*progress.Task
+	live := 0
+	for _, t := range tasks(doc) {
+		id, dropped, ours := f.id(*t)
+		if !ours || dropped {
+			continue
+		}
+		live++
+		if _, listed := f.byID[id]; !listed {
+			gone = append(gone, t)
+		}
+	}
+	if len(gone) != 1 || live != len(f.order) || gone[0].Done || !byText(f.idOf(*gone[0])) {
+		return
+	}
+	gone[0].Mark = f.mark(unmatched[0].ID)
 }
 
 // baseText is a captured task's text without ccc's notes.

@@ -83,8 +83,8 @@ func TestPostToolUseTodoWriteFromItsInput(t *testing.T) {
 			{"content": "Parser", "status": "in_progress", "activeForm": "Parsing"}}}})
 	PostToolUse(context.Background(), env, in)
 	got := string(p.read(ProgressFile))
-	assert.Contains(t, got, "- Lexer ✓ <!-- ccc:task claude:todo-1 -->\n")
-	assert.Contains(t, got, "- Parser — Parsing <!-- ccc:task claude:todo-2 -->\n")
+	assert.Contains(t, got, "- Lexer ✓ <!-- ccc:task claude:t-44ed3057 -->\n")
+	assert.Contains(t, got, "- Parser — Parsing <!-- ccc:task claude:t-b17d4512 -->\n")
 }
 
 func TestPostToolUseCreatesTheProgressFileFromTheFirstList(t *testing.T) {

@@ -56,9 +56,9 @@ func TestReadTranscript(t *testing.T) {
 	require.NoError(t, err)
 	require.NotNil(t, tr.Todos)
 	assert.Equal(t, []capture.Task{
-		{ID: "todo-1", Text: "Write the lexer", Status: capture.Completed, ActiveForm: "Writing the lexer"},
-		{ID: "todo-2", Text: "Write the parser", Status: capture.InProgress, ActiveForm: "Writing the parser"},
-		{ID: "todo-3", Text: "Add tests", Status: capture.Pending, ActiveForm: "Adding tests"},
+		{Text: "Write the lexer", Status: capture.Completed, ActiveForm: "Writing the lexer"},
+		{Text: "Write the parser", Status: capture.InProgress, ActiveForm: "Writing the parser"},
+		{Text: "Add tests", Status: capture.Pending, ActiveForm: "Adding tests"},
 	}, tr.Todos.Tasks, "the newest TodoWrite, after the compact boundary")
 	assert.Equal(t, []string{"/work/p/parser.go", "/work/p/lexer.go"}, tr.Files, "Edit/Write paths, newest first, once; Read is not a change")
 	assert.Equal(t, "Next: precedence climbing for * and /.", tr.LastLine)
@@ -70,7 +70,7 @@ func TestReadTranscript(t *testing.T) {
 func TestTodoWrite(t *testing.T) {
 	list, err := TodoWrite([]byte(`{"todos":[{"content":"A","status":"pending","activeForm":"Doing A"}]}`), "hook")
 	require.NoError(t, err)
-	assert.Equal(t, capture.List{Agent: "claude", Source: "hook", Tasks: []capture.Task{{ID: "todo-1", Text: "A", Status: capture.Pending, ActiveForm: "Doing A"}}}, list)
+	assert.Equal(t, capture.List{Agent: "claude", Source: "hook", Tasks: []capture.Task{{Text: "A", Status: capture.Pending, ActiveForm: "Doing A"}}}, list)
 	_, err = TodoWrite([]byte(`{"todos":"x"}`), "hook")
 	assert.Error(t, err)
 }

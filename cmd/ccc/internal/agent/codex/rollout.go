@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strconv"
 	"strings"
 
 	"github.com/klauspost/compress/zstd"
@@ -162,12 +161,12 @@ func PlanInput(toolInput json.RawMessage) ([]capture.Task, bool) {
 
 func codexTasks(plan []codexStep) []capture.Task {
 	tasks := make([]capture.Task, 0, len(plan))
-	for i, s := range plan {
+	for _, s := range plan {
 		text := capture.Clean(s.Step)
 		if text == "" {
 			continue
 		}
-		tasks = append(tasks, capture.Task{ID: "todo-" + strconv.Itoa(i+1), Text: text, Status: capture.ParseStatus(s.Status)})
+		tasks = append(tasks, capture.Task{Text: text, Status: capture.ParseStatus(s.Status)})
 	}
 	return tasks
 }

@@ -22,16 +22,16 @@ var (
 	// twoDone is the plan after the second update: two completed, the
 	// third in progress.
 	twoDone = []capture.Task{
-		{ID: "todo-1", Text: calcSteps[0], Status: "completed"},
-		{ID: "todo-2", Text: calcSteps[1], Status: "completed"},
-		{ID: "todo-3", Text: calcSteps[2], Status: "in_progress"},
-		{ID: "todo-4", Text: calcSteps[3], Status: "pending"},
+		{Text: calcSteps[0], Status: "completed"},
+		{Text: calcSteps[1], Status: "completed"},
+		{Text: calcSteps[2], Status: "in_progress"},
+		{Text: calcSteps[3], Status: "pending"},
 	}
 	firstPlan = []capture.Task{
-		{ID: "todo-1", Text: calcSteps[0], Status: "in_progress"},
-		{ID: "todo-2", Text: calcSteps[1], Status: "pending"},
-		{ID: "todo-3", Text: calcSteps[2], Status: "pending"},
-		{ID: "todo-4", Text: calcSteps[3], Status: "pending"},
+		{Text: calcSteps[0], Status: "in_progress"},
+		{Text: calcSteps[1], Status: "pending"},
+		{Text: calcSteps[2], Status: "pending"},
+		{Text: calcSteps[3], Status: "pending"},
 	}
 )
 
@@ -110,7 +110,7 @@ func TestReadRolloutSkipsHugeLine(t *testing.T) {
 func TestPlanInput(t *testing.T) {
 	tasks, ok := PlanInput([]byte(`{"explanation":"e","plan":[{"step":"  Add   the lexer ","status":"completed"},{"step":"","status":"pending"},{"step":"Parse","status":"weird"}]}`))
 	require.True(t, ok)
-	assert.Equal(t, []capture.Task{{ID: "todo-1", Text: "Add the lexer", Status: "completed"}, {ID: "todo-3", Text: "Parse", Status: "pending"}}, tasks)
+	assert.Equal(t, []capture.Task{{Text: "Add the lexer", Status: "completed"}, {Text: "Parse", Status: "pending"}}, tasks)
 	_, ok = PlanInput([]byte(`{"command":"ls"}`))
 	assert.False(t, ok)
 }
