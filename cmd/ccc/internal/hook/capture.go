@@ -330,6 +330,10 @@ func PostToolUse(ctx context.Context, env Env, stdin []byte) {
 	if l, ok := agentOf(in).(agent.TaskLister); !ok || !l.ChangesList(in.ToolName) {
 		return // a matcher wider than the plugin's
 	}
+	if in.ToolFailed {
+		env.debugf(event, "%s failed: the list did not change", in.ToolName)
+		return
+	}
 	c := captureList(ctx, env, event, in, captureOpts{})
 	if !c.changed {
 		return

@@ -225,3 +225,25 @@ func TestSessionStartWithoutAListAsksToRecreateIt(t *testing.T) {
 	assert.Contains(t, string(out), "Your task list is empty in this session. Re-create it")
 	assert.NotContains(t, string(out), "ccc:task")
 }
+
+// A call the agent refused never changed its list: its input is not the list.
+func TestToolEventOfARefusedCallChangesNothing(t *testing.T) {
+	todos := map[string]any{"todos": []map[string]string{{"content": "Something else", "status": "pending"}}}
+	for name, extra := range map[string]map[string]any{
+		"tool_response is_error":      {"hook_event_name": "PostToolUse", "tool_response": map[string]any{"is_error": true, "content": "InputValidationError"}},
+		"tool_response error":         {"hook_event_name": "PostToolUse", "tool_response": map[string]any{"error": "activeForm is missing"}},
+		"PostToolUseFailure":          {"hook_event_name": "PostToolUseFailure", "error": "InputValidationError: activeForm is missing"},
+		"tool_response error message": {"hook_event_name": "PostToolUse", "tool_response": map[string]any{"error": map[string]any{"message": "bad"}}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			p, env, _ := captureProj(t)
+			before := p.read(ProgressFile)
+			m := map[string]any{"tool_name": "TodoWrite", "tool_input": todos}
+			for k, v := range extra {
+				m[k] = v
+			}
+			PostToolUse(context.Background(), env, hookInput(t, m))
+			assert.Equal(t, string(before), string(p.read(ProgressFile)))
+		})
+	}
+}

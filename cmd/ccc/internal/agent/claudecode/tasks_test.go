@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -73,4 +74,27 @@ func TestTodoWrite(t *testing.T) {
 	assert.Equal(t, capture.List{Agent: "claude", Source: "hook", Tasks: []capture.Task{{Text: "A", Status: capture.Pending, ActiveForm: "Doing A"}}}, list)
 	_, err = TodoWrite([]byte(`{"todos":"x"}`), "hook")
 	assert.Error(t, err)
+}
+
+func writeTranscript(t *testing.T, lines ...string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "t.jsonl")
+	require.NoError(t, os.WriteFile(p, []byte(strings.Join(lines, "\n")+"\n"), 0o600))
+	return p
+}
+
+const (
+	todoOK   = `{"parentUuid":null,"isSidechain":false,"type":"assistant","message":{"role":"assistant","content":[{"type":"tool_use","id":"toolu_01","name":"TodoWrite","input":{"todos":[{"content":"Lexer","status":"in_progress","activeForm":"Lexing"}]}}]},"uuid":"a1"}`
+	okResult = `{"parentUuid":"a1","isSidechain":false,"type":"user","message":{"role":"user","content":[{"tool_use_id":"toolu_01","type":"tool_result","content":"Todos have been modified successfully."}]},"uuid":"u1"}`
+	// Claude Code refused this call (no activeForm): its list did not change.
+	todoRefused = `{"parentUuid":"u1","isSidechain":false,"type":"assistant","message":{"role":"assistant","content":[{"type":"tool_use","id":"toolu_02","name":"TodoWrite","input":{"todos":[{"content":"Something else","status":"pending"}]}}]},"uuid":"a2"}`
+	refusal     = `{"parentUuid":"a2","isSidechain":false,"type":"user","message":{"role":"user","content":[{"type":"tool_result","content":"<tool_use_error>InputValidationError: TodoWrite failed due to the following issue:\nThe required parameter ` + "`todos[0].activeForm`" + ` is missing</tool_use_error>","is_error":true,"tool_use_id":"toolu_02"}]},"toolUseResult":"Error: The required parameter ` + "`todos[0].activeForm`" + ` is missing","uuid":"u2"}`
+)
+
+func TestReadTranscriptSkipsARefusedTodoWrite(t *testing.T) {
+	tr, err := ReadTranscript(writeTranscript(t, todoOK, okResult, todoRefused, refusal), true)
+	require.NoError(t, err)
+	require.NotNil(t, tr.Todos)
+	assert.Equal(t, []capture.Task{{Text: "Lexer", Status: capture.InProgress, ActiveForm: "Lexing"}}, tr.Todos.Tasks,
+		"the refused call never changed Claude's list")
 }
