@@ -20,8 +20,13 @@ const (
 // droppedFlag follows the id in the mark of a task that left the agent's list.
 const droppedFlag = " dropped"
 
-// droppedNote ends the text of a dropped task.
-const droppedNote = " (dropped)"
+// droppedNote ends the text of a dropped task, cancelledNote a cancelled
+// one's, blockedNote a blocked one's without blockedBy ids.
+const (
+	droppedNote   = " (dropped)"
+	cancelledNote = " (cancelled)"
+	blockedNote   = " (blocked)"
+)
 
 // Fold merges an agent's list into the progress document and reports
 // whether the document changed. The rules (DESIGN.md, "Capture"):
@@ -33,8 +38,10 @@ const droppedNote = " (dropped)"
 //   - completed → Completed Tasks; in_progress → Current Task with the
 //     activeForm as its status (a typed current task the list does not name
 //     gives way and leads Remaining); pending and blocked →
-//     Remaining Tasks; cancelled → dropped. Open blockedBy ids become a note,
-//     "(blocked by: <subject>, …)".
+//     Remaining Tasks, in_progress ones first; cancelled → Completed Tasks,
+//     checked off "(cancelled)" with the mark's "dropped" flag (no work left,
+//     none done). Open blockedBy ids become a note, "(blocked by: <subject>,
+//     …)"; blocked without them, "(blocked)".
 //   - A task is found by its mark: the tool's own id, else TextID of its
 //     text (DESIGN.md's identity table), so a list that shrinks or restarts
 //     never lends a finished task's mark to another. A task with a tool id
@@ -94,7 +101,7 @@ func (f *folder) where(t Task) section {
 		}
 		return inRemaining
 	case Cancelled:
-		return inDropped
+		return inCancelled
 	}
 	return inRemaining
 }
@@ -110,8 +117,8 @@ func (f *folder) update(old progress.Task, lt Task, s section) progress.Task {
 		if nt.Status == "" {
 			nt.Status = "in progress"
 		}
-	case inDropped:
-		nt = dropTask(old, nt.Text, nt.Mark)
+	case inCancelled:
+		nt = progress.Task{Text: nt.Text + cancelledNote, Checkbox: true, Done: true, Mark: nt.Mark + droppedFlag}
 	}
 	return nt
 }
@@ -217,7 +224,9 @@ func (f *folder) rename(doc *progress.Document, unmatched []Task) {
 
 // baseText is a captured task's text without ccc's notes.
 func baseText(s string) string {
-	s = strings.TrimSuffix(s, droppedNote)
+	for _, note := range []string{droppedNote, cancelledNote, blockedNote} {
+		s = strings.TrimSuffix(s, note)
+	}
 	if i := strings.LastIndex(s, " (blocked by: "); i >= 0 && strings.HasSuffix(s, ")") {
 		s = s[:i]
 	}
@@ -245,8 +254,11 @@ func (f *folder) text(t Task) string {
 			open = append(open, strings.Join(strings.Fields(bt.Text), " "))
 		}
 	}
-	if len(open) > 0 {
+	switch {
+	case len(open) > 0:
 		text += " (blocked by: " + strings.Join(open, ", ") + ")"
+	case t.Status == Blocked:
+		text += blockedNote
 	}
 	return text
 }
@@ -258,7 +270,7 @@ const (
 	inCompleted section = iota
 	inCurrent
 	inRemaining
-	inDropped
+	inCancelled // shown in Completed
 )
 
 func (f *folder) fold(doc *progress.Document) {
@@ -286,6 +298,7 @@ func (f *folder) fold(doc *progress.Document) {
 	f.placed = map[string]bool{}
 	var completed, remaining, dropped []progress.Task
 	var cur *progress.Task
+	var lead []progress.Task // captured in_progress tasks that do not take the Current slot
 
 	update := f.update
 	// keep places an existing task: a person's stays, a marked one follows its list entry.
@@ -310,20 +323,16 @@ func (f *folder) fold(doc *progress.Document) {
 			return
 		}
 		s := where(lt)
-		if s == inDropped {
-			if !wasDropped {
-				t = dropTask(t, f.text(lt), f.mark(lt.ID)+droppedFlag)
-			}
-			f.placed[id] = true
-			if here == inCurrent {
-				dropped = append(dropped, t)
-			} else {
-				*out = append(*out, t)
-			}
-			return
+		in := s
+		if s == inCancelled {
+			in = inCompleted
 		}
-		if s == here {
+		if in == here {
 			f.placed[id] = true
+			if lt.Status == InProgress && here == inRemaining {
+				lead = append(lead, update(t, lt, s))
+				return
+			}
 			*out = append(*out, update(t, lt, s))
 		}
 		// Elsewhere: placed below, where it belongs now.
@@ -342,7 +351,6 @@ func (f *folder) fold(doc *progress.Document) {
 		keep(t, inRemaining, &remaining)
 	}
 	// List tasks not placed yet: moved or new.
-	var lead []progress.Task // a captured in_progress task that a person's current task kept out
 	for _, lt := range f.order {
 		if f.placed[lt.ID] {
 			continue
@@ -364,10 +372,8 @@ func (f *folder) fold(doc *progress.Document) {
 			} else {
 				remaining = append(remaining, t)
 			}
-		case inDropped:
-			if old.Mark != "" { // never listed before: nothing to drop
-				remaining = append(remaining, update(old, lt, s))
-			}
+		case inCancelled:
+			completed = append(completed, update(old, lt, s))
 		}
 	}
 	doc.Completed = completed

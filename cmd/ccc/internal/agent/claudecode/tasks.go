@@ -81,6 +81,21 @@ type claudeTask struct {
 	ActiveForm  string   `json:"activeForm"`
 	Status      string   `json:"status"`
 	BlockedBy   []string `json:"blockedBy"`
+	Metadata    struct {
+		// Internal marks Claude Code's own bookkeeping, which it hides
+		// from the user's list: so does ccc.
+		Internal json.RawMessage `json:"_internal"`
+	} `json:"metadata"`
+}
+
+// internal reports whether metadata._internal is set (truthy, as Claude
+// Code tests it).
+func (t claudeTask) internal() bool {
+	switch v := string(t.Metadata.Internal); v {
+	case "", "null", "false", "0", `""`:
+		return false
+	}
+	return true
 }
 
 // ReadTasks reads the task files of one list folder, ordered by id
@@ -119,7 +134,7 @@ func ReadTasks(dir string) (capture.List, error) {
 			continue // deleted since the listing, or too big to be a task
 		}
 		var t claudeTask
-		if json.Unmarshal(data, &t) != nil || t.ID == "" || t.Subject == "" {
+		if json.Unmarshal(data, &t) != nil || t.ID == "" || t.Subject == "" || t.internal() {
 			continue
 		}
 		text := capture.Clean(t.Subject)

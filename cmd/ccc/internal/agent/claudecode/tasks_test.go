@@ -33,7 +33,7 @@ func TestReadTasks(t *testing.T) {
 		{ID: "2", Text: "Write the parser", Status: capture.InProgress, ActiveForm: "Writing the parser", BlockedBy: []string{}},
 		{ID: "3", Text: "Add tests", Status: capture.Pending, ActiveForm: "Adding tests", BlockedBy: []string{"1", "2"}},
 		{ID: "10", Text: "Write the docs", Status: capture.Pending, BlockedBy: []string{}},
-	}, list.Tasks, "ordered by number; .highwatermark, the lock and a torn file skipped")
+	}, list.Tasks, "ordered by number; .highwatermark, the lock, a torn file and an internal task (metadata._internal) skipped")
 
 	_, err = ReadTasks(filepath.Join(t.TempDir(), "nope"))
 	assert.ErrorIs(t, err, capture.ErrNoList)
