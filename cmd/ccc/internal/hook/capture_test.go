@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ccc-checkpoint/ccc/config"
+	"github.com/ccc-checkpoint/ccc/state/records"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -246,4 +247,30 @@ func TestToolEventOfARefusedCallChangesNothing(t *testing.T) {
 			assert.Equal(t, string(before), string(p.read(ProgressFile)))
 		})
 	}
+}
+
+// A subagent's TodoWrite (agent_id set) is the subagent's list, never the
+// session's: it goes to the subagent's record when there is one.
+func TestPostToolUseOfASubagent(t *testing.T) {
+	p, env, _ := captureProj(t)
+	before := string(p.read(ProgressFile))
+	sub := func() []byte {
+		return hookInput(t, map[string]any{"hook_event_name": "PostToolUse", "tool_name": "TodoWrite",
+			"agent_id": "a1b2c3d4e5", "agent_type": "Explore", "tool_input": map[string]any{
+				"todos": []map[string]string{{"content": "Read the lexer", "status": "completed", "activeForm": "Reading"},
+					{"content": "Read the parser", "status": "in_progress", "activeForm": "Reading the parser"}}}})
+	}
+	PostToolUse(context.Background(), env, sub())
+	assert.Equal(t, before, string(p.read(ProgressFile)), "no record: ignored")
+	assert.Empty(t, records.ReadSubagents(p.root))
+
+	require.NoError(t, records.WriteSubagent(p.root, records.Subagent{ID: "a1b2c3d4e5", Type: "Explore", Session: "s-1", Status: "running"}))
+	PostToolUse(context.Background(), env, sub())
+	assert.Equal(t, before, string(p.read(ProgressFile)), "the session's list is untouched")
+	subs := records.ReadSubagents(p.root)
+	require.Len(t, subs, 1)
+	assert.Equal(t, "Reading the parser", subs[0].Task)
+	assert.Equal(t, 1, subs[0].Done)
+	assert.Equal(t, 2, subs[0].Total)
+	assert.Equal(t, "running", subs[0].Status)
 }

@@ -98,3 +98,17 @@ func TestReadTranscriptSkipsARefusedTodoWrite(t *testing.T) {
 	assert.Equal(t, []capture.Task{{Text: "Lexer", Status: capture.InProgress, ActiveForm: "Lexing"}}, tr.Todos.Tasks,
 		"the refused call never changed Claude's list")
 }
+
+// A subagent's lines (isSidechain) are not the session's: neither its
+// TodoWrite nor its last message.
+func TestReadTranscriptSkipsSidechains(t *testing.T) {
+	side := `{"parentUuid":"u1","isSidechain":true,"type":"assistant","message":{"role":"assistant","content":[{"type":"tool_use","id":"toolu_s1","name":"TodoWrite","input":{"todos":[{"content":"Read the code","status":"in_progress","activeForm":"Reading"}]}}]},"uuid":"s1"}`
+	sideText := `{"parentUuid":"s1","isSidechain":true,"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"Subagent: found three files."}]},"uuid":"s2"}`
+	mainText := `{"parentUuid":"u1","isSidechain":false,"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"Main: lexing now."}]},"uuid":"a3"}`
+	tr, err := ReadTranscript(writeTranscript(t, todoOK, okResult, mainText, side, sideText), true)
+	require.NoError(t, err)
+	require.NotNil(t, tr.Todos)
+	assert.Equal(t, []capture.Task{{Text: "Lexer", Status: capture.InProgress, ActiveForm: "Lexing"}}, tr.Todos.Tasks)
+	assert.Equal(t, "Main: lexing now.", tr.LastText)
+	assert.Equal(t, "Main: lexing now.", tr.LastLine)
+}

@@ -104,7 +104,8 @@ func (tr *scan) worth(line []byte, near, wantTodos bool) bool {
 // capture.ScanBackward: the newest assistant record's text anywhere, the last
 // assistant line and the files touched within its last MaxScan bytes,
 // and, when wantTodos, the newest TodoWrite list anywhere that Claude Code
-// did not refuse (its tool_result is_error). Only lines holding
+// did not refuse (its tool_result is_error). A subagent's lines
+// (isSidechain) are skipped. Only lines holding
 // "assistant" (and "is_error", for the refusals) are looked at, and only those a cheap byte test
 // says may matter are parsed. An assistant record over MaxLine where the
 // newest one is looked for is an error, never a silent fall back to the
@@ -120,6 +121,9 @@ func ReadTranscript(path string, wantTodos bool) (capture.Transcript, error) {
 		near := l.FromEnd <= MaxScan
 		if !near && tr.lastDone && (tr.Todos != nil || !wantTodos) {
 			return true, nil
+		}
+		if sidechain(l.Text) {
+			return false, nil // a subagent's: neither its list nor its messages are the session's
 		}
 		if l.Cut {
 			if !tr.lastDone && startsAssistant(l.Text) {
@@ -169,6 +173,13 @@ func ReadTranscript(path string, wantTodos bool) (capture.Transcript, error) {
 		return false, nil
 	})
 	return tr.Transcript, err
+}
+
+// sidechain reports whether a transcript line is a subagent's (Claude Code
+// writes "isSidechain":true near a record's start). Inside a string the
+// quotes would be escaped, so text quoting the key does not match.
+func sidechain(line []byte) bool {
+	return bytes.Contains(line, []byte(`"isSidechain":true`)) || bytes.Contains(line, []byte(`"isSidechain": true`))
 }
 
 // startsAssistant reports whether the start of a record says it is an
