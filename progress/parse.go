@@ -557,10 +557,15 @@ func parseTask(text string, k kind) Task {
 }
 
 // withStatus splits a current task's text at its first " — " into description and status, as the
-// Current Task section reads it.
+// Current Task section reads it. A captured task (one with a mark) splits at its last: ccc wrote its
+// status after the agent's text, which may hold the dash itself.
 func withStatus(t Task) Task {
-	if desc, status, ok := strings.Cut(t.Text, " — "); ok {
-		t.Text, t.Status = strings.TrimSpace(desc), strings.TrimSpace(status)
+	i := strings.Index(t.Text, " — ")
+	if t.Mark != "" {
+		i = strings.LastIndex(t.Text, " — ")
+	}
+	if i >= 0 {
+		t.Text, t.Status = strings.TrimSpace(t.Text[:i]), strings.TrimSpace(t.Text[i+len(" — "):])
 	}
 	return t
 }

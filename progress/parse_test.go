@@ -176,6 +176,8 @@ func TestParseSections(t *testing.T) {
 			Document{Remaining: []Task{{Text: "[x]a"}}}},
 		{"current status splits at the first em dash", "## Current Task\n- a — b — c\n",
 			Document{Current: &Task{Text: "a", Status: "b — c"}}},
+		{"a captured current task splits at its last em dash", "## Current Task\n- a — b — c <!-- ccc:task claude:1 -->\n",
+			Document{Current: &Task{Text: "a — b", Status: "c", Mark: "claude:1"}}},
 		{"current without status", "## Current Task\n- a - b\n", Document{Current: &Task{Text: "a - b"}}},
 		{"current as a paragraph", "## Current Task\n\nwrite it\nline two\n", Document{Current: &Task{Text: "write it\nline two"}}},
 		{"only the first current item counts", "## Current Task\n- a\n- b\n", Document{Current: &Task{Text: "a"}}},

@@ -6,7 +6,10 @@
 // Render(Parse(b)) == b for an unchanged file and Parse(Render(d)) describes the same model as d.
 package progress
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // MaxSize is the largest progress file callers should read; Parse and Check refuse a bigger one, and
 // CheckRewrite a rewrite that would be bigger.
@@ -166,12 +169,23 @@ func (d *Document) Layout() Layout {
 
 // TaskM returns the number of tasks: completed, current and remaining.
 func (d *Document) TaskM() int {
-	m := len(d.Completed) + len(d.Remaining)
-	if d.Current != nil {
+	m := 0
+	for _, list := range [][]Task{d.Completed, d.Remaining} {
+		for _, t := range list {
+			if !t.Dropped() {
+				m++
+			}
+		}
+	}
+	if d.Current != nil && !d.Current.Dropped() {
 		m++
 	}
 	return m
 }
+
+// Dropped reports whether a captured task left its agent's list unfinished (its mark's "dropped"
+// flag): it is neither work done nor work left, and counts in no total.
+func (t Task) Dropped() bool { return strings.HasSuffix(t.Mark, " dropped") }
 
 // done counts finished tasks wherever they are listed: a checked item in Remaining is done, an
 // unchecked one in Completed is not.
@@ -179,12 +193,12 @@ func (d *Document) done() int {
 	n := 0
 	for _, list := range [][]Task{d.Completed, d.Remaining} {
 		for _, t := range list {
-			if t.Done {
+			if t.Done && !t.Dropped() {
 				n++
 			}
 		}
 	}
-	if d.Current != nil && d.Current.Done {
+	if d.Current != nil && d.Current.Done && !d.Current.Dropped() {
 		n++
 	}
 	return n

@@ -29,9 +29,15 @@ type Subagent struct {
 	Type    string `json:"type"`
 	Session string `json:"session"`
 	// Status is "running" or "stopped".
-	Status      string    `json:"status"`
-	LastMessage string    `json:"lastMessage,omitempty"`
-	UpdatedAt   time.Time `json:"updatedAt"`
+	Status      string `json:"status"`
+	LastMessage string `json:"lastMessage,omitempty"`
+	// Task is what the subagent's own list (its TodoWrite) has in
+	// progress; Done and Total count that list. A subagent's list is
+	// never the session's.
+	Task      string    `json:"task,omitempty"`
+	Done      int       `json:"done,omitempty"`
+	Total     int       `json:"total,omitempty"`
+	UpdatedAt time.Time `json:"updatedAt"`
 }
 
 var unsafeName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^a-zA-Z0-9_-]`) })
@@ -47,6 +53,7 @@ func WriteSubagent(root string, s Subagent) error {
 		return err
 	}
 	s.LastMessage = redact.Clip(s.LastMessage, 500)
+	s.Task = redact.Clip(s.Task, 500)
 	data, err := json.Marshal(s)
 	if err != nil {
 		return err

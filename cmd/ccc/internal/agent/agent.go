@@ -100,6 +100,10 @@ type Input struct {
 	// Gemini's AfterTool).
 	ToolName  string
 	ToolInput json.RawMessage
+	// ToolFailed says the agent refused or failed the call (Claude Code's
+	// PostToolUseFailure, a tool_response with is_error or error): the call
+	// changed nothing, and its input is not the list.
+	ToolFailed bool
 	// TaskID and TaskSubject are TaskCreated's and TaskCompleted's.
 	TaskID      string
 	TaskSubject string
@@ -217,4 +221,27 @@ type OptionsInstaller interface {
 	InstallOptions() []InstallOption
 	// InstallWith is InstallHooks with the options given on (by Name).
 	InstallWith(root string, dryRun bool, on map[string]bool) (install.Result, error)
+}
+
+// ToolResponseFailed reports whether a tool event's tool_response says the
+// call failed: an object with "is_error": true or a non-empty "error"
+// (Gemini CLI's AfterTool sends {llmContent, returnDisplay, error}).
+func ToolResponseFailed(raw json.RawMessage) bool {
+	if len(raw) == 0 || raw[0] != '{' {
+		return false
+	}
+	var r struct {
+		IsError bool            `json:"is_error"`
+		Error   json.RawMessage `json:"error"`
+	}
+	if json.Unmarshal(raw, &r) != nil {
+		return false
+	}
+	switch e := string(r.Error); {
+	case r.IsError:
+		return true
+	case e == "" || e == "null" || e == `""` || e == "false" || e == "{}":
+		return false
+	}
+	return true
 }

@@ -2,6 +2,7 @@ package capture
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/ccc-checkpoint/ccc/progress"
@@ -19,8 +20,13 @@ const (
 // droppedFlag follows the id in the mark of a task that left the agent's list.
 const droppedFlag = " dropped"
 
-// droppedNote ends the text of a dropped task.
-const droppedNote = " (dropped)"
+// droppedNote ends the text of a dropped task, cancelledNote a cancelled
+// one's, blockedNote a blocked one's without blockedBy ids.
+const (
+	droppedNote   = " (dropped)"
+	cancelledNote = " (cancelled)"
+	blockedNote   = " (blocked)"
+)
 
 // Fold merges an agent's list into the progress document and reports
 // whether the document changed. The rules (DESIGN.md, "Capture"):
@@ -32,9 +38,15 @@ const droppedNote = " (dropped)"
 //   - completed → Completed Tasks; in_progress → Current Task with the
 //     activeForm as its status (a typed current task the list does not name
 //     gives way and leads Remaining); pending and blocked →
-//     Remaining Tasks; cancelled → dropped. Open blockedBy ids become a note,
-//     "(blocked by: <subject>, …)".
-//   - A task is found by its mark, so a renamed task is updated in place.
+//     Remaining Tasks, in_progress ones first; cancelled → Completed Tasks,
+//     checked off "(cancelled)" with the mark's "dropped" flag (no work left,
+//     none done). Open blockedBy ids become a note, "(blocked by: <subject>,
+//     …)"; blocked without them, "(blocked)".
+//   - A task is found by its mark: the tool's own id, else TextID of its
+//     text (DESIGN.md's identity table), so a list that shrinks or restarts
+//     never lends a finished task's mark to another. A task with a tool id
+//     is renamed in place; an item without one only when it is the one
+//     item that changed (rename).
 //     A task whose id has no mark yet takes over a marked task of the same
 //     agent with the same text whose id left the list (a new session
 //     re-creating its list from the progress file).
@@ -45,11 +57,19 @@ const droppedNote = " (dropped)"
 //     section, in the list's order.
 func Fold(doc *progress.Document, list List) (changed bool) {
 	f := folder{agent: list.Agent, byID: map[string]Task{}}
+	seen := map[string]int{}
 	for _, t := range list.Tasks {
-		if t.ID == "" || strings.TrimSpace(t.Text) == "" {
+		if strings.TrimSpace(t.Text) == "" {
 			continue
 		}
-		t.ID = SafeID(t.ID)
+		if t.ID == "" {
+			t.ID = TextID(t.Text)
+			if seen[t.ID]++; seen[t.ID] > 1 {
+				t.ID += "-" + strconv.Itoa(seen[t.ID])
+			}
+		} else {
+			t.ID = SafeID(t.ID)
+		}
 		if _, dup := f.byID[t.ID]; !dup {
 			f.byID[t.ID] = t
 			f.order = append(f.order, t)
@@ -81,7 +101,7 @@ func (f *folder) where(t Task) section {
 		}
 		return inRemaining
 	case Cancelled:
-		return inDropped
+		return inCancelled
 	}
 	return inRemaining
 }
@@ -97,8 +117,8 @@ func (f *folder) update(old progress.Task, lt Task, s section) progress.Task {
 		if nt.Status == "" {
 			nt.Status = "in progress"
 		}
-	case inDropped:
-		nt = dropTask(old, nt.Text, nt.Mark)
+	case inCancelled:
+		nt = progress.Task{Text: nt.Text + cancelledNote, Checkbox: true, Done: true, Mark: nt.Mark + droppedFlag}
 	}
 	return nt
 }
@@ -111,6 +131,11 @@ func (f *folder) id(t progress.Task) (id string, dropped, ours bool) {
 	}
 	id, dropped = strings.CutSuffix(rest, droppedFlag)
 	return id, dropped, true
+}
+
+func (f *folder) idOf(t progress.Task) string {
+	id, _, _ := f.id(t)
+	return id
 }
 
 func (f *folder) mark(id string) string { return f.agent + ":" + id }
@@ -159,19 +184,49 @@ func (f *folder) adopt(doc *progress.Document) {
 		return false
 	}
 	same := func(s string) string { return s }
+	var unmatched []Task
 	for _, lt := range f.order {
 		if known[lt.ID] || lt.Status == Cancelled {
 			continue
 		}
-		if !take(orphans, lt, baseText) {
-			take(typed, lt, same)
+		if !take(orphans, lt, baseText) && !take(typed, lt, same) && byText(lt.ID) {
+			unmatched = append(unmatched, lt)
 		}
 	}
+	f.rename(doc, unmatched)
+}
+
+// rename gives an item without an id of its own that took a new text the
+// mark of the task it was: only when it is the one item that changed, the
+// list is as long as before (the others kept their text), and the old
+// task is not finished. Anything else is a new task beside the old one.
+func (f *folder) rename(doc *progress.Document, unmatched []Task) {
+	if len(unmatched) != 1 || len(f.order) < 2 {
+		return
+	}
+	var gone []*progress.Task
+	live := 0
+	for _, t := range tasks(doc) {
+		id, dropped, ours := f.id(*t)
+		if !ours || dropped {
+			continue
+		}
+		live++
+		if _, listed := f.byID[id]; !listed {
+			gone = append(gone, t)
+		}
+	}
+	if len(gone) != 1 || live != len(f.order) || gone[0].Done || !byText(f.idOf(*gone[0])) {
+		return
+	}
+	gone[0].Mark = f.mark(unmatched[0].ID)
 }
 
 // baseText is a captured task's text without ccc's notes.
 func baseText(s string) string {
-	s = strings.TrimSuffix(s, droppedNote)
+	for _, note := range []string{droppedNote, cancelledNote, blockedNote} {
+		s = strings.TrimSuffix(s, note)
+	}
 	if i := strings.LastIndex(s, " (blocked by: "); i >= 0 && strings.HasSuffix(s, ")") {
 		s = s[:i]
 	}
@@ -199,8 +254,11 @@ func (f *folder) text(t Task) string {
 			open = append(open, strings.Join(strings.Fields(bt.Text), " "))
 		}
 	}
-	if len(open) > 0 {
+	switch {
+	case len(open) > 0:
 		text += " (blocked by: " + strings.Join(open, ", ") + ")"
+	case t.Status == Blocked:
+		text += blockedNote
 	}
 	return text
 }
@@ -212,7 +270,7 @@ const (
 	inCompleted section = iota
 	inCurrent
 	inRemaining
-	inDropped
+	inCancelled // shown in Completed
 )
 
 func (f *folder) fold(doc *progress.Document) {
@@ -240,6 +298,7 @@ func (f *folder) fold(doc *progress.Document) {
 	f.placed = map[string]bool{}
 	var completed, remaining, dropped []progress.Task
 	var cur *progress.Task
+	var lead []progress.Task // captured in_progress tasks that do not take the Current slot
 
 	update := f.update
 	// keep places an existing task: a person's stays, a marked one follows its list entry.
@@ -264,20 +323,16 @@ func (f *folder) fold(doc *progress.Document) {
 			return
 		}
 		s := where(lt)
-		if s == inDropped {
-			if !wasDropped {
-				t = dropTask(t, f.text(lt), f.mark(lt.ID)+droppedFlag)
-			}
-			f.placed[id] = true
-			if here == inCurrent {
-				dropped = append(dropped, t)
-			} else {
-				*out = append(*out, t)
-			}
-			return
+		in := s
+		if s == inCancelled {
+			in = inCompleted
 		}
-		if s == here {
+		if in == here {
 			f.placed[id] = true
+			if lt.Status == InProgress && here == inRemaining {
+				lead = append(lead, update(t, lt, s))
+				return
+			}
 			*out = append(*out, update(t, lt, s))
 		}
 		// Elsewhere: placed below, where it belongs now.
@@ -296,7 +351,6 @@ func (f *folder) fold(doc *progress.Document) {
 		keep(t, inRemaining, &remaining)
 	}
 	// List tasks not placed yet: moved or new.
-	var lead []progress.Task // a captured in_progress task that a person's current task kept out
 	for _, lt := range f.order {
 		if f.placed[lt.ID] {
 			continue
@@ -318,10 +372,8 @@ func (f *folder) fold(doc *progress.Document) {
 			} else {
 				remaining = append(remaining, t)
 			}
-		case inDropped:
-			if old.Mark != "" { // never listed before: nothing to drop
-				remaining = append(remaining, update(old, lt, s))
-			}
+		case inCancelled:
+			completed = append(completed, update(old, lt, s))
 		}
 	}
 	doc.Completed = completed

@@ -1,7 +1,10 @@
 package capture
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"regexp"
+	"strings"
 	"sync"
 )
 
@@ -20,4 +23,21 @@ func ParseStatus(s string) Status {
 		return Status(s)
 	}
 	return Pending
+}
+
+// TextID is the id of a list item that has no id of its own: "t-" and
+// eight hex digits of the hash of its text, spacing and case aside. Such
+// an item is its text, not its place in the list: a list that shrinks,
+// restarts or is reordered never lends a finished task's mark to another.
+func TextID(text string) string {
+	sum := sha256.Sum256([]byte(strings.ToLower(strings.Join(strings.Fields(text), " "))))
+	return textIDPrefix + hex.EncodeToString(sum[:4])
+}
+
+const textIDPrefix = "t-"
+
+// byText reports whether a mark's id names an item by its text (or, as
+// ccc wrote it before, by its position), not by the tool's own id.
+func byText(id string) bool {
+	return strings.HasPrefix(id, textIDPrefix) || strings.HasPrefix(id, "todo-")
 }

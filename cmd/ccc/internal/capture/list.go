@@ -9,7 +9,7 @@ package capture
 type Status string // "pending" | "in_progress" | "completed" | "cancelled" | "blocked"
 
 type Task struct {
-	ID         string // the agent's stable id ("3" for Claude's task files; "todo-2" index-based for TodoWrite/plans)
+	ID         string // the tool's own id ("3" for Claude's task files); empty when it has none: Fold uses TextID
 	Text       string // subject / content / step / description
 	Status     Status
 	ActiveForm string   // Claude's activeForm, optional

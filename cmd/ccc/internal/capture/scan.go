@@ -29,14 +29,26 @@ type Line struct {
 }
 
 // ScanBackward is the one bounded reader of an agent's transcript: it
-// calls fn with each line of the JSONL file at path that holds key, newest
+// calls fn with each line of the JSONL file at path that holds one of keys, newest
 // first, until fn says stop or returns an error, or the file's start. It
 // reads the tail up to that line a chunk (64 KB) at a time; a line without
-// key is neither kept nor passed, and a line with it is read whole only up
+// a key is neither kept nor passed, and a line with one is read whole only up
 // to MaxLine (4 MB), else passed Cut with its head. The file is the
 // agent's, outside the project: no confinement, but never a FIFO or a
 // device.
-func ScanBackward(path string, key []byte, fn func(Line) (stop bool, err error)) error {
+func ScanBackward(path string, keys [][]byte, fn func(Line) (stop bool, err error)) error {
+	longest := 0
+	for _, k := range keys {
+		longest = max(longest, len(k))
+	}
+	holds := func(b []byte) bool {
+		for _, k := range keys {
+			if bytes.Contains(b, k) {
+				return true
+			}
+		}
+		return false
+	}
 	f, err := projectfs.OpenProjectFile("", path)
 	if err != nil {
 		return err
@@ -89,12 +101,12 @@ func ScanBackward(path string, key []byte, fn func(Line) (stop bool, err error))
 			i := bytes.LastIndexByte(chunk[:end], '\n')
 			if !found {
 				piece := chunk[i+1 : end]
-				found = bytes.Contains(piece, key)
+				found = holds(piece)
 				if !found && end == len(chunk) && len(seam) > 0 {
-					// key across the chunks' boundary.
-					k := len(key) - 1
+					// A key across the chunks' boundary.
+					k := longest - 1
 					joined := append(append([]byte(nil), piece[max(0, len(piece)-k):]...), seam...)
-					found = bytes.Contains(joined, key)
+					found = holds(joined)
 				}
 			}
 			if i < 0 {
@@ -107,7 +119,7 @@ func ScanBackward(path string, key []byte, fn func(Line) (stop bool, err error))
 			}
 			found, lineEnd, end = false, pos+int64(i), i
 		}
-		seam = append(seam[:0], chunk[:min(len(chunk), len(key)-1)]...)
+		seam = append(seam[:0], chunk[:min(len(chunk), longest-1)]...)
 	}
 	if !found {
 		return nil

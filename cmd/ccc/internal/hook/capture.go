@@ -330,6 +330,14 @@ func PostToolUse(ctx context.Context, env Env, stdin []byte) {
 	if l, ok := agentOf(in).(agent.TaskLister); !ok || !l.ChangesList(in.ToolName) {
 		return // a matcher wider than the plugin's
 	}
+	if in.ToolFailed {
+		env.debugf(event, "%s failed: the list did not change", in.ToolName)
+		return
+	}
+	if in.AgentID != "" && in.ToolName == "TodoWrite" {
+		subagentList(ctx, env, event, in)
+		return
+	}
 	c := captureList(ctx, env, event, in, captureOpts{})
 	if !c.changed {
 		return
@@ -440,10 +448,62 @@ func Subagent(ctx context.Context, env Env, stdin []byte, stopped bool) {
 		return
 	}
 	s := records.Subagent{ID: in.AgentID, Type: in.AgentType, Session: in.SessionID, Status: "running", UpdatedAt: env.now().UTC()}
+	for _, old := range records.ReadSubagents(root) {
+		if old.ID == s.ID { // its list stays on the record
+			s.Task, s.Done, s.Total = old.Task, old.Done, old.Total
+		}
+	}
 	if stopped {
 		s.Status, s.LastMessage = "stopped", lastLine(in.LastAssistantMessage)
 	}
 	if err := records.WriteSubagent(root, s); err != nil {
+		env.logf(event, "%v", err)
+	}
+}
+
+// subagentList puts a subagent's own TodoWrite list (agent_id is set only
+// inside a subagent) on its record, for `ccc status`'s child row. It never
+// touches the session's list; without a record (no subagent-start hook)
+// it is ignored.
+func subagentList(ctx context.Context, env Env, event string, in Input) {
+	root, err := env.Root(ctx, in.Cwd)
+	if err != nil || project(root) != nil {
+		return
+	}
+	var rec *records.Subagent
+	for _, s := range records.ReadSubagents(root) {
+		if s.ID == in.AgentID {
+			rec = &s
+			break
+		}
+	}
+	if rec == nil {
+		env.debugf(event, "subagent %s's list ignored: no record (subagent-start hook)", in.AgentID)
+		return
+	}
+	lister, ok := agentOf(in).(agent.TaskLister)
+	if !ok {
+		return
+	}
+	list, err := lister.ListTasks(env.Claude, in)
+	if err != nil {
+		env.debugf(event, "subagent %s: %v", in.AgentID, err)
+		return
+	}
+	rec.Task, rec.Done, rec.Total = "", 0, len(list.Tasks)
+	for _, t := range list.Tasks {
+		switch {
+		case t.Status == capture.Completed:
+			rec.Done++
+		case t.Status == capture.InProgress && rec.Task == "":
+			rec.Task = t.ActiveForm
+			if rec.Task == "" {
+				rec.Task = t.Text
+			}
+		}
+	}
+	rec.UpdatedAt = env.now().UTC()
+	if err := records.WriteSubagent(root, *rec); err != nil {
 		env.logf(event, "%v", err)
 	}
 }

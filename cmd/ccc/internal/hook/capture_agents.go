@@ -90,6 +90,10 @@ func Capture(ctx context.Context, env Env, stdin []byte) {
 		env.logf(event, "%v", err)
 		return
 	}
+	if in.ToolFailed {
+		env.debugf(event, "%s failed: the list did not change", in.ToolName)
+		return
+	}
 	root, err := env.Root(ctx, in.Cwd)
 	if err != nil {
 		env.logf(event, "%v", err)

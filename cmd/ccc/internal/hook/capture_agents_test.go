@@ -163,3 +163,13 @@ func zstCopy(t *testing.T, path string) string {
 func unmarked(b []byte) string {
 	return regexp.MustCompile(` <!-- ccc:task [^>]* -->`).ReplaceAllString(string(b), "")
 }
+
+// Gemini's AfterTool for a write_todos it refused carries tool_response.error.
+func TestCaptureIgnoresARefusedCall(t *testing.T) {
+	p := newProj(t)
+	p.write(ProgressFile, []byte(handWritten))
+	Capture(context.Background(), p.env(), input(t, "gemini-after-tool.json", map[string]any{
+		"tool_response": map[string]any{"llmContent": "Error: invalid status", "returnDisplay": "Error", "error": map[string]any{"message": "invalid status", "type": "invalid_tool_params"}},
+	}))
+	assert.Equal(t, handWritten, string(p.read(ProgressFile)))
+}

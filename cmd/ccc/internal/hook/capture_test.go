@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ccc-checkpoint/ccc/config"
+	"github.com/ccc-checkpoint/ccc/state/records"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -83,8 +84,8 @@ func TestPostToolUseTodoWriteFromItsInput(t *testing.T) {
 			{"content": "Parser", "status": "in_progress", "activeForm": "Parsing"}}}})
 	PostToolUse(context.Background(), env, in)
 	got := string(p.read(ProgressFile))
-	assert.Contains(t, got, "- Lexer ✓ <!-- ccc:task claude:todo-1 -->\n")
-	assert.Contains(t, got, "- Parser — Parsing <!-- ccc:task claude:todo-2 -->\n")
+	assert.Contains(t, got, "- Lexer ✓ <!-- ccc:task claude:t-44ed3057 -->\n")
+	assert.Contains(t, got, "- Parser — Parsing <!-- ccc:task claude:t-b17d4512 -->\n")
 }
 
 func TestPostToolUseCreatesTheProgressFileFromTheFirstList(t *testing.T) {
@@ -224,4 +225,52 @@ func TestSessionStartWithoutAListAsksToRecreateIt(t *testing.T) {
 	assert.Contains(t, string(out), "Remaining (1): Lexer")
 	assert.Contains(t, string(out), "Your task list is empty in this session. Re-create it")
 	assert.NotContains(t, string(out), "ccc:task")
+}
+
+// A call the agent refused never changed its list: its input is not the list.
+func TestToolEventOfARefusedCallChangesNothing(t *testing.T) {
+	todos := map[string]any{"todos": []map[string]string{{"content": "Something else", "status": "pending"}}}
+	for name, extra := range map[string]map[string]any{
+		"tool_response is_error":      {"hook_event_name": "PostToolUse", "tool_response": map[string]any{"is_error": true, "content": "InputValidationError"}},
+		"tool_response error":         {"hook_event_name": "PostToolUse", "tool_response": map[string]any{"error": "activeForm is missing"}},
+		"PostToolUseFailure":          {"hook_event_name": "PostToolUseFailure", "error": "InputValidationError: activeForm is missing"},
+		"tool_response error message": {"hook_event_name": "PostToolUse", "tool_response": map[string]any{"error": map[string]any{"message": "bad"}}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			p, env, _ := captureProj(t)
+			before := p.read(ProgressFile)
+			m := map[string]any{"tool_name": "TodoWrite", "tool_input": todos}
+			for k, v := range extra {
+				m[k] = v
+			}
+			PostToolUse(context.Background(), env, hookInput(t, m))
+			assert.Equal(t, string(before), string(p.read(ProgressFile)))
+		})
+	}
+}
+
+// A subagent's TodoWrite (agent_id set) is the subagent's list, never the
+// session's: it goes to the subagent's record when there is one.
+func TestPostToolUseOfASubagent(t *testing.T) {
+	p, env, _ := captureProj(t)
+	before := string(p.read(ProgressFile))
+	sub := func() []byte {
+		return hookInput(t, map[string]any{"hook_event_name": "PostToolUse", "tool_name": "TodoWrite",
+			"agent_id": "a1b2c3d4e5", "agent_type": "Explore", "tool_input": map[string]any{
+				"todos": []map[string]string{{"content": "Read the lexer", "status": "completed", "activeForm": "Reading"},
+					{"content": "Read the parser", "status": "in_progress", "activeForm": "Reading the parser"}}}})
+	}
+	PostToolUse(context.Background(), env, sub())
+	assert.Equal(t, before, string(p.read(ProgressFile)), "no record: ignored")
+	assert.Empty(t, records.ReadSubagents(p.root))
+
+	require.NoError(t, records.WriteSubagent(p.root, records.Subagent{ID: "a1b2c3d4e5", Type: "Explore", Session: "s-1", Status: "running"}))
+	PostToolUse(context.Background(), env, sub())
+	assert.Equal(t, before, string(p.read(ProgressFile)), "the session's list is untouched")
+	subs := records.ReadSubagents(p.root)
+	require.Len(t, subs, 1)
+	assert.Equal(t, "Reading the parser", subs[0].Task)
+	assert.Equal(t, 1, subs[0].Done)
+	assert.Equal(t, 2, subs[0].Total)
+	assert.Equal(t, "running", subs[0].Status)
 }

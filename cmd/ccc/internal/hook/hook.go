@@ -70,6 +70,7 @@ func readInput(m agent.Payload, a agent.Agent) Input {
 	if t := m["tool_input"]; len(t) > 0 && t[0] == '{' {
 		in.ToolInput = t
 	}
+	in.ToolFailed = in.Event == "PostToolUseFailure" || agent.ToolResponseFailed(m["tool_response"])
 	if r, ok := a.(agent.InputReader); ok {
 		r.ReadInput(m, &in)
 	}
@@ -185,6 +186,13 @@ func (e Env) logf(event, format string, args ...any) {
 	msg := strings.TrimRight(fmt.Sprintf(format, args...), "\n")
 	msg = strings.ReplaceAll(msg, "\n", " ")
 	fmt.Fprintf(e.Stderr, "ccc hook %s: %s\n", event, msg)
+}
+
+// debugf is logf only with Debug: what a hook chose not to do.
+func (e Env) debugf(event, format string, args ...any) {
+	if e.Debug {
+		e.logf(event, format, args...)
+	}
 }
 
 // abandonAfter is how long past its deadline a checkpoint may take before

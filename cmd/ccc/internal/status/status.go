@@ -154,8 +154,9 @@ func queuedCell(q records.QueuedStatus, now time.Time) string {
 	return s
 }
 
-// subagentRows are an agent's subagents as child rows: type and id, the
-// last message, the age, running or stopped.
+// subagentRows are an agent's subagents as child rows: type and id, what
+// its own list has in progress (else its last message) and its count, the
+// age, running or stopped.
 func subagentRows(a records.AgentStatus, now time.Time) [][]string {
 	var rows [][]string
 	for _, s := range a.Subagents {
@@ -163,7 +164,14 @@ func subagentRows(a records.AgentStatus, now time.Time) [][]string {
 		if len(id) > 8 {
 			id = id[:8]
 		}
-		rows = append(rows, []string{"└ " + ui.Dash(s.Type) + " " + id, "", ui.Dash(ui.Clip(s.LastMessage, 40)), "",
+		task, progress := s.LastMessage, ""
+		if s.Task != "" {
+			task = s.Task
+		}
+		if s.Total > 0 {
+			progress = fmt.Sprintf("%d/%d", s.Done, s.Total)
+		}
+		rows = append(rows, []string{"└ " + ui.Dash(s.Type) + " " + id, "", ui.Dash(ui.Clip(task, 40)), progress,
 			ui.Age(now.Sub(s.UpdatedAt)), s.Status, "", ""})
 	}
 	return rows

@@ -50,8 +50,9 @@ func TestTableCells(t *testing.T) {
 	at := func(d time.Duration) *time.Time { v := now.Add(-d); return &v }
 	rep := Report{Now: now, Agents: []records.AgentStatus{
 		{Agent: "a", Task: "a  long\ntask " + strings.Repeat("x", 60), UpdatedAt: at(time.Hour), LastBeat: at(2 * time.Minute),
-			Queued:    records.QueuedStatus{Count: 2, Oldest: at(31 * time.Minute), LastError: "HTTP 502"},
-			Subagents: []records.Subagent{{ID: "0123456789", Type: "explore", LastMessage: "looking\nhere", UpdatedAt: now.Add(-time.Minute), Status: "running"}}},
+			Queued: records.QueuedStatus{Count: 2, Oldest: at(31 * time.Minute), LastError: "HTTP 502"},
+			Subagents: []records.Subagent{{ID: "0123456789", Type: "explore", LastMessage: "looking\nhere", UpdatedAt: now.Add(-time.Minute), Status: "running"},
+				{ID: "abc", Type: "plan", LastMessage: "old", Task: "Reading the parser", Done: 1, Total: 3, UpdatedAt: now, Status: "running"}}},
 		{Agent: "b", LastBeat: at(5 * time.Minute), Error: "schemaVersion 9", Health: string(records.Unknown)},
 	}}
 	got := Table(rep, false)
@@ -61,8 +62,10 @@ func TestTableCells(t *testing.T) {
 	assert.Contains(t, lines[1], "2, oldest 31m: HTTP 502")
 	assert.Contains(t, lines[2], "└ explore 01234567")
 	assert.Contains(t, lines[2], "looking here")
-	assert.Contains(t, lines[3], "beat 5m")
-	assert.Equal(t, "b: UNKNOWN — schemaVersion 9", lines[4])
+	assert.Contains(t, lines[3], "└ plan abc")
+	assert.Regexp(t, `Reading the parser +1/3 `, lines[3], "a subagent's own list: its task and count")
+	assert.Contains(t, lines[4], "beat 5m")
+	assert.Equal(t, "b: UNKNOWN — schemaVersion 9", lines[5])
 }
 
 func TestFrame(t *testing.T) {

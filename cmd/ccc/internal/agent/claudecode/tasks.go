@@ -81,6 +81,21 @@ type claudeTask struct {
 	ActiveForm  string   `json:"activeForm"`
 	Status      string   `json:"status"`
 	BlockedBy   []string `json:"blockedBy"`
+	Metadata    struct {
+		// Internal marks Claude Code's own bookkeeping, which it hides
+		// from the user's list: so does ccc.
+		Internal json.RawMessage `json:"_internal"`
+	} `json:"metadata"`
+}
+
+// internal reports whether metadata._internal is set (truthy, as Claude
+// Code tests it).
+func (t claudeTask) internal() bool {
+	switch v := string(t.Metadata.Internal); v {
+	case "", "null", "false", "0", `""`:
+		return false
+	}
+	return true
 }
 
 // ReadTasks reads the task files of one list folder, ordered by id
@@ -119,7 +134,7 @@ func ReadTasks(dir string) (capture.List, error) {
 			continue // deleted since the listing, or too big to be a task
 		}
 		var t claudeTask
-		if json.Unmarshal(data, &t) != nil || t.ID == "" || t.Subject == "" {
+		if json.Unmarshal(data, &t) != nil || t.ID == "" || t.Subject == "" || t.internal() {
 			continue
 		}
 		text := capture.Clean(t.Subject)
@@ -158,6 +173,7 @@ func idLess(a, b string) bool {
 // todoWriteInput is TodoWriteInput of sdk-tools.d.ts: the whole list.
 type todoWriteInput struct {
 	Todos []struct {
+		ID         string `json:"id"` // older Claude Code versions
 		Content    string `json:"content"`
 		Status     string `json:"status"`
 		ActiveForm string `json:"activeForm"`
@@ -165,15 +181,16 @@ type todoWriteInput struct {
 }
 
 // TodoWrite reads a TodoWrite tool input, which holds the whole list.
-// The list has no ids: a task's id is its position, "todo-1" first.
+// Its items have no id (older versions gave one, kept when present): Fold
+// knows such an item by its text.
 func TodoWrite(input []byte, source string) (capture.List, error) {
 	var in todoWriteInput
 	if err := json.Unmarshal(input, &in); err != nil {
 		return capture.List{}, fmt.Errorf("TodoWrite input: %w", err)
 	}
 	list := capture.List{Agent: name, Source: source, Tasks: make([]capture.Task, 0, len(in.Todos))}
-	for i, t := range in.Todos {
-		list.Tasks = append(list.Tasks, capture.Task{ID: "todo-" + strconv.Itoa(i+1), Text: capture.Clean(t.Content),
+	for _, t := range in.Todos {
+		list.Tasks = append(list.Tasks, capture.Task{ID: t.ID, Text: capture.Clean(t.Content),
 			Status: capture.Status(t.Status), ActiveForm: capture.Clean(t.ActiveForm)})
 	}
 	return list, nil

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -32,7 +33,7 @@ func TestReadTasks(t *testing.T) {
 		{ID: "2", Text: "Write the parser", Status: capture.InProgress, ActiveForm: "Writing the parser", BlockedBy: []string{}},
 		{ID: "3", Text: "Add tests", Status: capture.Pending, ActiveForm: "Adding tests", BlockedBy: []string{"1", "2"}},
 		{ID: "10", Text: "Write the docs", Status: capture.Pending, BlockedBy: []string{}},
-	}, list.Tasks, "ordered by number; .highwatermark, the lock and a torn file skipped")
+	}, list.Tasks, "ordered by number; .highwatermark, the lock, a torn file and an internal task (metadata._internal) skipped")
 
 	_, err = ReadTasks(filepath.Join(t.TempDir(), "nope"))
 	assert.ErrorIs(t, err, capture.ErrNoList)
@@ -56,9 +57,9 @@ func TestReadTranscript(t *testing.T) {
 	require.NoError(t, err)
 	require.NotNil(t, tr.Todos)
 	assert.Equal(t, []capture.Task{
-		{ID: "todo-1", Text: "Write the lexer", Status: capture.Completed, ActiveForm: "Writing the lexer"},
-		{ID: "todo-2", Text: "Write the parser", Status: capture.InProgress, ActiveForm: "Writing the parser"},
-		{ID: "todo-3", Text: "Add tests", Status: capture.Pending, ActiveForm: "Adding tests"},
+		{Text: "Write the lexer", Status: capture.Completed, ActiveForm: "Writing the lexer"},
+		{Text: "Write the parser", Status: capture.InProgress, ActiveForm: "Writing the parser"},
+		{Text: "Add tests", Status: capture.Pending, ActiveForm: "Adding tests"},
 	}, tr.Todos.Tasks, "the newest TodoWrite, after the compact boundary")
 	assert.Equal(t, []string{"/work/p/parser.go", "/work/p/lexer.go"}, tr.Files, "Edit/Write paths, newest first, once; Read is not a change")
 	assert.Equal(t, "Next: precedence climbing for * and /.", tr.LastLine)
@@ -70,7 +71,44 @@ func TestReadTranscript(t *testing.T) {
 func TestTodoWrite(t *testing.T) {
 	list, err := TodoWrite([]byte(`{"todos":[{"content":"A","status":"pending","activeForm":"Doing A"}]}`), "hook")
 	require.NoError(t, err)
-	assert.Equal(t, capture.List{Agent: "claude", Source: "hook", Tasks: []capture.Task{{ID: "todo-1", Text: "A", Status: capture.Pending, ActiveForm: "Doing A"}}}, list)
+	assert.Equal(t, capture.List{Agent: "claude", Source: "hook", Tasks: []capture.Task{{Text: "A", Status: capture.Pending, ActiveForm: "Doing A"}}}, list)
 	_, err = TodoWrite([]byte(`{"todos":"x"}`), "hook")
 	assert.Error(t, err)
+}
+
+func writeTranscript(t *testing.T, lines ...string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "t.jsonl")
+	require.NoError(t, os.WriteFile(p, []byte(strings.Join(lines, "\n")+"\n"), 0o600))
+	return p
+}
+
+const (
+	todoOK   = `{"parentUuid":null,"isSidechain":false,"type":"assistant","message":{"role":"assistant","content":[{"type":"tool_use","id":"toolu_01","name":"TodoWrite","input":{"todos":[{"content":"Lexer","status":"in_progress","activeForm":"Lexing"}]}}]},"uuid":"a1"}`
+	okResult = `{"parentUuid":"a1","isSidechain":false,"type":"user","message":{"role":"user","content":[{"tool_use_id":"toolu_01","type":"tool_result","content":"Todos have been modified successfully."}]},"uuid":"u1"}`
+	// Claude Code refused this call (no activeForm): its list did not change.
+	todoRefused = `{"parentUuid":"u1","isSidechain":false,"type":"assistant","message":{"role":"assistant","content":[{"type":"tool_use","id":"toolu_02","name":"TodoWrite","input":{"todos":[{"content":"Something else","status":"pending"}]}}]},"uuid":"a2"}`
+	refusal     = `{"parentUuid":"a2","isSidechain":false,"type":"user","message":{"role":"user","content":[{"type":"tool_result","content":"<tool_use_error>InputValidationError: TodoWrite failed due to the following issue:\nThe required parameter ` + "`todos[0].activeForm`" + ` is missing</tool_use_error>","is_error":true,"tool_use_id":"toolu_02"}]},"toolUseResult":"Error: The required parameter ` + "`todos[0].activeForm`" + ` is missing","uuid":"u2"}`
+)
+
+func TestReadTranscriptSkipsARefusedTodoWrite(t *testing.T) {
+	tr, err := ReadTranscript(writeTranscript(t, todoOK, okResult, todoRefused, refusal), true)
+	require.NoError(t, err)
+	require.NotNil(t, tr.Todos)
+	assert.Equal(t, []capture.Task{{Text: "Lexer", Status: capture.InProgress, ActiveForm: "Lexing"}}, tr.Todos.Tasks,
+		"the refused call never changed Claude's list")
+}
+
+// A subagent's lines (isSidechain) are not the session's: neither its
+// TodoWrite nor its last message.
+func TestReadTranscriptSkipsSidechains(t *testing.T) {
+	side := `{"parentUuid":"u1","isSidechain":true,"type":"assistant","message":{"role":"assistant","content":[{"type":"tool_use","id":"toolu_s1","name":"TodoWrite","input":{"todos":[{"content":"Read the code","status":"in_progress","activeForm":"Reading"}]}}]},"uuid":"s1"}`
+	sideText := `{"parentUuid":"s1","isSidechain":true,"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"Subagent: found three files."}]},"uuid":"s2"}`
+	mainText := `{"parentUuid":"u1","isSidechain":false,"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"Main: lexing now."}]},"uuid":"a3"}`
+	tr, err := ReadTranscript(writeTranscript(t, todoOK, okResult, mainText, side, sideText), true)
+	require.NoError(t, err)
+	require.NotNil(t, tr.Todos)
+	assert.Equal(t, []capture.Task{{Text: "Lexer", Status: capture.InProgress, ActiveForm: "Lexing"}}, tr.Todos.Tasks)
+	assert.Equal(t, "Main: lexing now.", tr.LastText)
+	assert.Equal(t, "Main: lexing now.", tr.LastLine)
 }

@@ -21,6 +21,7 @@ const (
 // toolUse is one content item of an assistant record.
 type toolUse struct {
 	Type  string          `json:"type"`
+	ID    string          `json:"id"`
 	Name  string          `json:"name"`
 	Text  string          `json:"text"`
 	Input json.RawMessage `json:"input"`
@@ -29,6 +30,7 @@ type toolUse struct {
 var (
 	todoWriteKey = []byte(`"TodoWrite"`)
 	assistantKey = []byte(`"assistant"`)
+	isErrorKey   = []byte(`"is_error"`)
 	textKey      = []byte(`"text"`)
 	editKeys     = [][]byte{[]byte(`"Edit"`), []byte(`"Write"`), []byte(`"MultiEdit"`), []byte(`"NotebookEdit"`)}
 )
@@ -38,6 +40,39 @@ type scan struct {
 	capture.Transcript
 	// lastDone says the newest assistant record was seen.
 	lastDone bool
+	// refused holds the ids of tool calls whose result was an error: read
+	// backwards, a result comes before its call. A refused TodoWrite never
+	// changed Claude's list.
+	refused map[string]bool
+}
+
+// results notes the refused calls of a user record (tool_result items
+// with is_error true).
+func (tr *scan) results(line []byte) {
+	var rec struct {
+		Message struct {
+			Content json.RawMessage `json:"content"`
+		} `json:"message"`
+	}
+	if json.Unmarshal(line, &rec) != nil || len(rec.Message.Content) == 0 || rec.Message.Content[0] != '[' {
+		return
+	}
+	var items []struct {
+		Type      string `json:"type"`
+		ToolUseID string `json:"tool_use_id"`
+		IsError   bool   `json:"is_error"`
+	}
+	if json.Unmarshal(rec.Message.Content, &items) != nil {
+		return
+	}
+	for _, it := range items {
+		if it.Type == "tool_result" && it.IsError && it.ToolUseID != "" {
+			if tr.refused == nil {
+				tr.refused = map[string]bool{}
+			}
+			tr.refused[it.ToolUseID] = true
+		}
+	}
 }
 
 // worth reports whether a line may hold what the scan still looks for; only
@@ -68,18 +103,27 @@ func (tr *scan) worth(line []byte, near, wantTodos bool) bool {
 // ReadTranscript reads a transcript backwards, once, with
 // capture.ScanBackward: the newest assistant record's text anywhere, the last
 // assistant line and the files touched within its last MaxScan bytes,
-// and, when wantTodos, the newest TodoWrite list anywhere. Only lines
-// holding "assistant" are looked at, and only those a cheap byte test
+// and, when wantTodos, the newest TodoWrite list anywhere that Claude Code
+// did not refuse (its tool_result is_error). A subagent's lines
+// (isSidechain) are skipped. Only lines holding
+// "assistant" (and "is_error", for the refusals) are looked at, and only those a cheap byte test
 // says may matter are parsed. An assistant record over MaxLine where the
 // newest one is looked for is an error, never a silent fall back to the
 // message before it.
 func ReadTranscript(path string, wantTodos bool) (capture.Transcript, error) {
 	var tr scan
 	seen := map[string]bool{}
-	err := capture.ScanBackward(path, assistantKey, func(l capture.Line) (bool, error) {
+	keys := [][]byte{assistantKey}
+	if wantTodos {
+		keys = append(keys, isErrorKey)
+	}
+	err := capture.ScanBackward(path, keys, func(l capture.Line) (bool, error) {
 		near := l.FromEnd <= MaxScan
 		if !near && tr.lastDone && (tr.Todos != nil || !wantTodos) {
 			return true, nil
+		}
+		if sidechain(l.Text) {
+			return false, nil // a subagent's: neither its list nor its messages are the session's
 		}
 		if l.Cut {
 			if !tr.lastDone && startsAssistant(l.Text) {
@@ -88,6 +132,9 @@ func ReadTranscript(path string, wantTodos bool) (capture.Transcript, error) {
 			return false, nil
 		}
 		line := l.Text
+		if wantTodos && tr.Todos == nil && bytes.Contains(line, isErrorKey) {
+			tr.results(line)
+		}
 		if !tr.lastDone {
 			tr.LastText, tr.lastDone = assistantText(line)
 		}
@@ -112,7 +159,7 @@ func ReadTranscript(path string, wantTodos bool) (capture.Transcript, error) {
 			switch {
 			case it.Type == "text" && tr.LastLine == "" && near:
 				tr.LastLine = lastLine(it.Text)
-			case it.Type == "tool_use" && it.Name == "TodoWrite" && tr.Todos == nil && wantTodos:
+			case it.Type == "tool_use" && it.Name == "TodoWrite" && tr.Todos == nil && wantTodos && !tr.refused[it.ID]:
 				if l, err := TodoWrite(it.Input, path); err == nil {
 					tr.Todos = &l
 				}
@@ -126,6 +173,13 @@ func ReadTranscript(path string, wantTodos bool) (capture.Transcript, error) {
 		return false, nil
 	})
 	return tr.Transcript, err
+}
+
+// sidechain reports whether a transcript line is a subagent's (Claude Code
+// writes "isSidechain":true near a record's start). Inside a string the
+// quotes would be escaped, so text quoting the key does not match.
+func sidechain(line []byte) bool {
+	return bytes.Contains(line, []byte(`"isSidechain":true`)) || bytes.Contains(line, []byte(`"isSidechain": true`))
 }
 
 // startsAssistant reports whether the start of a record says it is an

@@ -1,9 +1,10 @@
 package codex
 
 import (
-	"github.com/ccc-checkpoint/ccc/cmd/ccc/internal/agent"
 	"path/filepath"
 	"strings"
+
+	"github.com/ccc-checkpoint/ccc/cmd/ccc/internal/agent"
 
 	"github.com/ccc-checkpoint/ccc/cmd/ccc/internal/install"
 	"github.com/ccc-checkpoint/ccc/internal/projectfs"

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strconv"
 	"strings"
 
 	"github.com/klauspost/compress/zstd"
@@ -60,18 +59,27 @@ func ReadRollout(path string) (capture.List, error) {
 	} else if skipFirst, err = capture.SeekTail(f); err != nil {
 		return capture.List{}, fmt.Errorf("%s: %w", name, err)
 	}
-	var last []codexStep
-	found := false
+	var last, prev []codexStep
+	found, prevFound := false, false
+	lastCall := "" // the call whose output may still refuse it
 	_, err = capture.EachLine(r, capture.MaxLine, func(line []byte) {
 		if skipFirst {
 			skipFirst = false
 			return
 		}
+		if lastCall != "" && bytes.Contains(line, []byte(`function_call_output`)) && bytes.Contains(line, []byte(lastCall)) {
+			if failedOutput(line, lastCall) {
+				last, found = prev, prevFound
+			}
+			lastCall = ""
+			return
+		}
 		if !bytes.Contains(line, []byte(`update_plan`)) {
 			return
 		}
-		if plan, ok := codexPlan(line); ok {
-			last, found = plan, true
+		if plan, call, ok := codexPlan(line); ok {
+			prev, prevFound = last, found
+			last, found, lastCall = plan, true, call
 		}
 	})
 	if err != nil {
@@ -125,49 +133,105 @@ type codexStep struct {
 }
 
 // codexPlan reads one rollout line: a response_item whose payload is the
-// function_call update_plan, with its arguments as a JSON string.
-func codexPlan(line []byte) ([]codexStep, bool) {
+// function_call update_plan, with its arguments as a JSON string, and the
+// call's id. Arguments Codex's own types reject (UpdateplanArgs: every step
+// a step and one of three statuses) are a call it refused.
+func codexPlan(line []byte) ([]codexStep, string, bool) {
 	var rec struct {
 		Type    string `json:"type"`
 		Payload struct {
 			Type      string `json:"type"`
 			Name      string `json:"name"`
 			Arguments string `json:"arguments"`
+			CallID    string `json:"call_id"`
 		} `json:"payload"`
 	}
 	if json.Unmarshal(line, &rec) != nil || rec.Type != "response_item" ||
 		rec.Payload.Type != "function_call" || rec.Payload.Name != "update_plan" {
+		return nil, "", false
+	}
+	plan, ok := planArgs([]byte(rec.Payload.Arguments))
+	return plan, rec.Payload.CallID, ok
+}
+
+// planArgs reads update_plan's arguments as Codex does; ok is false for
+// arguments it rejects (the plan did not change).
+func planArgs(args []byte) ([]codexStep, bool) {
+	var a struct {
+		Plan []struct {
+			Step   *string `json:"step"`
+			Status string  `json:"status"`
+		} `json:"plan"`
+	}
+	if json.Unmarshal(args, &a) != nil || a.Plan == nil {
 		return nil, false
 	}
-	var args struct {
-		Plan []codexStep `json:"plan"`
+	plan := make([]codexStep, 0, len(a.Plan))
+	for _, s := range a.Plan {
+		switch s.Status {
+		case "pending", "in_progress", "completed":
+		default:
+			return nil, false
+		}
+		if s.Step == nil {
+			return nil, false
+		}
+		plan = append(plan, codexStep{Step: *s.Step, Status: s.Status})
 	}
-	if json.Unmarshal([]byte(rec.Payload.Arguments), &args) != nil {
-		return nil, false // Codex rejected it too: the plan did not change
+	return plan, true
+}
+
+// failedOutput reports whether a rollout line is the function_call_output
+// of call saying the call failed: an output object with success false or
+// a failed/error status, or Codex's own answer to arguments it could not
+// read.
+func failedOutput(line []byte, call string) bool {
+	var rec struct {
+		Type    string `json:"type"`
+		Payload struct {
+			Type   string          `json:"type"`
+			CallID string          `json:"call_id"`
+			Status string          `json:"status"`
+			Output json.RawMessage `json:"output"`
+		} `json:"payload"`
 	}
-	return args.Plan, true
+	if json.Unmarshal(line, &rec) != nil || rec.Type != "response_item" ||
+		rec.Payload.Type != "function_call_output" || rec.Payload.CallID != call {
+		return false
+	}
+	if rec.Payload.Status == "failed" || rec.Payload.Status == "error" {
+		return true
+	}
+	out := rec.Payload.Output
+	if len(out) > 0 && out[0] == '"' {
+		var text string
+		_ = json.Unmarshal(out, &text) // valid: the line parsed
+		return strings.HasPrefix(text, "failed to parse function arguments")
+	}
+	var o struct {
+		Success *bool `json:"success"`
+	}
+	return len(out) > 0 && out[0] == '{' && json.Unmarshal(out, &o) == nil && o.Success != nil && !*o.Success
 }
 
 // PlanInput reads the plan from a hook's tool_input when the tool was
 // update_plan ({"plan":[…]}).
 func PlanInput(toolInput json.RawMessage) ([]capture.Task, bool) {
-	var args struct {
-		Plan []codexStep `json:"plan"`
-	}
-	if json.Unmarshal(toolInput, &args) != nil || args.Plan == nil {
+	plan, ok := planArgs(toolInput)
+	if !ok {
 		return nil, false
 	}
-	return codexTasks(args.Plan), true
+	return codexTasks(plan), true
 }
 
 func codexTasks(plan []codexStep) []capture.Task {
 	tasks := make([]capture.Task, 0, len(plan))
-	for i, s := range plan {
+	for _, s := range plan {
 		text := capture.Clean(s.Step)
 		if text == "" {
 			continue
 		}
-		tasks = append(tasks, capture.Task{ID: "todo-" + strconv.Itoa(i+1), Text: text, Status: capture.ParseStatus(s.Status)})
+		tasks = append(tasks, capture.Task{Text: text, Status: capture.ParseStatus(s.Status)})
 	}
 	return tasks
 }

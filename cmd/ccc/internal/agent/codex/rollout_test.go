@@ -22,16 +22,16 @@ var (
 	// twoDone is the plan after the second update: two completed, the
 	// third in progress.
 	twoDone = []capture.Task{
-		{ID: "todo-1", Text: calcSteps[0], Status: "completed"},
-		{ID: "todo-2", Text: calcSteps[1], Status: "completed"},
-		{ID: "todo-3", Text: calcSteps[2], Status: "in_progress"},
-		{ID: "todo-4", Text: calcSteps[3], Status: "pending"},
+		{Text: calcSteps[0], Status: "completed"},
+		{Text: calcSteps[1], Status: "completed"},
+		{Text: calcSteps[2], Status: "in_progress"},
+		{Text: calcSteps[3], Status: "pending"},
 	}
 	firstPlan = []capture.Task{
-		{ID: "todo-1", Text: calcSteps[0], Status: "in_progress"},
-		{ID: "todo-2", Text: calcSteps[1], Status: "pending"},
-		{ID: "todo-3", Text: calcSteps[2], Status: "pending"},
-		{ID: "todo-4", Text: calcSteps[3], Status: "pending"},
+		{Text: calcSteps[0], Status: "in_progress"},
+		{Text: calcSteps[1], Status: "pending"},
+		{Text: calcSteps[2], Status: "pending"},
+		{Text: calcSteps[3], Status: "pending"},
 	}
 )
 
@@ -108,9 +108,11 @@ func TestReadRolloutSkipsHugeLine(t *testing.T) {
 }
 
 func TestPlanInput(t *testing.T) {
-	tasks, ok := PlanInput([]byte(`{"explanation":"e","plan":[{"step":"  Add   the lexer ","status":"completed"},{"step":"","status":"pending"},{"step":"Parse","status":"weird"}]}`))
+	tasks, ok := PlanInput([]byte(`{"explanation":"e","plan":[{"step":"  Add   the lexer ","status":"completed"},{"step":"","status":"pending"},{"step":"Parse","status":"pending"}]}`))
 	require.True(t, ok)
-	assert.Equal(t, []capture.Task{{ID: "todo-1", Text: "Add the lexer", Status: "completed"}, {ID: "todo-3", Text: "Parse", Status: "pending"}}, tasks)
+	assert.Equal(t, []capture.Task{{Text: "Add the lexer", Status: "completed"}, {Text: "Parse", Status: "pending"}}, tasks)
+	_, ok = PlanInput([]byte(`{"plan":[{"step":"Parse","status":"weird"}]}`))
+	assert.False(t, ok, "Codex refuses a status it does not know: the plan did not change")
 	_, ok = PlanInput([]byte(`{"command":"ls"}`))
 	assert.False(t, ok)
 }
@@ -174,4 +176,31 @@ func TestReadRolloutReadsThePlainTail(t *testing.T) {
 	l, err := ReadRollout(p)
 	require.NoError(t, err)
 	assert.Equal(t, firstPlan, l.Tasks)
+}
+
+// A call Codex answered with an error, or one its own argument types
+// reject, never changed the plan.
+func TestReadRolloutSkipsFailedCalls(t *testing.T) {
+	base, err := os.ReadFile(codexRollout)
+	require.NoError(t, err)
+	call := func(id, args string) string {
+		return `{"timestamp":"2026-11-25T16:01:00.000Z","type":"response_item","payload":{"type":"function_call","name":"update_plan","arguments":` + args + `,"call_id":"` + id + `"}}` + "\n"
+	}
+	other := `"{\"plan\":[{\"step\":\"Something else\",\"status\":\"pending\"}]}"`
+	for name, tail := range map[string]string{
+		"an unknown status":     call("c9", `"{\"plan\":[{\"step\":\"Something else\",\"status\":\"bogus\"}]}"`),
+		"a step without status": call("c9", `"{\"plan\":[{\"step\":\"Something else\"}]}"`),
+		"output says it failed": call("c9", other) +
+			`{"timestamp":"2026-11-25T16:01:01.000Z","type":"response_item","payload":{"type":"function_call_output","call_id":"c9","output":"failed to parse function arguments: missing field` + "`status`" + `"}}` + "\n",
+		"output with success false": call("c9", other) +
+			`{"timestamp":"2026-11-25T16:01:01.000Z","type":"response_item","payload":{"type":"function_call_output","call_id":"c9","output":{"content":"error","success":false}}}` + "\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			p := filepath.Join(t.TempDir(), "rollout.jsonl")
+			require.NoError(t, os.WriteFile(p, append(bytes.Clone(base), tail...), 0o600))
+			l, err := ReadRollout(p)
+			require.NoError(t, err)
+			assert.Equal(t, twoDone, l.Tasks)
+		})
+	}
 }

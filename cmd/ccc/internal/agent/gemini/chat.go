@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash/maphash"
-	"strconv"
 
 	"github.com/ccc-checkpoint/ccc/cmd/ccc/internal/capture"
 )
@@ -267,12 +266,12 @@ func TodosInput(toolInput json.RawMessage) ([]capture.Task, bool) {
 
 func geminiTasks(todos []geminiTodo) []capture.Task {
 	tasks := make([]capture.Task, 0, len(todos))
-	for i, t := range todos {
+	for _, t := range todos {
 		text := capture.Clean(t.Description)
 		if text == "" {
 			continue
 		}
-		tasks = append(tasks, capture.Task{ID: "todo-" + strconv.Itoa(i+1), Text: text, Status: capture.ParseStatus(t.Status)})
+		tasks = append(tasks, capture.Task{Text: text, Status: capture.ParseStatus(t.Status)})
 	}
 	return tasks
 }

@@ -108,5 +108,5 @@ func TestReadChatReadsTheTail(t *testing.T) {
 	require.NoError(t, f.Close())
 	l, err := ReadChat(p)
 	require.NoError(t, err)
-	assert.Equal(t, []capture.Task{{ID: "todo-1", Text: "Parse", Status: "pending"}}, l.Tasks)
+	assert.Equal(t, []capture.Task{{Text: "Parse", Status: "pending"}}, l.Tasks)
 }

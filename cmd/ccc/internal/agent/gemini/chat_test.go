@@ -18,22 +18,22 @@ var (
 	// twoDone is the plan after the second update: two completed, the
 	// third in progress.
 	twoDone = []capture.Task{
-		{ID: "todo-1", Text: calcSteps[0], Status: "completed"},
-		{ID: "todo-2", Text: calcSteps[1], Status: "completed"},
-		{ID: "todo-3", Text: calcSteps[2], Status: "in_progress"},
-		{ID: "todo-4", Text: calcSteps[3], Status: "pending"},
+		{Text: calcSteps[0], Status: "completed"},
+		{Text: calcSteps[1], Status: "completed"},
+		{Text: calcSteps[2], Status: "in_progress"},
+		{Text: calcSteps[3], Status: "pending"},
 	}
 	firstPlan = []capture.Task{
-		{ID: "todo-1", Text: calcSteps[0], Status: "in_progress"},
-		{ID: "todo-2", Text: calcSteps[1], Status: "pending"},
-		{ID: "todo-3", Text: calcSteps[2], Status: "pending"},
-		{ID: "todo-4", Text: calcSteps[3], Status: "pending"},
+		{Text: calcSteps[0], Status: "in_progress"},
+		{Text: calcSteps[1], Status: "pending"},
+		{Text: calcSteps[2], Status: "pending"},
+		{Text: calcSteps[3], Status: "pending"},
 	}
 	cancelledLast = []capture.Task{
-		{ID: "todo-1", Text: calcSteps[0], Status: "completed"},
-		{ID: "todo-2", Text: calcSteps[1], Status: "in_progress"},
-		{ID: "todo-3", Text: calcSteps[2], Status: "pending"},
-		{ID: "todo-4", Text: calcSteps[3], Status: "cancelled"},
+		{Text: calcSteps[0], Status: "completed"},
+		{Text: calcSteps[1], Status: "in_progress"},
+		{Text: calcSteps[2], Status: "pending"},
+		{Text: calcSteps[3], Status: "cancelled"},
 	}
 )
 
@@ -68,7 +68,7 @@ func TestReadChat(t *testing.T) {
 func TestTodosInput(t *testing.T) {
 	tasks, ok := TodosInput([]byte(`{"todos":[{"description":"Lex","status":"blocked"},{"description":"Parse","status":"cancelled"}]}`))
 	require.True(t, ok)
-	assert.Equal(t, []capture.Task{{ID: "todo-1", Text: "Lex", Status: "blocked"}, {ID: "todo-2", Text: "Parse", Status: "cancelled"}}, tasks)
+	assert.Equal(t, []capture.Task{{Text: "Lex", Status: "blocked"}, {Text: "Parse", Status: "cancelled"}}, tasks)
 	_, ok = TodosInput([]byte(`[1]`))
 	assert.False(t, ok)
 }
