@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/ccc-checkpoint/ccc/markdown"
 
@@ -15,7 +16,9 @@ import (
 // generatedRe matches a prompt of the shape GeneratePrompt writes (also with the line break before
 // "Next action:" that the protocol's template shows). The shape alone says nothing about who wrote a
 // prompt, since the protocol teaches agents this very form: it only narrows LooksGenerated.
-var generatedRe = regexp.MustCompile(`^Resume (?:\S+|the session)\. Current task: (?:task \d+ of \d+ — .*|none \(\d+ of \d+ tasks done\))\. Key files: .*\.[ \t]*\n?[ \t]*Next action: .*\.$`)
+var generatedRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^Resume (?:\S+|the session)\. Current task: (?:task \d+ of \d+ — .*|none \(\d+ of \d+ tasks done\))\. Key files: .*\.[ \t]*\n?[ \t]*Next action: .*\.$`)
+})
 
 // FailurePrefix starts a blocker that ends the work as failed: `ccc checkpoint --fail REASON` adds the
 // blocker "FAILED: REASON", and an agent editing the progress file can write one too.
@@ -165,7 +168,9 @@ func PromptHash(prompt string) string {
 // markRe is the line ccc writes right after a prompt it generated: an HTML comment, hidden wherever
 // the file is rendered (GitHub, an editor's preview), that a person rewriting the section drops with
 // the text.
-var markRe = regexp.MustCompile(`^[ \t]*<!-- ccc:generated (sha256:[0-9a-f]{12}) -->[ \t]*$`)
+var markRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[ \t]*<!-- ccc:generated (sha256:[0-9a-f]{12}) -->[ \t]*$`)
+})
 
 func markLine(mark string) string { return "<!-- ccc:generated " + mark + " -->" }
 
@@ -178,7 +183,7 @@ func splitMark(text string) (prompt, mark string) {
 	}
 	var keep []string
 	for _, l := range strings.Split(text, "\n") {
-		if m := markRe.FindStringSubmatch(l); m != nil {
+		if m := markRe().FindStringSubmatch(l); m != nil {
 			mark = m[1]
 			continue
 		}
@@ -218,7 +223,7 @@ func (d *Document) PromptByCCC(fileLists ...[]string) bool {
 // passes.
 func (d *Document) LooksGenerated(fileLists ...[]string) bool {
 	cur := strings.TrimSpace(d.ContinuationPrompt)
-	if cur == "" || !generatedRe.MatchString(cur) {
+	if cur == "" || !generatedRe().MatchString(cur) {
 		return false
 	}
 	h := PromptHash(cur)
@@ -252,7 +257,7 @@ func (d *Document) PromptConflicts() []string {
 			}
 		}
 		said = strings.TrimSpace(strings.TrimRight(said, ". "))
-		said = taskPosRe.ReplaceAllString(said, "")
+		said = taskPosRe().ReplaceAllString(said, "")
 		none := said == "" || strings.HasPrefix(strings.ToLower(said), "none")
 		switch {
 		case d.active() && none:
@@ -273,7 +278,7 @@ func (d *Document) PromptConflicts() []string {
 }
 
 // taskPosRe is the "task 3 of 5 — " before the current task's text in the protocol's prompt.
-var taskPosRe = regexp.MustCompile(`^(?i:task)\s+\d+\s+(?i:of)\s+\d+\s*[—–-]\s*`)
+var taskPosRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(?i:task)\s+\d+\s+(?i:of)\s+\d+\s*[—–-]\s*`) })
 
 // sameWords reports whether a prompt's words a are b's, also as the generated prompt cuts a long b.
 func sameWords(a, b string) bool {
@@ -304,12 +309,12 @@ func PromptBox(prompt string) string {
 }
 
 // keyFilesRe finds the key files of a prompt of GeneratePrompt's shape.
-var keyFilesRe = regexp.MustCompile(`Key files: (.*?)\.[ \t]*\n?[ \t]*Next action: `)
+var keyFilesRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`Key files: (.*?)\.[ \t]*\n?[ \t]*Next action: `) })
 
 // PromptFiles returns the key files the continuation prompt names, when ccc generated it; nil
 // otherwise. A capture that knows no better keeps them when it regenerates the prompt.
 func (d *Document) PromptFiles() []string {
-	m := keyFilesRe.FindStringSubmatch(d.ContinuationPrompt)
+	m := keyFilesRe().FindStringSubmatch(d.ContinuationPrompt)
 	if m == nil || m[1] == "none" || !d.PromptByCCC() {
 		return nil
 	}

@@ -52,7 +52,7 @@ func TestGeneratePrompt(t *testing.T) {
 			require.NoError(t, err)
 			got := d.GeneratePrompt(tc.files)
 			assert.Equal(t, tc.want, got)
-			assert.Regexp(t, generatedRe, got, "ccc must recognise its own prompts")
+			assert.Regexp(t, generatedRe(), got, "ccc must recognise its own prompts")
 		})
 	}
 }

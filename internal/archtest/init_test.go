@@ -11,10 +11,9 @@ import (
 	"testing"
 )
 
-// startupExempt are files whose package-level regexps another change owns
-// (progress/prompt.go: the prompt's counting is being reworked; its four
-// regexps are most of what progress' init still allocates).
-var startupExempt = map[string]bool{"progress/prompt.go": true}
+// startupExempt are files whose package-level regexps may stay, each with
+// its reason (none today).
+var startupExempt = map[string]bool{}
 
 // TestNoRegexpCompiledAtInit: every ccc process pays for what package init
 // does, including a hook that decides nothing and --version, so the
