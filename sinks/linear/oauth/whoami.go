@@ -112,7 +112,7 @@ func identify(ctx context.Context, o Options, t Token) (Token, error) {
 		return Token{}, fmt.Errorf("asking Linear who the new token is: %w", err)
 	}
 	if !id.App {
-		return Token{}, fmt.Errorf("Linear signed in %q, not an app user: install the application with actor=app (a workspace admin must approve it)", id.Name)
+		return Token{}, fmt.Errorf("the sign-in is %q, not an app user of Linear: install the application with actor=app (a workspace admin must approve it)", id.Name)
 	}
 	supports := id.SupportsAgentSessions
 	t.ViewerID, t.SupportsAgentSessions = id.ID, &supports

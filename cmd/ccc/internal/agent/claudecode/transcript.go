@@ -141,38 +141,45 @@ func ReadTranscript(path string, wantTodos bool) (capture.Transcript, error) {
 		if !tr.worth(line, near, wantTodos) {
 			return false, nil
 		}
-		var rec struct {
-			Message struct {
-				Role    string          `json:"role"`
-				Content json.RawMessage `json:"content"`
-			} `json:"message"`
-		}
-		if json.Unmarshal(line, &rec) != nil || rec.Message.Role != "assistant" {
-			return false, nil
-		}
-		var items []toolUse
-		if len(rec.Message.Content) == 0 || rec.Message.Content[0] != '[' || json.Unmarshal(rec.Message.Content, &items) != nil {
-			return false, nil
-		}
-		for i := len(items) - 1; i >= 0; i-- {
-			it := items[i]
-			switch {
-			case it.Type == "text" && tr.LastLine == "" && near:
-				tr.LastLine = lastLine(it.Text)
-			case it.Type == "tool_use" && it.Name == "TodoWrite" && tr.Todos == nil && wantTodos && !tr.refused[it.ID]:
-				if l, err := TodoWrite(it.Input, path); err == nil {
-					tr.Todos = &l
-				}
-			case it.Type == "tool_use" && near && len(tr.Files) < MaxFiles:
-				if p := editedPath(it); p != "" && !seen[p] {
-					seen[p] = true
-					tr.Files = append(tr.Files, p)
-				}
-			}
-		}
+		tr.take(line, near, wantTodos, path, seen)
 		return false, nil
 	})
 	return tr.Transcript, err
+}
+
+// take reads one assistant record's tool calls and text, newest first: its
+// last text line, its TodoWrite list (unless refused) and the files its
+// edits touched.
+func (tr *scan) take(line []byte, near, wantTodos bool, path string, seen map[string]bool) {
+	var rec struct {
+		Message struct {
+			Role    string          `json:"role"`
+			Content json.RawMessage `json:"content"`
+		} `json:"message"`
+	}
+	if json.Unmarshal(line, &rec) != nil || rec.Message.Role != "assistant" {
+		return
+	}
+	var items []toolUse
+	if len(rec.Message.Content) == 0 || rec.Message.Content[0] != '[' || json.Unmarshal(rec.Message.Content, &items) != nil {
+		return
+	}
+	for i := len(items) - 1; i >= 0; i-- {
+		it := items[i]
+		switch {
+		case it.Type == "text" && tr.LastLine == "" && near:
+			tr.LastLine = lastLine(it.Text)
+		case it.Type == "tool_use" && it.Name == "TodoWrite" && tr.Todos == nil && wantTodos && !tr.refused[it.ID]:
+			if l, err := TodoWrite(it.Input, path); err == nil {
+				tr.Todos = &l
+			}
+		case it.Type == "tool_use" && near && len(tr.Files) < MaxFiles:
+			if p := editedPath(it); p != "" && !seen[p] {
+				seen[p] = true
+				tr.Files = append(tr.Files, p)
+			}
+		}
+	}
 }
 
 // sidechain reports whether a transcript line is a subagent's (Claude Code
