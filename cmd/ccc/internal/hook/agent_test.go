@@ -48,6 +48,7 @@ func TestDetectAgent(t *testing.T) {
 		`{"hook_event_name":"SessionEnd","transcript_path":null,"turn_id":"t"}`:                 Codex,
 		`{"transcript_path":"/h/.codex/sessions/2026/11/25/rollout-2026-x.jsonl.zst"}`:          Codex,
 		`{"hook_event_name":"SessionEnd","transcript_path":"/h/.gemini/tmp/p/chats/s-1.jsonl"}`: Gemini,
+		`{"hook_event_name":"SessionEnd","transcript_path":"/h/.gemini/tmp/p/chats/s-1.json"}`:  Gemini, // Gemini CLI 0.19–0.38
 	} {
 		assert.Equal(t, want, DetectAgent([]byte(in)), in)
 	}

@@ -3,8 +3,11 @@ package gemini
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"hash/maphash"
+	"io"
+	"os"
 
 	"github.com/ccc-checkpoint/ccc/cmd/ccc/internal/capture"
 )
@@ -26,11 +29,17 @@ const (
 // that message and every later one (all of them when the id is unknown),
 // and {"$set":{"messages":[…]}} replaces the whole conversation.
 //
+// Gemini CLI 0.19–0.38 wrote the chat as one pretty-printed JSON object
+// (session-*.json: sessionId, …, messages: […]) rewritten whole: a log
+// whose first line is a lone "{" is read that way, whole, when it is at
+// most maxWhole bytes (a longer one is an error, not part of it).
+//
 // Like a Codex rollout, only the last capture.MaxTail bytes are read, and only
 // the newest maxGeminiMessages messages are remembered: a rewind to an
 // older one, or a list forgotten under maxGeminiLists, is no list rather
 // than a wrong one. The file is the agent's, outside the project: never a
-// FIFO or a device. ErrNoList: no write_todos call survives.
+// FIFO or a device. ErrNoList: no write_todos call survives; a log in
+// neither form is an error (errFormat), not a silent "no list".
 func ReadChat(path string) (capture.List, error) {
 	f, skipFirst, err := capture.OpenTail(path)
 	if err != nil {
@@ -38,21 +47,116 @@ func ReadChat(path string) (capture.List, error) {
 	}
 	defer func() { _ = f.Close() }() // read only
 	c := newGeminiChat()
-	_, err = capture.EachLine(f, capture.MaxLine, func(line []byte) {
-		if skipFirst {
-			skipFirst = false
-			return
-		}
-		c.line(line)
-	})
+	whole, err := isWholeObject(f, skipFirst)
+	switch {
+	case err != nil:
+		return capture.List{}, fmt.Errorf("%s: %w", path, err)
+	case whole:
+		err = c.readWhole(f)
+	default:
+		err = c.readLines(f, skipFirst)
+	}
 	if err != nil {
 		return capture.List{}, fmt.Errorf("%s: %w", path, err)
+	}
+	if c.lines > 0 && !c.known {
+		return capture.List{}, fmt.Errorf("%s: %w", path, errFormat)
 	}
 	todos, ok := c.last()
 	if !ok {
 		return capture.List{}, fmt.Errorf("%s: %w", path, capture.ErrNoList)
 	}
 	return capture.List{Agent: name, Source: path, Tasks: geminiTasks(todos)}, nil
+}
+
+// errFormat: the log is neither JSONL records nor a session object.
+var errFormat = errors.New("chat log format not recognised (neither Gemini CLI's JSONL records nor its session object): no list captured")
+
+// maxWhole bounds a whole-object chat log (read whole, not from its tail).
+var maxWhole int64 = capture.MaxTail
+
+// isWholeObject says whether f, at its start, holds a pretty-printed
+// object: its first line is a lone "{". f is left where it was.
+func isWholeObject(f *os.File, skipFirst bool) (bool, error) {
+	if skipFirst {
+		return false, nil // a log over the tail cap: JSONL
+	}
+	pos, err := f.Seek(0, io.SeekCurrent)
+	if err != nil {
+		return false, err
+	}
+	var head [64]byte
+	n, err := f.ReadAt(head[:], pos)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return false, err
+	}
+	first, _, _ := bytes.Cut(head[:n], []byte("\n"))
+	return string(bytes.TrimSpace(first)) == "{", nil
+}
+
+func (c *geminiChat) readLines(f *os.File, skipFirst bool) error {
+	_, err := capture.EachLine(f, capture.MaxLine, func(line []byte) {
+		if skipFirst {
+			skipFirst = false
+			return
+		}
+		c.line(line)
+	})
+	return err
+}
+
+// readWhole reads a session object, {"sessionId":…, "messages":[…]}, one
+// message at a time.
+func (c *geminiChat) readWhole(f *os.File) error {
+	fi, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	if fi.Size() > maxWhole {
+		return fmt.Errorf("a whole-object chat log of %d bytes is over the %d-byte cap: not read", fi.Size(), maxWhole)
+	}
+	c.lines = 1
+	dec := json.NewDecoder(io.LimitReader(f, maxWhole))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil // not an object: errFormat
+	}
+	session := false
+	var msgs bool
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return nil
+		}
+		switch t {
+		case "sessionId":
+			var id string
+			session = dec.Decode(&id) == nil && id != ""
+		case "messages":
+			if t, err := dec.Token(); err != nil || t != json.Delim('[') {
+				return nil
+			}
+			for dec.More() {
+				var m geminiMessage
+				if err := dec.Decode(&m); err != nil {
+					return fmt.Errorf("message: %w", err)
+				}
+				if m.ID != "" {
+					c.putMessage(m)
+				}
+			}
+			if _, err := dec.Token(); err != nil {
+				return err
+			}
+			msgs = true
+		default:
+			var skip json.RawMessage
+			if err := dec.Decode(&skip); err != nil {
+				return err
+			}
+		}
+	}
+	c.known = session && msgs
+	return nil
 }
 
 type geminiTodo struct {
@@ -88,6 +192,10 @@ type geminiChat struct {
 	// older is the newest message with a list that left the window: what
 	// the conversation says when no message in the window wrote one.
 	older geminiEntry
+	// lines counts the non-blank lines read; known says one of them (or
+	// the whole object) was in a form Gemini CLI writes.
+	lines int
+	known bool
 }
 
 func newGeminiChat() *geminiChat {
@@ -97,7 +205,12 @@ func newGeminiChat() *geminiChat {
 func (c *geminiChat) hash(id string) uint64 { return maphash.String(c.seed, id) }
 
 func (c *geminiChat) line(line []byte) {
+	if len(bytes.TrimSpace(line)) == 0 {
+		return
+	}
+	c.lines++
 	if id, ok := plainMessageID(line); ok {
+		c.known = true
 		c.put(maphash.Bytes(c.seed, id), nil, false) // no list in it: only its place counts
 		return
 	}
@@ -112,6 +225,7 @@ func (c *geminiChat) line(line []byte) {
 	if json.Unmarshal(line, &rec) != nil {
 		return // Gemini CLI skips a line it cannot parse, too
 	}
+	c.known = c.known || rec.RewindTo != nil || rec.ID != nil || len(rec.Set) > 0 || rec.Session != nil
 	switch {
 	case rec.RewindTo != nil:
 		c.rewind(c.hash(*rec.RewindTo))

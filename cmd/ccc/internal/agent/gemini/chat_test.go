@@ -50,6 +50,7 @@ func TestReadChat(t *testing.T) {
 		{file: "refused.jsonl", want: firstPlan},                         // a call that failed wrote nothing
 		{file: "set-messages.jsonl", want: cancelledLast},                // $set.messages replaces the conversation
 		{file: "no-list.jsonl", noList: true},
+		{file: "session-2026-11-25T16-00-7f3e9c2a.json", want: twoDone}, // Gemini CLI 0.19–0.38: one JSON object
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
@@ -92,4 +93,44 @@ func TestReadChatRewrittenWithoutList(t *testing.T) {
 	assert.False(t, ok, "an escaped id is parsed in full: %q", id)
 	_, ok = plainMessageID([]byte(`{"type":"user","id":"x"}`))
 	assert.False(t, ok)
+}
+
+// A log in neither form is an error, said on stderr, not a silent "no
+// list": a Gemini CLI that changed its format again must be noticed.
+func TestReadChatUnknownFormat(t *testing.T) {
+	dir := t.TempDir()
+	for name, body := range map[string]string{
+		"array.json":  "[\n  1,\n  2\n]\n",
+		"text.jsonl":  "hello\nworld\n",
+		"object.json": "{\n  \"conversation\": []\n}\n",
+	} {
+		p := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(p, []byte(body), 0o644))
+		_, err := ReadChat(p)
+		require.Error(t, err, name)
+		assert.False(t, errors.Is(err, capture.ErrNoList), "%s: %v", name, err)
+		assert.Contains(t, err.Error(), "not recognised", name)
+		assert.NotContains(t, err.Error(), "\n", name)
+	}
+	// An empty log is no list yet.
+	p := filepath.Join(dir, "empty.jsonl")
+	require.NoError(t, os.WriteFile(p, nil, 0o644))
+	_, err := ReadChat(p)
+	assert.True(t, errors.Is(err, capture.ErrNoList), "%v", err)
+}
+
+// The whole-file form is read only up to the byte cap: a longer one is an
+// error, never a partial conversation.
+func TestReadChatWholeFileBounded(t *testing.T) {
+	data, err := os.ReadFile("testdata/session-2026-11-25T16-00-7f3e9c2a.json")
+	require.NoError(t, err)
+	defer func(m int64) { maxWhole = m }(maxWhole)
+	maxWhole = int64(len(data)) - 1
+	_, err = ReadChat("testdata/session-2026-11-25T16-00-7f3e9c2a.json")
+	require.Error(t, err)
+	assert.False(t, errors.Is(err, capture.ErrNoList), "%v", err)
+	maxWhole = int64(len(data))
+	l, err := ReadChat("testdata/session-2026-11-25T16-00-7f3e9c2a.json")
+	require.NoError(t, err)
+	assert.Equal(t, twoDone, l.Tasks)
 }

@@ -37,14 +37,15 @@ var ownEvents = map[string]bool{
 func (Agent) Name() string { return name }
 
 // Detect: Gemini's own event names and prompt_response are sure; a chat
-// log (…/chats/*.jsonl) or a timestamp field nearly so.
+// log (…/chats/*.jsonl, or *.json before Gemini CLI 0.39) or a timestamp
+// field nearly so.
 func (Agent) Detect(p agent.Payload) agent.Evidence {
 	if ownEvents[p.String("hook_event_name")] || p.Has("prompt_response") {
 		return agent.Own
 	}
 	if p.IsString("transcript_path") {
 		t := filepath.ToSlash(p.String("transcript_path"))
-		if filepath.Base(filepath.Dir(t)) == "chats" && strings.HasSuffix(filepath.Base(t), ".jsonl") {
+		if filepath.Base(filepath.Dir(t)) == "chats" && (strings.HasSuffix(t, ".jsonl") || strings.HasSuffix(t, ".json")) {
 			return agent.Log
 		}
 	}
