@@ -59,37 +59,142 @@ func ReadRollout(path string) (capture.List, error) {
 	} else if skipFirst, err = capture.SeekTail(f); err != nil {
 		return capture.List{}, fmt.Errorf("%s: %w", name, err)
 	}
-	var last, prev []codexStep
-	found, prevFound := false, false
-	lastCall := "" // the call whose output may still refuse it
+	var p planReplay
 	_, err = capture.EachLine(r, capture.MaxLine, func(line []byte) {
 		if skipFirst {
 			skipFirst = false
 			return
 		}
-		if lastCall != "" && bytes.Contains(line, []byte(`function_call_output`)) && bytes.Contains(line, []byte(lastCall)) {
-			if failedOutput(line, lastCall) {
-				last, found = prev, prevFound
-			}
-			lastCall = ""
-			return
-		}
-		if !bytes.Contains(line, []byte(`update_plan`)) {
-			return
-		}
-		if plan, call, ok := codexPlan(line); ok {
-			prev, prevFound = last, found
-			last, found, lastCall = plan, true, call
-		}
+		p.line(line)
 	})
 	if err != nil {
 		return capture.List{}, fmt.Errorf("%s: %w", name, err)
 	}
-	if !found {
+	if !p.found {
 		return capture.List{}, fmt.Errorf("%s: %w", name, capture.ErrNoList)
 	}
-	return capture.List{Agent: agentName, Source: name, Tasks: codexTasks(last)}, nil
+	return capture.List{Agent: agentName, Source: name, Tasks: codexTasks(p.last)}, nil
 }
+
+// maxTurns bounds the user turns a replay remembers the plan before: a
+// rollback past the oldest remembered one leaves no plan, not a wrong one.
+const maxTurns = 1024
+
+// planState is the plan at one point of the rollout.
+type planState struct {
+	plan  []codexStep
+	found bool
+}
+
+// planReplay follows the plan through a rollout as Codex rebuilds the
+// thread: the last update_plan call counts unless its output refused it,
+// and thread_rolled_back {num_turns: N} drops the last N user turns with
+// the plans they wrote.
+type planReplay struct {
+	last, prev    []codexStep
+	found, prevOK bool
+	lastCall      string      // the call whose output may still refuse it
+	turns         []planState // the plan before each user turn, oldest first
+}
+
+func (p *planReplay) line(line []byte) {
+	if p.lastCall != "" && bytes.Contains(line, []byte(`function_call_output`)) && bytes.Contains(line, []byte(p.lastCall)) {
+		if failedOutput(line, p.lastCall) {
+			p.last, p.found = p.prev, p.prevOK
+		}
+		p.lastCall = ""
+		return
+	}
+	switch {
+	case bytes.Contains(line, []byte(`update_plan`)):
+		if plan, call, ok := codexPlan(line); ok {
+			p.prev, p.prevOK = p.last, p.found
+			p.last, p.found, p.lastCall = plan, true, call
+		}
+	case bytes.Contains(line, []byte(`"thread_rolled_back"`)):
+		if n, ok := rolledBack(line); ok {
+			p.rollback(n)
+		}
+	case bytes.Contains(line, []byte(`"user"`)) && userTurn(line):
+		p.turns = append(p.turns, planState{plan: p.last, found: p.found})
+		if len(p.turns) > maxTurns {
+			p.turns[0] = planState{}
+			p.turns = p.turns[1:]
+		}
+	}
+}
+
+// rollback drops the last n user turns: the plan is the one before the
+// oldest of them. More turns than the replay saw leave no plan: every
+// turn dropped, or (a log read from its tail, turns past maxTurns) a
+// plan that cannot be known, which is none rather than a wrong one.
+func (p *planReplay) rollback(n int) {
+	if n <= 0 {
+		return
+	}
+	p.lastCall = ""
+	if n > len(p.turns) {
+		clear(p.turns)
+		p.turns = p.turns[:0]
+		p.last, p.found, p.prev, p.prevOK = nil, false, nil, false
+		return
+	}
+	s := p.turns[len(p.turns)-n]
+	clear(p.turns[len(p.turns)-n:])
+	p.turns = p.turns[:len(p.turns)-n]
+	p.last, p.found = s.plan, s.found
+	p.prev, p.prevOK = s.plan, s.found
+}
+
+// rolledBack reads an event_msg thread_rolled_back and its num_turns.
+func rolledBack(line []byte) (int, bool) {
+	var rec struct {
+		Type    string `json:"type"`
+		Payload struct {
+			Type     string `json:"type"`
+			NumTurns *int   `json:"num_turns"`
+		} `json:"payload"`
+	}
+	if json.Unmarshal(line, &rec) != nil || rec.Type != "event_msg" ||
+		rec.Payload.Type != "thread_rolled_back" || rec.Payload.NumTurns == nil {
+		return 0, false
+	}
+	return *rec.Payload.NumTurns, true
+}
+
+// userTurn says a rollout line is a user message that starts a turn, as
+// Codex counts them for a rollback: a response_item message of role user
+// that is not one of the contextual messages Codex adds itself
+// (<environment_context>, <user_instructions>, AGENTS.md instructions…).
+func userTurn(line []byte) bool {
+	var rec struct {
+		Type    string `json:"type"`
+		Payload struct {
+			Type    string `json:"type"`
+			Role    string `json:"role"`
+			Content []struct {
+				Text string `json:"text"`
+			} `json:"content"`
+		} `json:"payload"`
+	}
+	if json.Unmarshal(line, &rec) != nil || rec.Type != "response_item" ||
+		rec.Payload.Type != "message" || rec.Payload.Role != "user" {
+		return false
+	}
+	for _, c := range rec.Payload.Content {
+		t := strings.TrimSpace(c.Text)
+		for _, tag := range contextual {
+			if strings.HasPrefix(t, tag) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// contextual starts the user-role messages Codex writes itself.
+var contextual = []string{"<environment_context>", "<user_instructions>", "<user_shell_command>",
+	"<turn_aborted>", "# AGENTS.md instructions"}
 
 // capped reads at most left bytes of r, then fails with ErrTooBig.
 type capped struct {

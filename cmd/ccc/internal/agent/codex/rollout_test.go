@@ -45,6 +45,7 @@ func TestReadRollout(t *testing.T) {
 		{name: "the last update_plan wins", path: codexRollout, want: twoDone},
 		{name: "a call Codex refused and a compaction change nothing", path: "testdata/rollout-refused.jsonl", want: twoDone},
 		{name: "no update_plan", path: "testdata/rollout-noplan.jsonl", noList: true},
+		{name: "thread_rolled_back drops the plans of the last user turns", path: "testdata/rollout-rolled-back.jsonl", want: firstPlan},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -202,5 +203,40 @@ func TestReadRolloutSkipsFailedCalls(t *testing.T) {
 			require.NoError(t, err)
 			assert.Equal(t, twoDone, l.Tasks)
 		})
+	}
+}
+
+// thread_rolled_back {num_turns: N} drops the last N user turns, and the
+// plans they wrote, as Codex rebuilds the thread; a plan after it counts;
+// a rollback past every turn leaves no plan; contextual user messages
+// (<environment_context>…) start no turn.
+func TestReadRolloutRolledBack(t *testing.T) {
+	data, err := os.ReadFile("testdata/rollout-rolled-back.jsonl")
+	require.NoError(t, err)
+	lines := strings.SplitAfter(string(data), "\n")
+	rollback := lines[len(lines)-2]
+	secondPlan, secondOut := lines[9], lines[10]
+	require.Contains(t, rollback, "thread_rolled_back")
+	require.Contains(t, secondPlan, "update_plan")
+	dir := t.TempDir()
+	for name, tt := range map[string]struct {
+		body   string
+		want   []capture.Task
+		noList bool
+	}{
+		"two turns back":       {body: strings.Join(lines[:len(lines)-2], "") + strings.Replace(rollback, `"num_turns":1`, `"num_turns":2`, 1), noList: true},
+		"more turns than seen": {body: strings.Join(lines[:len(lines)-2], "") + strings.Replace(rollback, `"num_turns":1`, `"num_turns":9`, 1), noList: true},
+		"a plan after it":      {body: string(data) + secondPlan + secondOut, want: twoDone},
+		"no turns":             {body: strings.Join(lines[:len(lines)-2], "") + strings.Replace(rollback, `"num_turns":1`, `"num_turns":0`, 1), want: twoDone},
+	} {
+		p := filepath.Join(dir, strings.ReplaceAll(name, " ", "-")+".jsonl")
+		require.NoError(t, os.WriteFile(p, []byte(tt.body), 0o644))
+		l, err := ReadRollout(p)
+		if tt.noList {
+			assert.ErrorIs(t, err, capture.ErrNoList, name)
+			continue
+		}
+		require.NoError(t, err, name)
+		assert.Equal(t, tt.want, l.Tasks, name)
 	}
 }
