@@ -88,7 +88,7 @@ type Input struct {
 	// Codex versions; an agent that names it otherwise fills it in
 	// (InputReader).
 	LastAssistantMessage string
-	// Source is SessionStart's startup, resume, clear or compact.
+	// Source is SessionStart's startup, resume, clear, compact or (Codex) fork.
 	Source string
 	// Trigger is PreCompact's manual or auto.
 	Trigger string

@@ -124,7 +124,7 @@ func SessionStart(ctx context.Context, env Env, stdin []byte, load ResumeLoader)
 		return nil
 	}
 	switch in.Source {
-	case "compact", "resume", "startup":
+	case "compact", "resume", "startup", "fork": // fork: Codex, a new thread from an old one
 	case "clear":
 		// The user asked for a fresh context, not a fresh task list.
 		if root, err := env.Root(ctx, in.Cwd); err == nil && project(root) == nil {

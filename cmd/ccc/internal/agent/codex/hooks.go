@@ -18,7 +18,7 @@ const HooksFile = ".codex/hooks.json"
 // has no event for its plan tool that ccc relies on, so the plan is read
 // from the rollout log at these events.
 var hooks = []install.Hook{
-	{Event: "SessionStart", Matcher: "startup|resume|compact", Command: "ccc hook --agent codex session-start", Timeout: 15},
+	{Event: "SessionStart", Matcher: "startup|resume|compact|fork", Command: "ccc hook --agent codex session-start", Timeout: 15},
 	{Event: "PreCompact", Command: "ccc hook --agent codex pre-compact", Timeout: 30},
 	{Event: "Stop", Command: "ccc hook --agent codex stop", Timeout: 30},
 	{Event: "SessionEnd", Command: "ccc hook --agent codex session-end", Timeout: 10},
@@ -71,7 +71,7 @@ func (Agent) InitHelp() agent.InitHelp {
 	return agent.InitHelp{
 		Short: "Write ccc's Codex CLI hooks into .codex/hooks.json",
 		Long: `Add ccc's hooks to the project's .codex/hooks.json, the project layer Codex
-CLI reads beside .codex/config.toml: SessionStart (startup|resume|compact),
+CLI reads beside .codex/config.toml: SessionStart (startup|resume|compact|fork),
 PreCompact, Stop and SessionEnd, each running ccc hook --agent codex. Codex has no hook
 event for its plan tool, so the task list is read from its rollout log at
 these events. Every other hook of the user's stays. A file that is not a
