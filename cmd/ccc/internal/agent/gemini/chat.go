@@ -47,7 +47,7 @@ func ReadChat(path string) (capture.List, error) {
 	}
 	defer func() { _ = f.Close() }() // read only
 	c := newGeminiChat()
-	whole, err := isWholeObject(f, skipFirst)
+	whole, err := isWholeObject(f)
 	switch {
 	case err != nil:
 		return capture.List{}, fmt.Errorf("%s: %w", path, err)
@@ -75,18 +75,11 @@ var errFormat = errors.New("chat log format not recognised (neither Gemini CLI's
 // maxWhole bounds a whole-object chat log (read whole, not from its tail).
 var maxWhole int64 = capture.MaxTail
 
-// isWholeObject says whether f, at its start, holds a pretty-printed
-// object: its first line is a lone "{". f is left where it was.
-func isWholeObject(f *os.File, skipFirst bool) (bool, error) {
-	if skipFirst {
-		return false, nil // a log over the tail cap: JSONL
-	}
-	pos, err := f.Seek(0, io.SeekCurrent)
-	if err != nil {
-		return false, err
-	}
+// isWholeObject says whether f holds a pretty-printed object: the first
+// line of the file (not of its tail) is a lone "{".
+func isWholeObject(f *os.File) (bool, error) {
 	var head [64]byte
-	n, err := f.ReadAt(head[:], pos)
+	n, err := f.ReadAt(head[:], 0)
 	if err != nil && !errors.Is(err, io.EOF) {
 		return false, err
 	}
@@ -116,6 +109,9 @@ func (c *geminiChat) readWhole(f *os.File) error {
 		return fmt.Errorf("a whole-object chat log of %d bytes is over the %d-byte cap: not read", fi.Size(), maxWhole)
 	}
 	c.lines = 1
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return err
+	}
 	dec := json.NewDecoder(io.LimitReader(f, maxWhole))
 	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
 		return nil // not an object: errFormat
