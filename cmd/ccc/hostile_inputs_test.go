@@ -34,7 +34,7 @@ func TestHostileInputsHooksFinish(t *testing.T) {
 	}{
 		{"nested 10,000 levels (20 KB)", head + deep, ""},
 		{"nested 10,000 levels, then 8 MB of lazy lines", head + deep + strings.Repeat("y\n", 4<<20), ""},
-		{"a flat list at the parse limit", head + strings.Repeat("- x\n", 49000), ""},
+		{"a flat list at the parse limit", head + strings.Repeat("- x\n", 149_000), ""},
 		{"a 9 MB task", "# P\n\n**Issue:** CIA-5\n\n## Current Task\n- " + strings.Repeat("a", 9_000_000) + "\n", ""},
 		{"a 20 MB state file", head, `{"phase": "execution", "pad": "` + strings.Repeat("x", 20<<20) + `"}`},
 	}
