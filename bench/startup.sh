@@ -74,7 +74,7 @@ dirs=("$work/empty" "$work/empty" "$work/empty" "$work/project")
 cmds=(
   "$ccc --version"
   "$ccc hook stop <$work/stdin.json"
-  "$yardstick $api"
+  "$yardstick $api $LINEAR_API_KEY"
   "$ccc checkpoint --profile automated --agent main --issue BENCH-1 --next \"step \$RANDOM\$RANDOM\""
 )
 

@@ -2,7 +2,7 @@
 // HTTP POST of a GraphQL document to a URL and exits. Its start-up, one connection and one round trip
 // are what any tracker update pays; what ccc adds on top is ccc's own cost.
 //
-//	yardstick URL     (Authorization: $LINEAR_API_KEY when set)
+//	yardstick URL [KEY]     (KEY, when given, is sent as the Authorization header)
 //
 // It exits 0 on a 2xx answer, 1 otherwise. bench/startup.sh runs it side by side with ccc.
 package main
@@ -19,11 +19,15 @@ import (
 const doc = `{"query":"query Viewer { viewer { id } }"}`
 
 func main() {
-	if len(os.Args) != 2 {
-		fmt.Fprintln(os.Stderr, "usage: yardstick URL")
+	if len(os.Args) < 2 || len(os.Args) > 3 {
+		fmt.Fprintln(os.Stderr, "usage: yardstick URL [KEY]")
 		os.Exit(2)
 	}
-	if err := post(os.Args[1], os.Getenv("LINEAR_API_KEY")); err != nil {
+	key := ""
+	if len(os.Args) == 3 {
+		key = os.Args[2]
+	}
+	if err := post(os.Args[1], key); err != nil {
 		fmt.Fprintln(os.Stderr, "yardstick:", err)
 		os.Exit(1)
 	}
