@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -72,4 +73,23 @@ func TestHostileInputsHooksFinish(t *testing.T) {
 			}
 		})
 	}
+}
+
+// Issue 26: a progress file of 100,000 plain tasks is checkpointed, not refused as too broken to
+// touch; the tasks survive the rewrite.
+func TestCheckpointHundredThousandTasks(t *testing.T) {
+	root := t.TempDir()
+	var b strings.Builder
+	b.WriteString("# P\n\n## Current Task\n- t\n\n## Remaining Tasks\n")
+	for i := range 100_000 {
+		fmt.Fprintf(&b, "- task %d\n", i)
+	}
+	path := filepath.Join(root, ".ccc-progress.md")
+	require.NoError(t, os.WriteFile(path, []byte(b.String()), 0o644))
+	code, stdout, stderr := newCCCProc(root, "LINEAR_API_KEY=").run(t, "checkpoint", "--profile", "automated", "--next", "task 0")
+	require.Equal(t, 0, code, "stdout %.500s\nstderr %.500s", stdout, stderr)
+	assert.NotContains(t, stdout+stderr, "broken")
+	out, err := os.ReadFile(path)
+	require.NoError(t, err)
+	assert.Contains(t, string(out), "- task 99999\n")
 }
