@@ -105,9 +105,9 @@ tasks() { # DIR N
   } >"$1/.ccc-progress.md"
 }
 declare -A tk
-# 100,000 tasks are past the parse limit (markdown.Limit: 100,000 lines,
-# a list item counting twice); the largest size is the largest it takes.
-big_tasks=${BIG_TASKS:-45000}
+# 100,000 tasks, the size issue 26 asks for (markdown.Limit reads up to
+# 150,000 lines; only nested lines count towards its nesting budget).
+big_tasks=${BIG_TASKS:-100000}
 for n_tasks in 1000 10000 "$big_tasks"; do
   d=$work/tasks$n_tasks
   project "$d"

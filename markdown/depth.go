@@ -6,16 +6,22 @@ import (
 )
 
 // MaxDepth is how deeply ccc reads block quotes and list items nested in one another, and MaxWork how
-// many line-levels it reads in all: every line counts once, plus once for each block quote or list item
-// that may be open on it. goldmark walks every open block on every line, and opening a block rescans
-// its line, so its time and memory grow with that product, not with the size: twenty kilobytes nested
-// ten thousand levels deep took seconds, eight megabytes minutes and gigabytes. No handoff note nests a
-// hundred levels; a list of 10,000 tasks counts 20,000, ten megabytes of text in lines of 100 bytes
-// 100,000. A hook parses the file several times and renders it: at MaxWork it still ends within its
-// 10 s budget on a loaded machine.
+// many nested line-levels it reads in all: a line with two or more block quotes or list items open on
+// it counts once, plus once for each of them. goldmark walks every open block on every line, and
+// opening a block rescans its line, so its time and memory grow with that product, not with the size:
+// twenty kilobytes nested ten thousand levels deep took seconds, eight megabytes minutes and gigabytes.
+// A line with at most one level open (text, a heading, a top-level task) counts nothing there, so a
+// plain list of 100,000 tasks is read (issue 26), while deep nesting, or deep nesting kept open over
+// many lines, is refused. No handoff note nests a hundred levels; 10,000 tasks with a subtask each
+// count 60,000. MaxLines bounds the lines of any kind: goldmark holds a few hundred bytes per line, so
+// a file of ten megabytes in four-byte list items ("- x\n", 2.6 million) took 2.4 GB and seconds per
+// parse; 150,000 lines is half again the 100,000 tasks issue 26 asks for. A hook parses the file
+// several times and renders it: at these limits it still ends within its 10 s budget on a loaded
+// machine.
 const (
 	MaxDepth = 100
 	MaxWork  = 100_000
+	MaxLines = 150_000
 )
 
 // LimitError is a source Limit refuses to parse: the line where it passes a limit, and which.
@@ -26,11 +32,11 @@ type LimitError struct {
 
 func (e *LimitError) Error() string { return fmt.Sprintf("line %d: %s", e.Line, e.Msg) }
 
-// Limit reports the first line of src that passes MaxDepth or MaxWork, nil when src is within both. It
-// reads each line once, before any parse, and never underestimates the depth: a block quote needs a ">"
-// on every line it holds, a list item a marker on its first line and two columns of indentation (its
-// marker and a space) on the others, so a line can continue or open no more levels than its leading
-// ">"s, list markers and half its other leading columns. What a line does not show stays open over blank
+// Limit reports the first line of src that passes MaxDepth, MaxWork or MaxLines, nil when src is within
+// them. It reads each line once, before any parse, and never underestimates the depth: a block quote
+// needs a ">" on every line it holds, a list item a marker on its first line and two columns of
+// indentation (its marker and a space) on the others, so a line can continue or open no more levels
+// than its leading ">"s, list markers and half its other leading columns. What a line does not show stays open over blank
 // lines and lazy continuation lines (a line of text right after another one), and only a non-blank line
 // after a blank one closes what it does not continue. It may overestimate (a line indented 2·MaxDepth
 // columns counts as MaxDepth levels; code blocks are not told apart), which only ever refuses more.
@@ -40,7 +46,10 @@ func limit(src []byte, maxDepth, maxWork int) *LimitError {
 	src, _ = TrimBOM(src)
 	n, open, work, blank := 0, 0, 0, true
 	for len(src) > 0 {
-		n++
+		if n++; n > MaxLines {
+			return &LimitError{Line: n, Msg: fmt.Sprintf(
+				"longer than ccc reads: more than %d lines; shorten the file", MaxLines)}
+		}
 		end := bytes.IndexByte(src, '\n')
 		if end < 0 {
 			end = len(src)
@@ -66,9 +75,12 @@ func limit(src []byte, maxDepth, maxWork int) *LimitError {
 			}
 			blank = false
 		}
-		if work += 1 + open; work > maxWork {
-			return &LimitError{Line: n, Msg: fmt.Sprintf(
-				"longer than ccc reads: %d lines, each counted once more for every list or block quote open on it, pass %d here; shorten the file or flatten its lists", n, maxWork)}
+		// A line with one level open at most is bounded by the file's size, not by this count.
+		if open >= 2 {
+			if work += 1 + open; work > maxWork {
+				return &LimitError{Line: n, Msg: fmt.Sprintf(
+					"nested too long for ccc to read: lines inside nested lists or block quotes, each counted once more for every level open on it, pass %d here; shorten the file or flatten its lists", maxWork)}
+			}
 		}
 		if end == len(src) {
 			break

@@ -41,8 +41,9 @@ func (e *BrokenError) Is(target error) bool { return target == ErrBroken }
 //
 // Too broken to touch:
 //   - merge conflict markers (Conflicts): either side may be the truth, and only a person can tell;
-//   - Markdown past markdown.Limit (lists or block quotes nested more than 100 levels deep, or so many
-//     lines of them that a parse would outlast a hook's budget): no parse reads it in bounded time;
+//   - Markdown past markdown.Limit (lists or block quotes nested more than 100 levels deep, so many
+//     lines inside nested ones that a parse would outlast a hook's budget, or more than 150,000 lines):
+//     no parse reads it in bounded time. A long flat list of tasks is fine;
 //   - text with none of the sections ccc knows (no "## Current Task", "## Completed Tasks", …): it is not
 //     a progress document, and normalising it would report 0 of 0 tasks as complete.
 //

@@ -2,6 +2,7 @@ package progress
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -250,4 +251,27 @@ func TestTaskKey(t *testing.T) {
 	for _, s := range []string{"", " ", "a", "a b", "a  b", " a", "a ", "A b", "a\tb", "a\nb", "é b", "É", "task 1: do /x", "a\u00a0b", "x\u2003y"} {
 		assert.Equal(t, strings.ToLower(strings.Join(strings.Fields(s), " ")), taskKey(s), "%q", s)
 	}
+}
+
+// Issue 26: the parse limit bounds nesting and bytes, not the number of tasks. A plain list of 100,000
+// tasks is read (Check and Parse), while a deep nesting, deep nesting kept open over many lines, or a
+// file over MaxSize is still refused.
+func TestManyTasksAreNotBroken(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("# P\n\n## Current Task\n- a\n\n## Remaining Tasks\n")
+	for i := range 100_000 {
+		fmt.Fprintf(&b, "- task %d\n", i)
+	}
+	src := []byte(b.String())
+	require.NoError(t, Check("p.md", src))
+	d, err := CheckParse("p.md", src)
+	require.NoError(t, err)
+	assert.Len(t, d.Remaining, 100_000)
+	assert.Equal(t, "task 99999", d.Remaining[99_999].Text)
+
+	deep := "# P\n\n## Current Task\n- a\n\n## Remaining Tasks\n" + strings.Repeat("- ", 100) + "x\n"
+	var be *BrokenError
+	require.ErrorAs(t, Check("p.md", []byte(deep+strings.Repeat("y\n", 3000))), &be, "deep nesting kept open by lazy lines")
+	require.ErrorAs(t, Check("p.md", []byte(strings.Replace(deep, "- x", "- - x", 1))), &be, "101 levels")
+	require.ErrorAs(t, Check("p.md", append(src, strings.Repeat("- task\n", MaxSize/7)...)), &be, "over MaxSize")
 }

@@ -146,9 +146,9 @@ var (
 )
 
 // Parse reads a progress file. It fails only for input over MaxSize, input that is not text (invalid
-// UTF-8 or NUL bytes) and Markdown past markdown.Limit (lists or block quotes nested too deep, or too
-// many lines of them), which no parse reads in bounded time and memory; any other text parses, with
-// what ccc does not understand kept for Render.
+// UTF-8 or NUL bytes) and Markdown past markdown.Limit (lists or block quotes nested too deep, too
+// many lines inside nested ones, or too many lines), which no parse reads in bounded time and memory;
+// any other text parses, with what ccc does not understand kept for Render.
 func Parse(src []byte) (*Document, error) {
 	if msg := tooBig(src); msg != "" {
 		return nil, &ParseError{Line: 1, Msg: msg}

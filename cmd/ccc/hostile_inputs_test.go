@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -34,7 +35,7 @@ func TestHostileInputsHooksFinish(t *testing.T) {
 	}{
 		{"nested 10,000 levels (20 KB)", head + deep, ""},
 		{"nested 10,000 levels, then 8 MB of lazy lines", head + deep + strings.Repeat("y\n", 4<<20), ""},
-		{"a flat list at the parse limit", head + strings.Repeat("- x\n", 49000), ""},
+		{"a flat list at the parse limit", head + strings.Repeat("- x\n", 149_000), ""},
 		{"a 9 MB task", "# P\n\n**Issue:** CIA-5\n\n## Current Task\n- " + strings.Repeat("a", 9_000_000) + "\n", ""},
 		{"a 20 MB state file", head, `{"phase": "execution", "pad": "` + strings.Repeat("x", 20<<20) + `"}`},
 	}
@@ -72,4 +73,23 @@ func TestHostileInputsHooksFinish(t *testing.T) {
 			}
 		})
 	}
+}
+
+// Issue 26: a progress file of 100,000 plain tasks is checkpointed, not refused as too broken to
+// touch; the tasks survive the rewrite.
+func TestCheckpointHundredThousandTasks(t *testing.T) {
+	root := t.TempDir()
+	var b strings.Builder
+	b.WriteString("# P\n\n## Current Task\n- t\n\n## Remaining Tasks\n")
+	for i := range 100_000 {
+		fmt.Fprintf(&b, "- task %d\n", i)
+	}
+	path := filepath.Join(root, ".ccc-progress.md")
+	require.NoError(t, os.WriteFile(path, []byte(b.String()), 0o644))
+	code, stdout, stderr := newCCCProc(root, "LINEAR_API_KEY=").run(t, "checkpoint", "--profile", "automated", "--next", "task 0")
+	require.Equal(t, 0, code, "stdout %.500s\nstderr %.500s", stdout, stderr)
+	assert.NotContains(t, stdout+stderr, "broken")
+	out, err := os.ReadFile(path)
+	require.NoError(t, err)
+	assert.Contains(t, string(out), "- task 99999\n")
 }
