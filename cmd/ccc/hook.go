@@ -179,7 +179,7 @@ to .ccc/sessions/.ccc-progress-<UTC time>.md and keeps the newest 20 copies.`,
 				return nil
 			}),
 	)
-	cmd.AddCommand(newCmdHookCapture(f, dir)...)
+	cmd.AddCommand(NewCmdHookCapture(f, dir)...)
 	cmd.PersistentFlags().String("agent", "", "the agent running the hook: claude, codex or gemini (default: detected from the input)")
 	for _, sub := range cmd.Commands() {
 		for _, native := range agents.NativeEvents() {

@@ -23,8 +23,8 @@ without .ccc-progress.md gets one from the agent's first list with a task
 (said once on stderr: "created .ccc-progress.md from the agent's task
 list"), so after ccc init claude nobody has to run ccc checkpoint first.`
 
-// newCmdHookCapture builds the hooks that capture the agent's own task list.
-func newCmdHookCapture(f *Factory, dir *string) []*cobra.Command {
+// NewCmdHookCapture builds the hooks that capture the agent's own task list.
+func NewCmdHookCapture(f *Factory, dir *string) []*cobra.Command {
 	return []*cobra.Command{
 		newCmdHookEvent(f, dir, "post-tool-use", "Capture the agent's task list after TaskCreate, TaskUpdate or TodoWrite",
 			`Claude Code's PostToolUse hook for TaskCreate, TaskUpdate and TodoWrite:
