@@ -32,6 +32,10 @@ var allowedRawOpens = map[string]string{
 	"sinks/file/filefake/filefake.go: old, err := os.ReadFile(path)":                                                              "a test fake's own file in a test's temp dir",
 	"sinks/file/filefake/filefake.go: data, err := os.ReadFile(path)":                                                             "a test fake's own file in a test's temp dir",
 	"internal/testutil/testutil.go: want, err := os.ReadFile(path)":                                                               "a golden file of the test suite",
+	`cmd/ccc/internal/install/installtest/installtest.go: orig, err = os.ReadFile(filepath.Join("testdata", tc.In+".in.json"))`:   "the installers' golden test, on files in a test's temp dir",
+	`cmd/ccc/internal/install/installtest/installtest.go: now, _ := os.ReadFile(path)`:                                            "the installers' golden test, on files in a test's temp dir",
+	`cmd/ccc/internal/install/installtest/installtest.go: got, err := os.ReadFile(path)`:                                          "the installers' golden test, on files in a test's temp dir",
+	`cmd/ccc/internal/install/installtest/installtest.go: after, _ := os.ReadFile(path)`:                                          "the installers' golden test, on files in a test's temp dir",
 }
 
 func TestEveryReadGoesThroughTheReader(t *testing.T) {
