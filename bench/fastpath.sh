@@ -24,14 +24,8 @@
 set -euo pipefail
 
 runs=${1:-30}
-repo=$(cd "$(dirname "$0")/.." && pwd)
-work=$(mktemp -d)
-fake_pid=
-cleanup() {
-  if [[ -n $fake_pid ]]; then kill "$fake_pid" 2>/dev/null || true; fi
-  rm -rf "$work"
-}
-trap cleanup EXIT
+# shellcheck source=bench/lib.sh
+source "$(dirname "$0")/lib.sh"
 
 [[ -n ${EPOCHREALTIME:-} ]] || { echo "needs bash 5 (EPOCHREALTIME)" >&2; exit 1; }
 command -v curl >/dev/null || { echo "needs curl" >&2; exit 1; }
@@ -41,17 +35,7 @@ echo "building ccc and the fake..." >&2
 (cd "$repo" && go build -o "$work/ccc" ./cmd/ccc && go build -o "$work/linearfake" ./internal/cmd/linearfake)
 ccc=$work/ccc
 
-"$work/linearfake" -issues 5 >"$work/fake.out" &
-fake_pid=$!
-for _ in $(seq 100); do
-  [[ $(wc -l <"$work/fake.out") -ge 2 ]] && break
-  sleep 0.05
-done
-api=$(sed -n 1p "$work/fake.out")
-[[ -n $api ]] || { echo "the fake did not start" >&2; exit 1; }
-export LINEAR_API_URL=$api
-LINEAR_API_KEY=$("$work/linearfake" -key)
-export LINEAR_API_KEY
+start_fake 5
 export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1
 export GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@example.com GIT_COMMITTER_NAME=bench GIT_COMMITTER_EMAIL=bench@example.com
 unset CCC_PROJECT_ROOT CCC_AGENT

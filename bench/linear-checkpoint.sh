@@ -17,14 +17,8 @@
 set -euo pipefail
 
 runs=${1:-50}
-repo=$(cd "$(dirname "$0")/.." && pwd)
-work=$(mktemp -d)
-fake_pid=
-cleanup() {
-  if [[ -n $fake_pid ]]; then kill "$fake_pid" 2>/dev/null || true; fi
-  rm -rf "$work"
-}
-trap cleanup EXIT
+# shellcheck source=bench/lib.sh
+source "$(dirname "$0")/lib.sh"
 
 if [[ -z ${EPOCHREALTIME:-} ]]; then
   echo "needs bash 5 (EPOCHREALTIME)" >&2
@@ -36,20 +30,7 @@ echo "building ccc and the fake..."
 (cd "$repo" && go build -o "$work/ccc" ./cmd/ccc && go build -o "$work/linearfake" ./internal/cmd/linearfake)
 ccc=$work/ccc
 
-# The fake prints its GraphQL URL, then its control URL.
-"$work/linearfake" -issues $((runs + 5)) >"$work/fake.out" &
-fake_pid=$!
-for _ in $(seq 100); do
-  [[ $(wc -l <"$work/fake.out") -ge 2 ]] && break
-  sleep 0.05
-done
-api=$(sed -n 1p "$work/fake.out")
-control=$(sed -n 2p "$work/fake.out")
-[[ -n $api && -n $control ]] || { echo "the fake did not start" >&2; exit 1; }
-
-export LINEAR_API_URL=$api
-LINEAR_API_KEY=$("$work/linearfake" -key)
-export LINEAR_API_KEY
+start_fake $((runs + 5))
 export CCC_NOW=2026-11-21T13:45:00Z
 
 requests() { curl -sf "$control/requests"; }

@@ -22,14 +22,8 @@
 set -euo pipefail
 
 runs=${1:-30}
-repo=$(cd "$(dirname "$0")/.." && pwd)
-work=$(mktemp -d)
-fake_pid=
-cleanup() {
-  if [[ -n $fake_pid ]]; then kill "$fake_pid" 2>/dev/null || true; fi
-  rm -rf "$work"
-}
-trap cleanup EXIT
+# shellcheck source=bench/lib.sh
+source "$(dirname "$0")/lib.sh"
 
 load1() { uptime | sed -E 's/.*load averages?: *//' | cut -d, -f1 | tr -d ' '; }
 over1() { awk -v l="$1" 'BEGIN { exit !(l > 1) }'; }
@@ -43,20 +37,7 @@ build=(env CGO_ENABLED=0 go build -trimpath -ldflags='-s -w')
 ccc=$work/ccc
 yardstick=$work/yardstick
 
-# The fake (what `go run ./internal/cmd/linearfake` serves, built so that it
-# can be stopped by its pid) prints its GraphQL URL, then its control URL.
-"$work/linearfake" -issues 1 >"$work/fake.out" &
-fake_pid=$!
-for _ in $(seq 100); do
-  [[ $(wc -l <"$work/fake.out") -ge 2 ]] && break
-  sleep 0.05
-done
-api=$(sed -n 1p "$work/fake.out")
-control=$(sed -n 2p "$work/fake.out")
-[[ -n $api && -n $control ]] || { echo "the fake did not start" >&2; exit 1; }
-export LINEAR_API_URL=$api
-LINEAR_API_KEY=$("$work/linearfake" -key)
-export LINEAR_API_KEY
+start_fake 1
 export CCC_NOW=2026-11-21T13:45:00Z
 # No user configuration or state of this machine's user.
 export HOME=$work/home XDG_CONFIG_HOME=$work/home/.config XDG_STATE_HOME=$work/home/.state

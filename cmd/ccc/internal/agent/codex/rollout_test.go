@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ccc-checkpoint/ccc/cmd/ccc/internal/capture/capturetest"
+
 	"github.com/klauspost/compress/zstd"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -18,21 +20,9 @@ import (
 const codexRollout = "testdata/rollout-2026-11-25T16-00-01-0199a1f2-7c3e-7d40-9b1e-5e0f2a6c8d11.jsonl"
 
 var (
-	calcSteps = []string{"Add the lexer", "Parse expressions", "Evaluate the AST", "Write the REPL"}
-	// twoDone is the plan after the second update: two completed, the
-	// third in progress.
-	twoDone = []capture.Task{
-		{Text: calcSteps[0], Status: "completed"},
-		{Text: calcSteps[1], Status: "completed"},
-		{Text: calcSteps[2], Status: "in_progress"},
-		{Text: calcSteps[3], Status: "pending"},
-	}
-	firstPlan = []capture.Task{
-		{Text: calcSteps[0], Status: "in_progress"},
-		{Text: calcSteps[1], Status: "pending"},
-		{Text: calcSteps[2], Status: "pending"},
-		{Text: calcSteps[3], Status: "pending"},
-	}
+	calcSteps = capturetest.CalcSteps
+	twoDone   = capturetest.TwoDone()
+	firstPlan = capturetest.FirstPlan()
 )
 
 func TestReadRollout(t *testing.T) {

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/ccc-checkpoint/ccc/cmd/ccc/internal/capture/capturetest"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -14,21 +16,9 @@ import (
 )
 
 var (
-	calcSteps = []string{"Add the lexer", "Parse expressions", "Evaluate the AST", "Write the REPL"}
-	// twoDone is the plan after the second update: two completed, the
-	// third in progress.
-	twoDone = []capture.Task{
-		{Text: calcSteps[0], Status: "completed"},
-		{Text: calcSteps[1], Status: "completed"},
-		{Text: calcSteps[2], Status: "in_progress"},
-		{Text: calcSteps[3], Status: "pending"},
-	}
-	firstPlan = []capture.Task{
-		{Text: calcSteps[0], Status: "in_progress"},
-		{Text: calcSteps[1], Status: "pending"},
-		{Text: calcSteps[2], Status: "pending"},
-		{Text: calcSteps[3], Status: "pending"},
-	}
+	calcSteps     = capturetest.CalcSteps
+	twoDone       = capturetest.TwoDone()
+	firstPlan     = capturetest.FirstPlan()
 	cancelledLast = []capture.Task{
 		{Text: calcSteps[0], Status: "completed"},
 		{Text: calcSteps[1], Status: "in_progress"},

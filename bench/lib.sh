@@ -1,0 +1,32 @@
+# What the bench scripts share; source it after `set -euo pipefail`:
+#   repo      the repository root
+#   work      a temporary directory, removed at exit (with the fake stopped)
+#   start_fake N   starts $work/linearfake (build it first) with N issues and
+#                  sets api and control (its GraphQL and control URLs),
+#                  exporting LINEAR_API_URL and LINEAR_API_KEY
+# shellcheck shell=bash
+# shellcheck disable=SC2034 # used by the scripts that source this one
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+work=$(mktemp -d)
+fake_pid=
+cleanup() {
+  if [[ -n $fake_pid ]]; then kill "$fake_pid" 2>/dev/null || true; fi
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+start_fake() {
+  # The fake prints its GraphQL URL, then its control URL.
+  "$work/linearfake" -issues "$1" >"$work/fake.out" &
+  fake_pid=$!
+  for _ in $(seq 100); do
+    [[ $(wc -l <"$work/fake.out") -ge 2 ]] && break
+    sleep 0.05
+  done
+  api=$(sed -n 1p "$work/fake.out")
+  control=$(sed -n 2p "$work/fake.out")
+  [[ -n $api && -n $control ]] || { echo "the fake did not start" >&2; exit 1; }
+  export LINEAR_API_URL=$api
+  LINEAR_API_KEY=$("$work/linearfake" -key)
+  export LINEAR_API_KEY
+}
