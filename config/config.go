@@ -84,6 +84,9 @@ type SinkPrefs struct {
 	// (inside GitHub Actions the event gives it).
 	Repo  string `yaml:"repo"`
 	Issue int    `yaml:"issue"`
+	// Project is the Jira project whose issues the jira sink comments on
+	// (PROJ): a key of another project is skipped.
+	Project string `yaml:"project"`
 	// Path is the file sink's output file, relative to the project root.
 	Path string `yaml:"path"`
 	// BotLogin is who a GitHub App installation token writes as

@@ -86,6 +86,14 @@ var Variables = []Variable{
 		Description: "the job id: ccc post's writer name"},
 	{Name: "GITHUB_STEP_SUMMARY", Who: ByCI,
 		Description: "the file ccc checkpoint and ccc post append the job summary to"},
+	{Name: "JIRA_BASE_URL", Who: ByUser, Root: true,
+		Description: "Jira Cloud site, e.g. https://acme.atlassian.net (the jira sink)"},
+	{Name: "JIRA_EMAIL", Who: ByUser,
+		Description: "the Atlassian account's email, with JIRA_API_TOKEN (basic authentication)"},
+	{Name: "JIRA_API_TOKEN", Who: ByUser, Secret: true, Root: true,
+		Description: "Atlassian API token of JIRA_EMAIL's account"},
+	{Name: "JIRA_BEARER_TOKEN", Who: ByUser, Secret: true,
+		Description: "an OAuth 2.0 (3LO) access token for Jira, instead of JIRA_EMAIL and JIRA_API_TOKEN"},
 	{Name: "CLAUDE_PROJECT_DIR", Who: ByAgent,
 		Description: "where the Claude Code session started: a hook's project when its stdin names none"},
 	{Name: "CLAUDE_CONFIG_DIR", Default: "$HOME/.claude", Who: ByAgent,
@@ -123,6 +131,7 @@ type Env struct {
 
 	Linear LinearEnv
 	GitHub GitHubEnv
+	Jira   JiraEnv
 	Claude ClaudeEnv
 	// Browser is how ccc linear login opens a URL.
 	Browser BrowserEnv
@@ -162,6 +171,14 @@ type ClaudeEnv struct {
 	ConfigDir  string // CLAUDE_CONFIG_DIR
 	TaskListID string // CLAUDE_CODE_TASK_LIST_ID
 	Home       string // HOME
+}
+
+// JiraEnv is Jira's part of the environment.
+type JiraEnv struct {
+	BaseURL     string // JIRA_BASE_URL
+	Email       string // JIRA_EMAIL
+	APIToken    string // JIRA_API_TOKEN
+	BearerToken string // JIRA_BEARER_TOKEN
 }
 
 // BrowserEnv is what decides how ccc linear login opens a URL.
@@ -209,6 +226,12 @@ func ReadEnv(getenv func(string) string) Env {
 			Job:         getenv("GITHUB_JOB"),
 			StepSummary: getenv("GITHUB_STEP_SUMMARY"),
 		},
+		Jira: JiraEnv{
+			BaseURL:     getenv("JIRA_BASE_URL"),
+			Email:       getenv("JIRA_EMAIL"),
+			APIToken:    getenv("JIRA_API_TOKEN"),
+			BearerToken: getenv("JIRA_BEARER_TOKEN"),
+		},
 		Claude: ClaudeEnv{
 			ProjectDir: getenv("CLAUDE_PROJECT_DIR"),
 			ConfigDir:  getenv("CLAUDE_CONFIG_DIR"),
@@ -232,7 +255,7 @@ func EnvOf(vars map[string]string) Env {
 // Secret), for the redactor; unset ones are left out.
 func (e Env) Secrets() []string {
 	var out []string
-	for _, v := range []string{e.Linear.APIKey, e.Linear.OAuthToken, e.GitHub.Token, e.GitHub.GHToken} {
+	for _, v := range []string{e.Linear.APIKey, e.Linear.OAuthToken, e.GitHub.Token, e.GitHub.GHToken, e.Jira.APIToken, e.Jira.BearerToken} {
 		if v != "" {
 			out = append(out, v)
 		}

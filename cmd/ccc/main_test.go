@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -18,8 +19,10 @@ import (
 
 	"github.com/ccc-checkpoint/ccc/checkpoint"
 	"github.com/ccc-checkpoint/ccc/internal/fake/githubfake"
+	"github.com/ccc-checkpoint/ccc/internal/fake/jirafake"
 	"github.com/ccc-checkpoint/ccc/internal/fake/linearfake"
 	"github.com/ccc-checkpoint/ccc/progress"
+	"github.com/ccc-checkpoint/ccc/sinks/jira"
 )
 
 func TestMain(m *testing.M) {
@@ -123,6 +126,14 @@ func setupScript(env *testscript.Env, fresh bool) error {
 	env.Setenv("GITHUB_API_URL", gh.URL)
 	env.Setenv("FAKE_GITHUB_TOKEN", githubfake.InstallationToken)
 	env.Setenv("FAKE_GITHUB_READONLY_TOKEN", githubfake.ReadOnlyToken)
+	// Jira stays off until a script sets JIRA_BASE_URL and credentials
+	// from these.
+	jf := jirafake.New()
+	env.Defer(jf.Close)
+	env.Values["jira"] = fake(jiraFake{jf})
+	env.Setenv("FAKE_JIRA_URL", jf.URL)
+	env.Setenv("FAKE_JIRA_EMAIL", jirafake.Email)
+	env.Setenv("FAKE_JIRA_TOKEN", jirafake.APIToken)
 	return nil
 }
 
@@ -131,6 +142,8 @@ func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []st
 	return map[string]func(ts *testscript.TestScript, neg bool, args []string){
 		"linear":       cmdFake("linear"),
 		"github":       cmdFake("github"),
+		"jira":         cmdFake("jira"),
+		"jira-fault":   cmdJiraFault,
 		"exits":        cmdExits,
 		"oauth":        cmdOAuth,
 		"zstd":         cmdZstd,
@@ -234,6 +247,76 @@ func (f githubFake) addComment(target, _, who, body string) {
 func (f githubFake) deleteAll(target string) {
 	for _, c := range f.Comments(target) {
 		f.DeleteComment(c.ID)
+	}
+}
+
+type jiraFake struct{ *jirafake.Server }
+
+func (f jiraFake) addTarget(target, title string) { f.AddIssue(target, title) }
+func (f jiraFake) requestCount() int              { return f.RequestCount() }
+func (f jiraFake) heal()                          { f.ClearFaults() }
+func (f jiraFake) fail(status, n int) {
+	f.Inject(jirafake.Repeat(n, jirafake.Unavailable(status))...)
+}
+func (f jiraFake) slow(d time.Duration, n int) {
+	f.Inject(jirafake.Repeat(n, jirafake.Slow(d))...)
+}
+
+// bodies are the comments as Markdown, read back from their ADF.
+func (f jiraFake) bodies(target string) []string {
+	var out []string
+	for _, c := range f.Comments(target) {
+		out = append(out, jirafake.Markdown(c.Body))
+	}
+	return out
+}
+func (f jiraFake) addComment(target, _, who, body string) {
+	account := jirafake.AccountID
+	if who == "other" {
+		account = jirafake.OtherAccountID
+	}
+	doc, err := json.Marshal(jira.ToADF(body))
+	if err != nil {
+		panic(err)
+	}
+	f.AddComment(target, account, doc)
+}
+func (f jiraFake) deleteAll(target string) {
+	for _, c := range f.Comments(target) {
+		f.DeleteComment(c.ID)
+	}
+}
+
+// cmdJiraFault scripts what only Jira's fake does:
+//
+//	jira-fault ratelimit SECONDS REASON   the next request gets a 429 with Retry-After
+//	jira-fault lose                       the next comment create lands, its answer is lost
+//	jira-fault raw KEY                    print KEY's newest comment's ADF
+//	jira-fault invalid N                  exactly N requests did not conform to Jira's OpenAPI description
+func cmdJiraFault(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) == 0 {
+		ts.Fatalf("usage: jira-fault ratelimit SECONDS REASON | lose | invalid N")
+	}
+	f := ts.Value("jira").(fake).(jiraFake)
+	switch {
+	case args[0] == "ratelimit" && len(args) == 3:
+		secs, err := strconv.Atoi(args[1])
+		ts.Check(err)
+		f.Inject(jirafake.RateLimited(time.Now(), time.Duration(secs)*time.Second, args[2]))
+	case args[0] == "lose" && len(args) == 1:
+		f.Inject(jirafake.LostResponse(jirafake.OpAddComment))
+	case args[0] == "raw" && len(args) == 2:
+		cs := f.Comments(args[1])
+		if len(cs) == 0 {
+			ts.Fatalf("jira: %s has no comments", args[1])
+		}
+		fmt.Fprint(ts.Stdout(), string(cs[len(cs)-1].Body))
+	case args[0] == "invalid" && len(args) == 2:
+		if got := fmt.Sprint(len(f.Invalid())); got != args[1] {
+			ts.Fatalf("jira: %s requests did not conform, want %s: %q", got, args[1], f.Invalid())
+		}
+	default:
+		ts.Fatalf("jira-fault: unknown %q", args)
 	}
 }
 

@@ -23,6 +23,8 @@ type TrackerFlags struct {
 	Sinks []string
 	// GitHub is --github owner/repo#N.
 	GitHub string
+	// Jira is --jira PROJ-123.
+	Jira string
 }
 
 // validateTargets checks the flags that name where a status goes: --issue
@@ -40,22 +42,27 @@ func validateTargets(issue *string, t TrackerFlags) error {
 }
 
 // validate refuses what cannot be meant: an unknown sink, a --github that
-// is no owner/repo#N, --github with a --sinks list that leaves GitHub out.
+// is no owner/repo#N or a --jira that is no issue key, a target flag with a
+// --sinks list that leaves its sink out.
 func (t TrackerFlags) validate() error {
-	known := all.Registry().Names()
+	reg := all.Registry()
+	known := reg.Names()
 	for _, name := range t.Sinks {
 		if !slices.Contains(known, name) {
 			return &usageError{fmt.Errorf("--sinks: unknown sink %q (known: %s)", name, strings.Join(known, ", "))}
 		}
 	}
-	if t.GitHub == "" {
-		return nil
-	}
-	if err := all.Registry().CheckFlag("github", t.GitHub); err != nil {
-		return &usageError{fmt.Errorf("--github %q: %w", t.GitHub, err)}
-	}
-	if len(t.Sinks) > 0 && !slices.Contains(t.Sinks, "github") {
-		return &usageError{fmt.Errorf("--github names a pull request or issue, but --sinks %s leaves GitHub out", strings.Join(t.Sinks, ","))}
+	for _, name := range []string{"github", "jira"} {
+		flag := t.targets()[name]
+		if flag == "" {
+			continue
+		}
+		if err := reg.CheckFlag(name, flag); err != nil {
+			return &usageError{fmt.Errorf("--%s %q: %w", name, flag, err)}
+		}
+		if len(t.Sinks) > 0 && !slices.Contains(t.Sinks, name) {
+			return &usageError{fmt.Errorf("--%s names where to comment, but --sinks %s leaves %s out", name, strings.Join(t.Sinks, ","), name)}
+		}
 	}
 	return nil
 }
@@ -94,7 +101,7 @@ func (f *Factory) trackers(root string, prefs config.Prefs, fl TrackerFlags) ([]
 
 // targets are the sinks' targets the command line names.
 func (t TrackerFlags) targets() map[string]string {
-	return map[string]string{"github": t.GitHub}
+	return map[string]string{"github": t.GitHub, "jira": t.Jira}
 }
 
 // sinkEnv is what the sink name is built with: the environment (with the
