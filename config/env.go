@@ -94,6 +94,18 @@ var Variables = []Variable{
 		Description: "Atlassian API token of JIRA_EMAIL's account"},
 	{Name: "JIRA_BEARER_TOKEN", Who: ByUser, Secret: true,
 		Description: "an OAuth 2.0 (3LO) access token for Jira, instead of JIRA_EMAIL and JIRA_API_TOKEN"},
+	{Name: "GITLAB_TOKEN", Who: ByUser, Secret: true, Root: true,
+		Description: "GitLab personal, project or group access token with the api scope (the gitlab sink; CI_JOB_TOKEN cannot write notes)"},
+	{Name: "GITLAB_URL", Default: "CI_SERVER_URL in GitLab CI, else https://gitlab.com", Who: ByUser,
+		Description: "GitLab instance"},
+	{Name: "GITLAB_CI", Who: ByCI,
+		Description: "true inside GitLab CI: the gitlab sink is chosen, the merge request names its target"},
+	{Name: "CI_SERVER_URL", Who: ByCI,
+		Description: "the GitLab instance of the CI job"},
+	{Name: "CI_PROJECT_PATH", Who: ByCI,
+		Description: "group/project of the CI job (the gitlab sink's target)"},
+	{Name: "CI_MERGE_REQUEST_IID", Who: ByCI,
+		Description: "the merge request of a merge request pipeline (the gitlab sink's target)"},
 	{Name: "CLAUDE_PROJECT_DIR", Who: ByAgent,
 		Description: "where the Claude Code session started: a hook's project when its stdin names none"},
 	{Name: "CLAUDE_CONFIG_DIR", Default: "$HOME/.claude", Who: ByAgent,
@@ -132,6 +144,7 @@ type Env struct {
 	Linear LinearEnv
 	GitHub GitHubEnv
 	Jira   JiraEnv
+	GitLab GitLabEnv
 	Claude ClaudeEnv
 	// Browser is how ccc linear login opens a URL.
 	Browser BrowserEnv
@@ -179,6 +192,16 @@ type JiraEnv struct {
 	Email       string // JIRA_EMAIL
 	APIToken    string // JIRA_API_TOKEN
 	BearerToken string // JIRA_BEARER_TOKEN
+}
+
+// GitLabEnv is GitLab's part of the environment.
+type GitLabEnv struct {
+	Token     string // GITLAB_TOKEN
+	URL       string // GITLAB_URL
+	CI        bool   // GITLAB_CI == "true"
+	ServerURL string // CI_SERVER_URL
+	Project   string // CI_PROJECT_PATH
+	MRIID     string // CI_MERGE_REQUEST_IID
 }
 
 // BrowserEnv is what decides how ccc linear login opens a URL.
@@ -232,6 +255,14 @@ func ReadEnv(getenv func(string) string) Env {
 			APIToken:    getenv("JIRA_API_TOKEN"),
 			BearerToken: getenv("JIRA_BEARER_TOKEN"),
 		},
+		GitLab: GitLabEnv{
+			Token:     getenv("GITLAB_TOKEN"),
+			URL:       getenv("GITLAB_URL"),
+			CI:        getenv("GITLAB_CI") == "true",
+			ServerURL: getenv("CI_SERVER_URL"),
+			Project:   getenv("CI_PROJECT_PATH"),
+			MRIID:     getenv("CI_MERGE_REQUEST_IID"),
+		},
 		Claude: ClaudeEnv{
 			ProjectDir: getenv("CLAUDE_PROJECT_DIR"),
 			ConfigDir:  getenv("CLAUDE_CONFIG_DIR"),
@@ -255,7 +286,7 @@ func EnvOf(vars map[string]string) Env {
 // Secret), for the redactor; unset ones are left out.
 func (e Env) Secrets() []string {
 	var out []string
-	for _, v := range []string{e.Linear.APIKey, e.Linear.OAuthToken, e.GitHub.Token, e.GitHub.GHToken, e.Jira.APIToken, e.Jira.BearerToken} {
+	for _, v := range []string{e.Linear.APIKey, e.Linear.OAuthToken, e.GitHub.Token, e.GitHub.GHToken, e.Jira.APIToken, e.Jira.BearerToken, e.GitLab.Token} {
 		if v != "" {
 			out = append(out, v)
 		}

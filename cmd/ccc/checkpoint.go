@@ -59,8 +59,9 @@ never turns them back on.
 The tracker step updates every configured sink (--sinks, else $CCC_SINKS,
 else the preferences' sinks:, else Linear when LINEAR_API_KEY is set, GitHub
 inside GitHub Actions or with --github, Jira when JIRA_BASE_URL and its
-credentials are set or with --jira), each independently. The sinks are
-linear, github, jira and file (this agent's section of a Markdown file, STATUS.md
+credentials are set or with --jira, GitLab inside GitLab CI with GITLAB_TOKEN
+or with --gitlab), each independently. The sinks are
+linear, github, jira, gitlab and file (this agent's section of a Markdown file, STATUS.md
 unless sinks.file.path says otherwise; that path must stay inside the project:
 no absolute path, no "..", no symlink out).
 
@@ -173,6 +174,7 @@ func (opts *CheckpointOptions) complete(fl *pflag.FlagSet, profile string, skipL
 func addTrackerFlags(fl *pflag.FlagSet, t *TrackerFlags) {
 	fl.StringSliceVar(&t.Sinks, "sinks", nil, "sinks to update, e.g. linear,github,file (default: $CCC_SINKS, else the preferences' sinks:, else those with credentials)")
 	fl.StringVar(&t.GitHub, "github", "", "GitHub issue or pull request to comment on, owner/repo#N (default: the GitHub Actions event)")
+	fl.StringVar(&t.GitLab, "gitlab", "", "GitLab issue or merge request to comment on, group/project#N or group/project!N (default: the GitLab CI merge request)")
 	fl.StringVar(&t.Jira, "jira", "", "Jira issue to comment on, PROJ-123 (default: the issue key of --issue, the state, the progress file or the branch)")
 }
 

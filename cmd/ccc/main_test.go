@@ -19,6 +19,7 @@ import (
 
 	"github.com/ccc-checkpoint/ccc/checkpoint"
 	"github.com/ccc-checkpoint/ccc/internal/fake/githubfake"
+	"github.com/ccc-checkpoint/ccc/internal/fake/gitlabfake"
 	"github.com/ccc-checkpoint/ccc/internal/fake/jirafake"
 	"github.com/ccc-checkpoint/ccc/internal/fake/linearfake"
 	"github.com/ccc-checkpoint/ccc/progress"
@@ -134,6 +135,12 @@ func setupScript(env *testscript.Env, fresh bool) error {
 	env.Setenv("FAKE_JIRA_URL", jf.URL)
 	env.Setenv("FAKE_JIRA_EMAIL", jirafake.Email)
 	env.Setenv("FAKE_JIRA_TOKEN", jirafake.APIToken)
+	gl := gitlabfake.New()
+	env.Defer(gl.Close)
+	env.Values["gitlab"] = fake(gitlabFake{gl})
+	env.Setenv("FAKE_GITLAB_URL", gl.URL)
+	env.Setenv("FAKE_GITLAB_TOKEN", gitlabfake.Token)
+	env.Setenv("FAKE_GITLAB_JOB_TOKEN", gitlabfake.JobToken)
 	return nil
 }
 
@@ -143,6 +150,7 @@ func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []st
 		"linear":       cmdFake("linear"),
 		"github":       cmdFake("github"),
 		"jira":         cmdFake("jira"),
+		"gitlab":       cmdFake("gitlab"),
 		"jira-fault":   cmdJiraFault,
 		"exits":        cmdExits,
 		"oauth":        cmdOAuth,
@@ -247,6 +255,37 @@ func (f githubFake) addComment(target, _, who, body string) {
 func (f githubFake) deleteAll(target string) {
 	for _, c := range f.Comments(target) {
 		f.DeleteComment(c.ID)
+	}
+}
+
+type gitlabFake struct{ *gitlabfake.Server }
+
+func (f gitlabFake) addTarget(target, title string) { f.AddMergeRequest(target, title) }
+func (f gitlabFake) requestCount() int              { return f.RequestCount() }
+func (f gitlabFake) heal()                          { f.ClearFaults() }
+func (f gitlabFake) fail(status, n int) {
+	f.Inject(gitlabfake.Repeat(n, gitlabfake.Unavailable(status))...)
+}
+func (f gitlabFake) slow(d time.Duration, n int) {
+	f.Inject(gitlabfake.Repeat(n, gitlabfake.Slow(d))...)
+}
+func (f gitlabFake) bodies(target string) []string {
+	var out []string
+	for _, n := range f.Notes(target) {
+		out = append(out, n.Body)
+	}
+	return out
+}
+func (f gitlabFake) addComment(target, _, who, body string) {
+	user := int64(gitlabfake.UserID)
+	if who == "other" {
+		user = gitlabfake.OtherUserID
+	}
+	f.AddNote(target, user, body)
+}
+func (f gitlabFake) deleteAll(target string) {
+	for _, n := range f.Notes(target) {
+		f.DeleteNote(n.ID)
 	}
 }
 

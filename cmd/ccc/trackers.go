@@ -25,6 +25,8 @@ type TrackerFlags struct {
 	GitHub string
 	// Jira is --jira PROJ-123.
 	Jira string
+	// GitLab is --gitlab group/project#N or group/project!N.
+	GitLab string
 }
 
 // validateTargets checks the flags that name where a status goes: --issue
@@ -42,7 +44,8 @@ func validateTargets(issue *string, t TrackerFlags) error {
 }
 
 // validate refuses what cannot be meant: an unknown sink, a --github that
-// is no owner/repo#N or a --jira that is no issue key, a target flag with a
+// is no owner/repo#N, a --jira that is no issue key or a --gitlab that is no
+// group/project#N or !N, a target flag with a
 // --sinks list that leaves its sink out.
 func (t TrackerFlags) validate() error {
 	reg := all.Registry()
@@ -52,7 +55,7 @@ func (t TrackerFlags) validate() error {
 			return &usageError{fmt.Errorf("--sinks: unknown sink %q (known: %s)", name, strings.Join(known, ", "))}
 		}
 	}
-	for _, name := range []string{"github", "jira"} {
+	for _, name := range []string{"github", "jira", "gitlab"} {
 		flag := t.targets()[name]
 		if flag == "" {
 			continue
@@ -101,7 +104,7 @@ func (f *Factory) trackers(root string, prefs config.Prefs, fl TrackerFlags) ([]
 
 // targets are the sinks' targets the command line names.
 func (t TrackerFlags) targets() map[string]string {
-	return map[string]string{"github": t.GitHub, "jira": t.Jira}
+	return map[string]string{"github": t.GitHub, "jira": t.Jira, "gitlab": t.GitLab}
 }
 
 // sinkEnv is what the sink name is built with: the environment (with the

@@ -5,6 +5,7 @@ import (
 	"github.com/ccc-checkpoint/ccc/sinks"
 	"github.com/ccc-checkpoint/ccc/sinks/file"
 	"github.com/ccc-checkpoint/ccc/sinks/github"
+	"github.com/ccc-checkpoint/ccc/sinks/gitlab"
 	"github.com/ccc-checkpoint/ccc/sinks/jira"
 	"github.com/ccc-checkpoint/ccc/sinks/linear"
 	"github.com/ccc-checkpoint/ccc/sinks/linearagent"
@@ -23,6 +24,7 @@ func Registry() *sinks.Registry {
 	r.Register(linearagent.Spec())
 	r.Register(github.Spec())
 	r.Register(jira.Spec())
+	r.Register(gitlab.Spec())
 	r.Register(file.Spec())
 	return r
 }

@@ -12,7 +12,7 @@ import (
 
 func TestRegistryBuildsEverySink(t *testing.T) {
 	r := Registry()
-	assert.Equal(t, []string{"linear", "linear-agent", "github", "jira", "file"}, r.Names())
+	assert.Equal(t, []string{"linear", "linear-agent", "github", "jira", "gitlab", "file"}, r.Names())
 	env := sinks.Env{Version: "test"}
 	for _, name := range r.Names() {
 		s, err := r.New(name, env)

@@ -44,6 +44,13 @@ func TaggedMarker(agent, tag string) string {
 	return markerPrefix + encodeAgent(agent) + " sig=" + tag + " -->"
 }
 
+// MarkerTag is markerTag for the other sinks whose bodies are
+// GitHub-flavoured Markdown (GitLab's notes), which share this marker.
+func MarkerTag(body, agent string) (tag, content string, ok bool) { return markerTag(body, agent) }
+
+// TagLen is the length of a marker's tag in hex digits.
+const TagLen = tagLen
+
 // markerTag reads agent's marker on the last non-blank line of body: ok
 // when there is one, tag "" when it carries none, and content, the text
 // above it, as the tag covers it.

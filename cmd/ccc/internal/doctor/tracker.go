@@ -69,6 +69,8 @@ func hintFor(s sinks.Sink, e *sinks.Error) string {
 		return "check the key at Linear → Settings → API, and the issue key"
 	case s.Name() == "github" && e.Permanent:
 		return "check GITHUB_TOKEN (scopes: issues and pull requests, write) and owner/repo#N"
+	case s.Name() == "gitlab" && e.Permanent:
+		return "check GITLAB_TOKEN (a personal, project or group access token with the api scope; CI_JOB_TOKEN cannot write notes), GITLAB_URL and group/project#N"
 	case s.Name() == "jira" && e.Permanent:
 		return "check JIRA_BASE_URL, JIRA_EMAIL and JIRA_API_TOKEN (an API token of id.atlassian.com for that email), and that the account may comment on the issue"
 	case e.Permanent:
