@@ -151,7 +151,7 @@ func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []st
 		"github":       cmdFake("github"),
 		"jira":         cmdFake("jira"),
 		"gitlab":       cmdFake("gitlab"),
-		"jira-fault":   cmdJiraFault,
+		"fault":        cmdFault,
 		"exits":        cmdExits,
 		"oauth":        cmdOAuth,
 		"zstd":         cmdZstd,
@@ -326,36 +326,52 @@ func (f jiraFake) deleteAll(target string) {
 	}
 }
 
-// cmdJiraFault scripts what only Jira's fake does:
+// faulty is what the newer trackers' fakes (Jira, GitLab) script beyond
+// fake: a rate limit, a lost create, and how many requests the service
+// would not have taken as sent.
+type faulty interface {
+	rateLimit(d time.Duration, reason string)
+	loseCreate()
+	invalid() []string
+}
+
+func (f jiraFake) rateLimit(d time.Duration, reason string) {
+	f.Inject(jirafake.RateLimited(time.Now(), d, reason))
+}
+func (f jiraFake) loseCreate()       { f.Inject(jirafake.LostResponse(jirafake.OpAddComment)) }
+func (f jiraFake) invalid() []string { return f.Invalid() }
+func (f gitlabFake) rateLimit(d time.Duration, _ string) {
+	f.Inject(gitlabfake.RateLimited(time.Now(), d))
+}
+func (f gitlabFake) loseCreate()       { f.Inject(gitlabfake.LostResponse(gitlabfake.OpCreateNote)) }
+func (f gitlabFake) invalid() []string { return f.Invalid() }
+
+// cmdFault scripts what only the Jira and GitLab fakes do:
 //
-//	jira-fault ratelimit SECONDS REASON   the next request gets a 429 with Retry-After
-//	jira-fault lose                       the next comment create lands, its answer is lost
-//	jira-fault raw KEY                    print KEY's newest comment's ADF
-//	jira-fault invalid N                  exactly N requests did not conform to Jira's OpenAPI description
-func cmdJiraFault(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) == 0 {
-		ts.Fatalf("usage: jira-fault ratelimit SECONDS REASON | lose | invalid N")
+//	fault NAME ratelimit SECONDS REASON   the next request gets a 429 with Retry-After (REASON: Jira's RateLimit-Reason)
+//	fault NAME lose                       the next create lands, its answer is lost
+//	fault NAME invalid N                  exactly N requests were ones the service would not take as sent
+func cmdFault(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: fault jira|gitlab ratelimit SECONDS REASON | lose | invalid N")
 	}
-	f := ts.Value("jira").(fake).(jiraFake)
-	switch {
-	case args[0] == "ratelimit" && len(args) == 3:
-		secs, err := strconv.Atoi(args[1])
+	f, ok := ts.Value(args[0]).(faulty)
+	if !ok {
+		ts.Fatalf("fault: %s's fake scripts no such faults", args[0])
+	}
+	switch op := args[1:]; {
+	case op[0] == "ratelimit" && len(op) == 3:
+		secs, err := strconv.Atoi(op[1])
 		ts.Check(err)
-		f.Inject(jirafake.RateLimited(time.Now(), time.Duration(secs)*time.Second, args[2]))
-	case args[0] == "lose" && len(args) == 1:
-		f.Inject(jirafake.LostResponse(jirafake.OpAddComment))
-	case args[0] == "raw" && len(args) == 2:
-		cs := f.Comments(args[1])
-		if len(cs) == 0 {
-			ts.Fatalf("jira: %s has no comments", args[1])
-		}
-		fmt.Fprint(ts.Stdout(), string(cs[len(cs)-1].Body))
-	case args[0] == "invalid" && len(args) == 2:
-		if got := fmt.Sprint(len(f.Invalid())); got != args[1] {
-			ts.Fatalf("jira: %s requests did not conform, want %s: %q", got, args[1], f.Invalid())
+		f.rateLimit(time.Duration(secs)*time.Second, op[2])
+	case op[0] == "lose" && len(op) == 1:
+		f.loseCreate()
+	case op[0] == "invalid" && len(op) == 2:
+		if got := fmt.Sprint(len(f.invalid())); got != op[1] {
+			ts.Fatalf("%s: %s requests were not taken as sent, want %s: %q", args[0], got, op[1], f.invalid())
 		}
 	default:
-		ts.Fatalf("jira-fault: unknown %q", args)
+		ts.Fatalf("fault: unknown %q", args)
 	}
 }
 
