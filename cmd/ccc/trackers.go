@@ -55,16 +55,20 @@ func (t TrackerFlags) validate() error {
 			return &usageError{fmt.Errorf("--sinks: unknown sink %q (known: %s)", name, strings.Join(known, ", "))}
 		}
 	}
-	for _, name := range []string{"github", "jira", "gitlab"} {
-		flag := t.targets()[name]
+	for _, f := range []struct{ name, title, what string }{
+		{"github", "GitHub", "a pull request or issue"},
+		{"jira", "Jira", "an issue"},
+		{"gitlab", "GitLab", "a merge request or issue"},
+	} {
+		flag := t.targets()[f.name]
 		if flag == "" {
 			continue
 		}
-		if err := reg.CheckFlag(name, flag); err != nil {
-			return &usageError{fmt.Errorf("--%s %q: %w", name, flag, err)}
+		if err := reg.CheckFlag(f.name, flag); err != nil {
+			return &usageError{fmt.Errorf("--%s %q: %w", f.name, flag, err)}
 		}
-		if len(t.Sinks) > 0 && !slices.Contains(t.Sinks, name) {
-			return &usageError{fmt.Errorf("--%s names where to comment, but --sinks %s leaves %s out", name, strings.Join(t.Sinks, ","), name)}
+		if len(t.Sinks) > 0 && !slices.Contains(t.Sinks, f.name) {
+			return &usageError{fmt.Errorf("--%s names %s, but --sinks %s leaves %s out", f.name, f.what, strings.Join(t.Sinks, ","), f.title)}
 		}
 	}
 	return nil
