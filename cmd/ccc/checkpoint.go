@@ -255,6 +255,12 @@ func (f *Factory) newCheckpoint(root string, profile checkpoint.Profile, fl runF
 	if cp.Key, err = config.UserKey(f.env()); err != nil {
 		cp.Warnings = append(cp.Warnings, fmt.Sprintf("%v: queued updates wait, stored comment references are checked", err))
 	}
+	if project.HandoffRemote != "" {
+		cp.Handoff, err = handoffOptions(cp.Key, project.HandoffRemote)
+		if err != nil {
+			cp.Warnings = append(cp.Warnings, fmt.Sprintf("checkpoint branch: %v", err))
+		}
+	}
 	cp.Tracker.NoRedact = project.NoRedact
 	if ignored := project.Ignored; len(ignored) > 0 {
 		where := "the user preferences"

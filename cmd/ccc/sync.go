@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ccc-checkpoint/ccc/cmd/ccc/internal/machines"
 	"path/filepath"
 	"time"
 
@@ -224,4 +225,14 @@ func watchRun(ctx context.Context, f *Factory, opts *SyncOptions) error {
 		Busy:    line.Busy,
 		Warn:    f.warnOutbox,
 	})
+}
+
+// handoffOptions turn the checkpoint branch on for a run (off without the
+// user key, which signs its entries).
+func handoffOptions(key []byte, remote string) (checkpoint.HandoffOptions, error) {
+	self, err := machines.Identify(key)
+	if err != nil {
+		return checkpoint.HandoffOptions{}, err
+	}
+	return self.Options(remote), nil
 }
