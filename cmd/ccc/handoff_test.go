@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rogpeppe/go-internal/testscript"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -117,4 +118,27 @@ func gitOut(t *testing.T, dir string, args ...string) string {
 	out, err := cmd.Output()
 	require.NoError(t, err, "git %v", args)
 	return string(out)
+}
+
+// cmdWaitFile waits (up to 10 s) until a file exists (waitfile PATH) or is
+// gone (waitgone PATH): a script's signal from a process it runs in the
+// background, never a guess at how long that takes.
+func cmdWaitFile(exists bool) func(ts *testscript.TestScript, neg bool, args []string) {
+	return func(ts *testscript.TestScript, neg bool, args []string) {
+		if neg || len(args) != 1 {
+			ts.Fatalf("usage: waitfile|waitgone PATH")
+		}
+		path := ts.MkAbs(args[0])
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			_, err := os.Stat(path)
+			if (err == nil) == exists {
+				return
+			}
+			if time.Now().After(deadline) {
+				ts.Fatalf("%s: still not as expected after 10s", path)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
 }

@@ -75,3 +75,35 @@ func Open(ctx context.Context, root string) (handoff.Repo, error) {
 	}
 	return handoff.Repo{Dir: repo.Dir, CommonDir: repo.CommonDir}, nil
 }
+
+// AddSigner adds this machine's key to root's signers file (made when
+// missing), unless it is there already; it returns the line and whether
+// it was added.
+func AddSigner(root string, self Self) (line string, added bool, err error) {
+	if self.Signer == nil {
+		return "", false, errors.New("no signing key")
+	}
+	path := filepath.Join(root, handoff.SignersFile)
+	data, err := projectfs.ReadProjectFile(root, path, 1<<20)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return "", false, fmt.Errorf("%s: %w", handoff.SignersFile, err)
+	}
+	keys, perr := handoff.ParseSigners(data)
+	if perr != nil {
+		return "", false, perr // never rewrite a file ccc cannot read
+	}
+	line = handoff.SignersLine(self.Signer, self.Machine)
+	if keys[self.Signer.Public()] {
+		return line, false, nil
+	}
+	if len(data) == 0 {
+		data = []byte("# Keys whose ccc checkpoints this repository trusts (ccc init handoff adds a machine's).\n")
+	} else if data[len(data)-1] != '\n' {
+		data = append(data, '\n')
+	}
+	data = append(data, line+"\n"...)
+	if err := projectfs.WriteFileAtomic(path, data, 0o644); err != nil {
+		return "", false, fmt.Errorf("%s: %w", handoff.SignersFile, err)
+	}
+	return line, true, nil
+}
