@@ -7,22 +7,10 @@ import (
 	"fmt"
 	"path/filepath"
 
-	"github.com/ccc-checkpoint/ccc/checkpoint"
 	"github.com/ccc-checkpoint/ccc/cmd/ccc/internal/machines"
 	"github.com/ccc-checkpoint/ccc/config"
 	"github.com/ccc-checkpoint/ccc/internal/ui"
-	"github.com/ccc-checkpoint/ccc/state/restore"
 )
-
-// handoffOptions turn the checkpoint branch on for a run (off without the
-// user key, which signs its entries).
-func handoffOptions(key []byte, remote string) (checkpoint.HandoffOptions, error) {
-	self, err := machines.Identify(key)
-	if err != nil {
-		return checkpoint.HandoffOptions{}, err
-	}
-	return self.Options(remote), nil
-}
 
 // self is this machine for the checkpoint branch; without the user key it
 // has no signer (its own entries are then unverified too), with a warning.
@@ -67,30 +55,14 @@ func goFromRun(ctx context.Context, f *Factory, opts *GoOptions) error {
 	if err != nil {
 		return &exitError{code: ExitFailed, err: fmt.Errorf("go --from: %w", err)}
 	}
-	failed := false
-	for _, r := range res.Restored {
-		failed = failed || r.Action == restore.Failed
-	}
 	if opts.JSON {
 		if err := ui.JSON(f.IO.Out, res); err != nil {
 			return err
 		}
 	} else {
-		fmt.Fprintf(f.IO.ErrOut, "Resuming %s@%s (%s), checkpoint %s, %s ago, %s.\n", res.Agent, res.Machine, res.Host,
-			res.Checkpoint, ui.Age(max(f.Now().Sub(res.Time), 0)), res.Trust)
-		for _, r := range res.Restored {
-			line := fmt.Sprintf("%s: %s", filepath.Base(r.Path), r.Action)
-			if r.Kept != "" {
-				line += " (the previous one is in " + r.Kept + ")"
-			}
-			if r.Message != "" {
-				line += ": " + r.Message
-			}
-			fmt.Fprintln(f.IO.ErrOut, line)
-		}
-		fmt.Fprintln(f.IO.Out, res.Prompt)
+		machines.PrintResumed(f.IO.Out, f.IO.ErrOut, res, f.Now())
 	}
-	if failed {
+	if res.Failed() {
 		return &exitError{code: ExitFailed, err: errors.New("go --from: a file could not be restored")}
 	}
 	return nil

@@ -1,11 +1,6 @@
 package main
 
 import (
-	"bufio"
-	"errors"
-	"fmt"
-	"strings"
-
 	"github.com/spf13/cobra"
 
 	"github.com/ccc-checkpoint/ccc/cmd/ccc/internal/machines"
@@ -61,33 +56,6 @@ func initHandoffRun(cmd *cobra.Command, f *Factory, opts *InitHandoffOptions) er
 	if err != nil {
 		return err
 	}
-	self := f.self()
-	if self.Signer == nil {
-		return errors.New("init handoff: no signing key")
-	}
-	line := handoff.SignersLine(self.Signer, self.Machine)
-	fmt.Fprintf(f.IO.Out, "%s\n", line)
-	yes := opts.Yes
-	if !yes && f.IO.InTTY {
-		fmt.Fprintf(f.IO.ErrOut, "Add this machine (%s) to %s? [y/N] ", self.Machine, handoff.SignersFile)
-		answer, _ := bufio.NewReader(f.IO.In).ReadString('\n')
-		yes = strings.HasPrefix(strings.ToLower(strings.TrimSpace(answer)), "y")
-	}
-	if !yes {
-		fmt.Fprintf(f.IO.ErrOut, "Not added: add the line above to %s (or run ccc init handoff --yes) and commit it.\n", handoff.SignersFile)
-		return nil
-	}
-	_, added, err := machines.AddSigner(root, self)
-	if err != nil {
-		return fmt.Errorf("init handoff: %w", err)
-	}
-	if added {
-		fmt.Fprintf(f.IO.ErrOut, "Added %s to %s: commit it so the other clones trust this machine.\n", self.Machine, handoff.SignersFile)
-	} else {
-		fmt.Fprintf(f.IO.ErrOut, "%s already lists %s.\n", handoff.SignersFile, self.Machine)
-	}
-	if f.settings().Project(root).HandoffRemote == "" {
-		fmt.Fprintln(f.IO.ErrOut, "The branch is off here: set handoff: {remote: origin} in .ccc-preferences.yaml or your own preferences, or CCC_HANDOFF_REMOTE=origin.")
-	}
-	return nil
+	on := f.settings().Project(root).HandoffRemote != ""
+	return machines.Init(f.IO.In, f.IO.InTTY, f.IO.Out, f.IO.ErrOut, root, f.self(), opts.Yes, on)
 }

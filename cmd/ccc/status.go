@@ -19,7 +19,6 @@ import (
 	"github.com/ccc-checkpoint/ccc/cmd/ccc/internal/status"
 	"github.com/ccc-checkpoint/ccc/internal/projectfs"
 	"github.com/ccc-checkpoint/ccc/internal/ui"
-	"github.com/ccc-checkpoint/ccc/state/handoff"
 	"github.com/ccc-checkpoint/ccc/state/records"
 )
 
@@ -275,12 +274,8 @@ func statusAll(ctx context.Context, f *Factory, root string, opts *StatusOptions
 		err = ui.JSON(f.IO.Out, rep)
 	case opts.Markdown && opts.Output != "":
 		err = projectfs.WriteFileAtomic(f.absPath(opts.Output), []byte(machines.Markdown(rep)), 0o644)
-	case opts.Markdown:
-		_, err = io.WriteString(f.IO.Out, machines.Markdown(rep))
-	case len(rep.Agents) == 0:
-		fmt.Fprintf(f.IO.ErrOut, "No agents on the checkpoint branch (%s, or %s's).\n", handoff.Ref, remote)
 	default:
-		_, err = io.WriteString(f.IO.Out, machines.Table(rep))
+		err = machines.PrintReport(f.IO.Out, f.IO.ErrOut, rep, opts.Markdown)
 	}
 	if err != nil {
 		return err

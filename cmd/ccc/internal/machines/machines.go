@@ -47,6 +47,16 @@ func (s Self) Options(remote string) checkpoint.HandoffOptions {
 	return checkpoint.HandoffOptions{Remote: remote, Signer: s.Signer, Machine: s.Machine, Host: s.Host}
 }
 
+// RunOptions turn the checkpoint branch on for a run (off without the
+// user key, which signs its entries).
+func RunOptions(userKey []byte, remote string) (checkpoint.HandoffOptions, error) {
+	self, err := Identify(userKey)
+	if err != nil {
+		return checkpoint.HandoffOptions{}, err
+	}
+	return self.Options(remote), nil
+}
+
 // Trusted are the keys whose entries are believed: the project's signers
 // file (handoff.SignersFile, committed) and this machine's own key. A
 // broken signers file is the error, with its path and line; the keys read
