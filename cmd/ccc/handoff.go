@@ -9,7 +9,6 @@ import (
 
 	"github.com/ccc-checkpoint/ccc/cmd/ccc/internal/machines"
 	"github.com/ccc-checkpoint/ccc/config"
-	"github.com/ccc-checkpoint/ccc/internal/ui"
 )
 
 // self is this machine for the checkpoint branch; without the user key it
@@ -44,26 +43,37 @@ func goFromRun(ctx context.Context, f *Factory, opts *GoOptions) error {
 	if err != nil {
 		return err
 	}
-	remote := cmp.Or(opts.Remote, f.settings().Project(root).HandoffRemote, "origin")
 	agent, machine := machines.ParseFrom(opts.From)
-	res, warnings, err := machines.Resume(ctx, root, remote, agent, machine, opts.Force, f.self(), f.Now())
-	if !opts.JSON {
+	res, warnings, err := machines.Resume(ctx, root, f.handoffRemote(root, opts.Remote), agent, machine, opts.Force, f.self(), f.Now())
+	if err != nil {
 		for _, w := range warnings {
 			fmt.Fprintln(f.IO.ErrOut, "Warning: "+w)
 		}
-	}
-	if err != nil {
 		return &exitError{code: ExitFailed, err: fmt.Errorf("go --from: %w", err)}
 	}
-	if opts.JSON {
-		if err := ui.JSON(f.IO.Out, res); err != nil {
-			return err
-		}
-	} else {
-		machines.PrintResumed(f.IO.Out, f.IO.ErrOut, res, f.Now())
-	}
-	if res.Failed() {
-		return &exitError{code: ExitFailed, err: errors.New("go --from: a file could not be restored")}
+	if err := machines.ShowResumed(f.IO.Out, f.IO.ErrOut, res, warnings, opts.JSON, f.Now()); errors.Is(err, machines.ErrNotRestored) {
+		return &exitError{code: ExitFailed, err: err}
+	} else if err != nil {
+		return err
 	}
 	return nil
+}
+
+// listAllRun is `ccc list --all` (machines.History).
+func listAllRun(ctx context.Context, f *Factory, opts *ListOptions) error {
+	root, err := f.root(ctx, opts.Dir)
+	if err != nil {
+		return err
+	}
+	l, err := machines.History(ctx, root, f.handoffRemote(root, opts.Remote), opts.Agent, f.self())
+	if err != nil {
+		return err
+	}
+	return machines.ShowHistory(f.IO.Out, f.IO.ErrOut, l, opts.JSON)
+}
+
+// handoffRemote is the remote the branch commands fetch from: the flag,
+// else the handoff remote, else origin.
+func (f *Factory) handoffRemote(root, flag string) string {
+	return cmp.Or(flag, f.settings().Project(root).HandoffRemote, "origin")
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -257,27 +256,16 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 // statusAll is `ccc status --all`: every agent on every machine
 // (machines.Collect), printed as the flags ask.
 func statusAll(ctx context.Context, f *Factory, root string, opts *StatusOptions) error {
-	project := f.settings().Project(root)
-	remote := cmp.Or(opts.Remote, project.HandoffRemote, "origin")
-	self := f.self()
-	rep, err := machines.Collect(ctx, root, remote, true, self, f.Now(), records.ThresholdsOf(project.Prefs.Agents))
+	th := records.ThresholdsOf(f.settings().Project(root).Prefs.Agents)
+	rep, err := machines.Collect(ctx, root, f.handoffRemote(root, opts.Remote), true, f.self(), f.Now(), th)
 	if err != nil {
 		return err
 	}
-	if !opts.JSON {
-		for _, w := range rep.Warnings {
-			fmt.Fprintln(f.IO.ErrOut, "Warning: "+w)
-		}
+	output := opts.Output
+	if output != "" {
+		output = f.absPath(output)
 	}
-	switch {
-	case opts.JSON:
-		err = ui.JSON(f.IO.Out, rep)
-	case opts.Markdown && opts.Output != "":
-		err = projectfs.WriteFileAtomic(f.absPath(opts.Output), []byte(machines.Markdown(rep)), 0o644)
-	default:
-		err = machines.PrintReport(f.IO.Out, f.IO.ErrOut, rep, opts.Markdown)
-	}
-	if err != nil {
+	if err := machines.ShowReport(f.IO.Out, f.IO.ErrOut, rep, opts.JSON, opts.Markdown, output); err != nil {
 		return err
 	}
 	if rep.Stale > 0 {

@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/ccc-checkpoint/ccc/internal/projectfs"
 )
@@ -335,4 +336,87 @@ func RemoteURL(ctx context.Context, dir, remote string) (string, error) {
 		return "", fmt.Errorf("gitrepo: remote %s: %w", remote, err)
 	}
 	return strings.TrimSpace(out), nil
+}
+
+// ReadNamed reads the blobs named by names (`<rev>:<path>` or ids) in one
+// `git cat-file --batch`, in order: nil for a name git does not find, an
+// error for one over limit bytes.
+func ReadNamed(ctx context.Context, dir string, names []string, limit int64) ([][]byte, error) {
+	out := make([][]byte, len(names))
+	if len(names) == 0 {
+		return out, nil
+	}
+	var in bytes.Buffer
+	for _, n := range names {
+		if n == "" || strings.HasPrefix(n, "-") || strings.ContainsAny(n, "\n\x00") {
+			return nil, fmt.Errorf("gitrepo: cat-file: bad object name %q", n)
+		}
+		in.WriteString(n + "\n")
+	}
+	raw, err := plumb(ctx, dir, &in, "cat-file", "--batch")
+	if err != nil {
+		return nil, fmt.Errorf("gitrepo: cat-file: %w", err)
+	}
+	r := bufio.NewReader(strings.NewReader(raw))
+	for i := range names {
+		header, err := r.ReadString('\n')
+		if err != nil {
+			return nil, fmt.Errorf("gitrepo: cat-file: short output")
+		}
+		f := strings.Fields(header)
+		if len(f) >= 2 && (f[len(f)-1] == "missing" || f[len(f)-1] == "ambiguous") {
+			continue
+		}
+		if len(f) != 3 {
+			return nil, fmt.Errorf("gitrepo: cat-file: unexpected header %q", header)
+		}
+		size, err := strconv.ParseInt(f[2], 10, 64)
+		if err != nil || size < 0 {
+			return nil, fmt.Errorf("gitrepo: cat-file: unexpected header %q", header)
+		}
+		body := make([]byte, size+1)
+		if _, err := io.ReadFull(r, body); err != nil {
+			return nil, fmt.Errorf("gitrepo: cat-file: short output")
+		}
+		if size > limit {
+			return nil, fmt.Errorf("gitrepo: cat-file: %s is %d bytes, over the limit of %d", names[i], size, limit)
+		}
+		out[i] = body[:size]
+	}
+	return out, nil
+}
+
+// LogLine is one commit of Log.
+type LogLine struct {
+	Commit  string
+	Time    time.Time
+	Subject string
+}
+
+// Log lists the non-merge commits reachable from revs, newest first (`git
+// log --no-merges`), at most max (0: all).
+func Log(ctx context.Context, dir string, max int, revs ...string) ([]LogLine, error) {
+	args := []string{"log", "--no-merges", "--format=%H%x1f%ct%x1f%s"}
+	if max > 0 {
+		args = append(args, "-n", strconv.Itoa(max))
+	}
+	for _, r := range revs {
+		if r == "" || strings.HasPrefix(r, "-") {
+			return nil, fmt.Errorf("gitrepo: log: bad revision %q", r)
+		}
+	}
+	out, err := plumb(ctx, dir, nil, append(append(args, revs...), "--")...)
+	if err != nil {
+		return nil, fmt.Errorf("gitrepo: log: %w", err)
+	}
+	var lines []LogLine
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		f := strings.SplitN(l, "\x1f", 3)
+		if len(f) != 3 {
+			continue
+		}
+		sec, _ := strconv.ParseInt(f[1], 10, 64)
+		lines = append(lines, LogLine{Commit: f[0], Time: time.Unix(sec, 0).UTC(), Subject: f[2]})
+	}
+	return lines, nil
 }

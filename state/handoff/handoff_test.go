@@ -271,3 +271,28 @@ func BenchmarkLoad(b *testing.B) {
 		}
 	}
 }
+
+func TestHistoryListsEveryCheckpointNewestFirst(t *testing.T) {
+	testutil.IsolateGit(t)
+	testutil.Identity(t)
+	dir := testutil.Repo(t, nil)
+	r := repoOf(t, dir)
+	me, other := newSigner(t), newSigner(t)
+	ctx := context.Background()
+	require.NoError(t, Write(ctx, r, entry(me, "m-1", "one", t0, "1\n")))
+	require.NoError(t, Write(ctx, r, entry(other, "m-2", "two", t0.Add(time.Minute), "2\n")))
+	require.NoError(t, Write(ctx, r, entry(me, "m-1", "one", t0.Add(2*time.Minute), "3\n")))
+	tip := strings.TrimSpace(testutil.Git(t, dir, "rev-parse", Ref))
+	got, err := History(ctx, dir, []string{tip}, 0, map[string]bool{me.Public(): true})
+	require.NoError(t, err)
+	require.Len(t, got, 3)
+	var lines []string
+	for _, c := range got {
+		lines = append(lines, c.Meta.ID+" "+string(c.Trust))
+	}
+	assert.Equal(t, []string{
+		"m-1/one/20261128T040200Z verified",
+		"m-2/two/20261128T040100Z unverified: unknown signer",
+		"m-1/one/20261128T040000Z verified",
+	}, lines)
+}
