@@ -420,3 +420,21 @@ func Log(ctx context.Context, dir string, max int, revs ...string) ([]LogLine, e
 	}
 	return lines, nil
 }
+
+// RemoteRef is the commit ref points at on remote (`git ls-remote`), ""
+// when the remote has no such ref.
+func RemoteRef(ctx context.Context, dir, remote, ref string) (string, error) {
+	if err := validRemote(remote); err != nil {
+		return "", err
+	}
+	out, err := plumb(ctx, dir, nil, "ls-remote", "--", remote, ref)
+	if err != nil {
+		return "", fmt.Errorf("gitrepo: ls-remote %s: %w", remote, err)
+	}
+	for _, l := range strings.Split(out, "\n") {
+		if sha, name, ok := strings.Cut(l, "\t"); ok && name == ref {
+			return sha, nil
+		}
+	}
+	return "", nil
+}
