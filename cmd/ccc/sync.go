@@ -63,7 +63,8 @@ With the checkpoint branch on (preference handoff.remote, or
 CCC_HANDOFF_REMOTE), ccc sync also pushes the branch to that remote. A push
 refused because another machine pushed first is fetched, merged by tree
 (each agent's entry from the side that wrote it last) and pushed again; the
-branch is never forced.` + exitStatusHelp(
+branch is never forced. The --watch worker pushes it at each --retry-every
+round when it moved, backing off 30s doubling to 30m after a failure.` + exitStatusHelp(
 			"0  the outbox is empty (--watch: stopped by a signal)",
 			"75 deliveries remain queued, or the checkpoint branch could not be pushed",
 			"1  the project cannot be read, or a queued entry was set aside (unsigned, misnamed)",
@@ -223,6 +224,7 @@ func watchRun(ctx context.Context, f *Factory, opts *SyncOptions) error {
 	// reads the repository's preferences as they are then.
 	rereading := func() *Factory { each, s := *f, f.settings().Reread(); each.cfg = &s; return &each }
 	return watch.Run(ctx, watch.Options{
+		Publish:    machines.WorkerPublish(root, f.settings().Project(root).HandoffRemote),
 		Root:       root,
 		Debounce:   cmp.Or(opts.Debounce, time.Duration(f.settings().Project(root).Prefs.Sync.Debounce)),
 		RetryEvery: opts.RetryEvery,
