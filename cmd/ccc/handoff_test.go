@@ -142,3 +142,26 @@ func cmdWaitFile(exists bool) func(ts *testscript.TestScript, neg bool, args []s
 		}
 	}
 }
+
+// The branch is pushed where many read it: what goes there is redacted as a
+// tracker comment is, in every file and in meta.json.
+func TestTheBranchHoldsNoSecret(t *testing.T) {
+	root, _, _ := handoffProject(t)
+	token := "ghp_" + strings.Repeat("a1B2c3D4e5", 3) + "F6g7H8"
+	held := "lin_api_Zq8Xv2Lm4Np6Rt0Yw3Bc5Df7Gh9Jk1Ms"
+	env := map[string]string{"CCC_HANDOFF_REMOTE": "origin", "CCC_CONFIG_DIR": t.TempDir(), "LINEAR_API_KEY": held}
+	code, _, stderr := cccIn(t, root, env, time.Date(2026, 11, 21, 13, 0, 0, 0, time.UTC), "checkpoint", "--profile", "automated",
+		"--skip-tracker", "--current", "deploy with "+token, "--add-task", "rotate "+held, "--decision", "the key is "+held)
+	require.Equal(t, 0, code, stderr)
+	tree := gitOut(t, root, "ls-tree", "-r", "--name-only", handoff.Ref)
+	require.Contains(t, tree, "meta.json")
+	require.Contains(t, tree, "progress.md")
+	for _, path := range strings.Fields(tree) {
+		body := gitOut(t, root, "show", handoff.Ref+":"+path)
+		assert.NotContains(t, body, token, path)
+		assert.NotContains(t, body, held, path)
+	}
+	assert.NotContains(t, gitOut(t, root, "log", "--format=%B", handoff.Ref), "ghp_")
+	assert.Contains(t, gitOut(t, root, "show", handoff.Ref+":"+strings.Split(strings.TrimSpace(tree), "\n")[0]), "deploy with [REDACTED",
+		"the text is there, its credential replaced")
+}
