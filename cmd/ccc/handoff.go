@@ -5,35 +5,24 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 
 	"github.com/ccc-checkpoint/ccc/cmd/ccc/internal/machines"
 	"github.com/ccc-checkpoint/ccc/config"
 )
 
-// self is this machine for the checkpoint branch; without the user key it
-// has no signer (its own entries are then unverified too), with a warning.
+// self is this machine for the checkpoint branch (machines.Identify); a
+// warning without the user key.
 func (f *Factory) self() machines.Self {
 	key, err := config.UserKey(f.env())
-	if err == nil {
-		var self machines.Self
-		if self, err = machines.Identify(key); err == nil {
-			return self
-		}
-	}
-	fmt.Fprintf(f.IO.ErrOut, "Warning: %v: this machine's own entries count as unverified\n", err)
-	return machines.Self{}
+	return machines.IdentifyOrWarn(f.IO.ErrOut, key, err)
 }
 
-// absPath is path from the current directory.
-func (f *Factory) absPath(path string) string {
-	if filepath.IsAbs(path) {
-		return path
-	}
-	if cwd, err := f.Getwd(); err == nil {
-		return filepath.Join(cwd, path)
-	}
-	return path
+// takeoverRemote is `ccc takeover` of an agent only the checkpoint branch
+// holds (machines.Takeover).
+func takeoverRemote(ctx context.Context, f *Factory, root string, opts *TakeoverOptions) error {
+	agent, machine := machines.ParseFrom(opts.Agent)
+	res, warnings, err := machines.Takeover(ctx, root, f.handoffRemote(root, ""), agent, machine, opts.As, f.self(), f.Now())
+	return machines.ShowTakeover(f.IO.Out, f.IO.ErrOut, res, warnings, err, opts.JSON, f.Now())
 }
 
 // goFromRun is `ccc go --from`: restore another machine's agent here

@@ -262,8 +262,8 @@ func statusAll(ctx context.Context, f *Factory, root string, opts *StatusOptions
 		return err
 	}
 	output := opts.Output
-	if output != "" {
-		output = f.absPath(output)
+	if cwd, _ := f.Getwd(); output != "" && !filepath.IsAbs(output) {
+		output = filepath.Join(cwd, output)
 	}
 	if err := machines.ShowReport(f.IO.Out, f.IO.ErrOut, rep, opts.JSON, opts.Markdown, output); err != nil {
 		return err

@@ -82,6 +82,10 @@ type Meta struct {
 	// Status is the record's (in_progress, blocked, complete, failed).
 	Status  string `json:"status"`
 	Current string `json:"current,omitempty"`
+	// TakenFrom is the id of another agent's checkpoint this agent took
+	// over (ccc takeover across machines): that agent is then shown as
+	// taken over, wherever it ran.
+	TakenFrom string `json:"takenFrom,omitempty"`
 	// Files are the sha256 (hex) of each other file of the entry.
 	Files map[string]string `json:"files"`
 	// Key is the signer's ed25519 public key (base64), Sig the signature

@@ -60,3 +60,34 @@ func ShowHistory(out, errOut io.Writer, l Listed, asJSON bool) error {
 	warn(errOut, l.Warnings)
 	return PrintHistory(out, l)
 }
+
+// IdentifyOrWarn is Identify of the user key (key, err as config.UserKey
+// returned them); without one, a warning on w and no signer (this
+// machine's own entries then count as unverified too).
+func IdentifyOrWarn(w io.Writer, key []byte, err error) Self {
+	if err == nil {
+		var self Self
+		if self, err = Identify(key); err == nil {
+			return self
+		}
+	}
+	fmt.Fprintf(w, "Warning: %v: this machine's own entries count as unverified\n", err)
+	return Self{}
+}
+
+// ShowTakeover prints a takeover across machines (Takeover's outcome, err
+// its error): the restored files and the prompt, as `ccc go --from` does,
+// then who now owns the work.
+func ShowTakeover(out, errOut io.Writer, res Resumed, warnings []string, err error, asJSON bool, now time.Time) error {
+	if err != nil {
+		warn(errOut, warnings)
+		return fmt.Errorf("takeover: %w", err)
+	}
+	if err := ShowResumed(out, errOut, res, warnings, asJSON, now); err != nil {
+		return err
+	}
+	if !asJSON {
+		fmt.Fprintf(errOut, "Took over %s@%s's work here; the branch says so once ccc sync pushes it.\n", res.Agent, res.Machine)
+	}
+	return nil
+}

@@ -44,6 +44,9 @@ type Agent struct {
 	Trust string `json:"trust"`
 	// Self: this machine's.
 	Self bool `json:"self"`
+	// TakenOverBy names the agent that took this one over (agent@machine),
+	// as a verified entry of the branch says.
+	TakenOverBy string `json:"takenOverBy,omitempty"`
 }
 
 // Collect fetches remote's branch (when fetch is set; a failure is a
@@ -70,9 +73,18 @@ func Collect(ctx context.Context, root, remote string, fetch bool, self Self, no
 	if err != nil {
 		return rep, err
 	}
+	takenBy := map[string]string{} // a checkpoint's id → who took it over
+	for _, s := range tip.Slots {
+		if s.Meta.TakenFrom != "" && s.Trust.OK() {
+			takenBy[s.Meta.TakenFrom] = s.Agent + "@" + s.Machine
+		}
+	}
 	for _, s := range tip.Sorted() {
 		a := row(s, now, th)
 		a.Self = s.Machine == self.Machine
+		if by := takenBy[s.Meta.ID]; by != "" {
+			a.TakenOverBy, a.Status, a.Health = by, "taken over by "+by, ""
+		}
 		if a.Health == string(records.Stale) {
 			rep.Stale++
 		}
