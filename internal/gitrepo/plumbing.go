@@ -438,3 +438,17 @@ func RemoteRef(ctx context.Context, dir, remote, ref string) (string, error) {
 	}
 	return "", nil
 }
+
+// HooksDir is where git looks for the repository's hooks in dir (`git
+// rev-parse --git-path hooks`: core.hooksPath when set), absolute.
+func HooksDir(ctx context.Context, dir string) (string, error) {
+	out, err := run(ctx, dir, nil, "rev-parse", "--git-path", "hooks")
+	if err != nil {
+		return "", fmt.Errorf("gitrepo: hooks directory: %w", err)
+	}
+	p := strings.TrimSuffix(out, "\n")
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(dir, p)
+	}
+	return p, nil
+}
