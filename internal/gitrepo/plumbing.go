@@ -299,8 +299,9 @@ func Fetch(ctx context.Context, dir, remote, src, dst string) error {
 
 // validRemote refuses a remote name git would read as an option.
 func validRemote(remote string) error {
-	if remote == "" || strings.HasPrefix(remote, "-") || strings.ContainsAny(remote, "\x00\n") {
-		return fmt.Errorf("gitrepo: bad remote name %q", remote)
+	// A remote's name, not a URL: it also names the tracking ref.
+	if remote == "" || strings.HasPrefix(remote, "-") || strings.ContainsAny(remote, "\x00\n\t :\\") || strings.Contains(remote, "..") {
+		return fmt.Errorf("gitrepo: %q is not a remote's name (for a URL: git remote add NAME URL)", remote)
 	}
 	return nil
 }
