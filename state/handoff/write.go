@@ -20,8 +20,9 @@ type Repo struct {
 }
 
 // casAttempts bounds how often Write starts again after another writer
-// moved the branch between its read of the tip and its update.
-const casAttempts = 5
+// moved the branch between its read of the tip and its update (each retry
+// means another writer landed; the caller's deadline bounds it too).
+const casAttempts = 20
 
 // Write records e (sealed by the caller) as a commit on Ref whose tree is
 // the previous tip's with e's directory replaced: one `git fast-import`,
@@ -39,7 +40,7 @@ func Write(ctx context.Context, r Repo, e Entry) error {
 		return fmt.Errorf("handoff: %w", err)
 	}
 	var last error
-	for range casAttempts {
+	for attempt := range casAttempts {
 		tip, err := gitrepo.ReadRef(ctx, r.CommonDir, Ref)
 		if err != nil {
 			return fmt.Errorf("handoff: %w", err)
@@ -52,8 +53,12 @@ func Write(ctx context.Context, r Repo, e Entry) error {
 			return nil
 		}
 		last = err
-		// A little jitter, so two writers that collided do not collide again.
-		time.Sleep(time.Duration(rand.IntN(20)) * time.Millisecond)
+		// A growing jitter, so writers that collided do not collide again.
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("handoff: write %s: %w", e.Meta.ID, ctx.Err())
+		case <-time.After(time.Duration(rand.IntN(10*(attempt+1))) * time.Millisecond):
+		}
 	}
 	return fmt.Errorf("handoff: write %s: %d writers in a row moved the branch first: %w", e.Meta.ID, casAttempts, last)
 }
