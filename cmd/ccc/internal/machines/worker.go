@@ -15,7 +15,8 @@ import (
 type Publisher struct {
 	Root, Remote string
 
-	pushed   string // the tip the last push published
+	repo     handoff.Repo // found once
+	pushed   string       // the tip the last push published
 	failures int
 	next     time.Time // no attempt before
 }
@@ -41,10 +42,14 @@ func (p *Publisher) Tick(ctx context.Context, now time.Time) string {
 	if now.Before(p.next) {
 		return ""
 	}
-	r, err := Open(ctx, p.Root)
-	if err != nil {
-		return p.failed(now, err)
+	if p.repo.Dir == "" {
+		r, err := Open(ctx, p.Root)
+		if err != nil {
+			return p.failed(now, err)
+		}
+		p.repo = r
 	}
+	r := p.repo
 	tip, err := gitrepo.ReadRef(ctx, r.CommonDir, handoff.Ref)
 	if err != nil {
 		return p.failed(now, err)

@@ -3,6 +3,8 @@ package machines
 import (
 	"context"
 	"crypto/rand"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -42,7 +44,19 @@ func TestPublisherPushesWhatMovedAndBacksOff(t *testing.T) {
 	write(now)
 	assert.Equal(t, "checkpoint branch pushed to origin", p.Tick(ctx, now))
 	assert.Equal(t, strings.TrimSpace(testutil.Git(t, root, "rev-parse", handoff.Ref)), strings.TrimSpace(testutil.Git(t, bare, "rev-parse", handoff.Ref)))
+	realGit, err := exec.LookPath("git")
+	require.NoError(t, err)
+	bin := t.TempDir()
+	log := filepath.Join(t.TempDir(), "git.log")
+	shim := "#!/bin/sh\nprintf 'git %s\\n' \"$*\" >>'" + log + "'\nexec '" + realGit + "' \"$@\"\n"
+	require.NoError(t, os.WriteFile(filepath.Join(bin, "git"), []byte(shim), 0o755))
+	path := os.Getenv("PATH")
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+path)
 	assert.Empty(t, p.Tick(ctx, now), "nothing moved since the push")
+	assert.NoFileExists(t, log, "an idle round runs no git")
+	require.NoError(t, exec.Command("git", "--version").Run())
+	assert.FileExists(t, log, "the shim counts the git on PATH")
+	t.Setenv("PATH", path)
 
 	testutil.Git(t, root, "remote", "set-url", "origin", filepath.Join(t.TempDir(), "gone.git"))
 	write(now.Add(time.Minute))
