@@ -91,6 +91,15 @@ func TestHandoffAddsOneGitProcessToACheckpoint(t *testing.T) {
 	assert.Contains(t, string(calls), "fast-import --quiet")
 	assert.NotContains(t, string(calls), "push", "the hook never pushes")
 	assert.Equal(t, "3\n", gitOut(t, root, "rev-list", "--count", handoff.Ref), "each checkpoint is a commit of the branch")
+	onDisk, err := os.ReadFile(filepath.Join(root, ".ccc-progress.md"))
+	require.NoError(t, err)
+	var onBranch string
+	for _, p := range strings.Fields(gitOut(t, root, "ls-tree", "-r", "--name-only", handoff.Ref)) {
+		if strings.HasSuffix(p, "/progress.md") {
+			onBranch = gitOut(t, root, "show", handoff.Ref+":"+p)
+		}
+	}
+	assert.Equal(t, string(onDisk), onBranch, "the quiet checkpoint's entry holds the progress file as it is")
 }
 
 // A manual checkpoint's snapshot names its checkpoint in a trailer, and the
