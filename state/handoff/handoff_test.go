@@ -296,3 +296,49 @@ func TestHistoryListsEveryCheckpointNewestFirst(t *testing.T) {
 		"m-1/one/20261128T040000Z verified",
 	}, lines)
 }
+
+// Two clones that write the same directory (one machine, two clones, the
+// same agent): the merge keeps the newer checkpoint, whichever side has it.
+func TestMergeKeepsTheNewerEntryOfOneDirectory(t *testing.T) {
+	testutil.IsolateGit(t)
+	testutil.Identity(t)
+	origin := testutil.Repo(t, nil)
+	bare := filepath.Join(t.TempDir(), "remote.git")
+	testutil.Git(t, origin, "clone", "-q", "--bare", origin, bare)
+	a, b := clone(t, bare), clone(t, bare)
+	s := newSigner(t)
+	ctx := context.Background()
+	require.NoError(t, Write(ctx, repoOf(t, a), entry(s, "m-1", "main", t0.Add(time.Minute), "newer, from A\n")))
+	require.NoError(t, Write(ctx, repoOf(t, b), entry(s, "m-1", "main", t0, "older, from B\n")))
+	_, err := Publish(ctx, repoOf(t, a), "origin", t0)
+	require.NoError(t, err)
+	p, err := Publish(ctx, repoOf(t, b), "origin", t0)
+	require.NoError(t, err)
+	assert.Equal(t, 1, p.Rejected)
+	assert.Equal(t, "newer, from A\n", testutil.Git(t, bare, "show", Ref+":agents/m-1/main/progress.md"))
+}
+
+// An entry copied into another agent's directory is not that agent's,
+// however well it is signed.
+func TestAnEntryInAnotherDirectoryIsNotTrusted(t *testing.T) {
+	testutil.IsolateGit(t)
+	testutil.Identity(t)
+	dir := testutil.Repo(t, nil)
+	s := newSigner(t)
+	ctx := context.Background()
+	require.NoError(t, Write(ctx, repoOf(t, dir), entry(s, "m-1", "main", t0, "genuine\n")))
+	tree := strings.TrimSpace(testutil.Git(t, dir, "rev-parse", Ref+":agents/m-1/main"))
+	tip := strings.TrimSpace(testutil.Git(t, dir, "rev-parse", Ref))
+	stream := "commit " + Ref + "\ncommitter x <x> 1700000000 +0000\ndata 2\nx\nfrom " + tip + "\nM 040000 " + tree + " agents/m-9/evil\n\n"
+	cmd := exec.Command("git", "fast-import", "--quiet")
+	cmd.Dir, cmd.Stdin = dir, strings.NewReader(stream)
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	got, err := Load(ctx, dir, strings.TrimSpace(testutil.Git(t, dir, "rev-parse", Ref)), map[string]bool{s.Public(): true})
+	require.NoError(t, err)
+	assert.Equal(t, Verified, got.Slots["agents/m-1/main"].Trust)
+	evil := got.Slots["agents/m-9/evil"]
+	require.NotNil(t, evil)
+	assert.Equal(t, BadSignature, evil.Trust)
+	assert.Contains(t, evil.Problem, "meta.json names m-1/main")
+}
