@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -58,4 +59,20 @@ func TestRemoteNamesOnly(t *testing.T) {
 	for _, good := range []string{"origin", "upstream", "team/mirror"} {
 		assert.NoError(t, validRemote(good), good)
 	}
+}
+
+// ccc started from another repository's hook inherits its GIT_DIR and
+// GIT_INDEX_FILE: the plumbing works on its own repository regardless.
+func TestPlumbingIgnoresAHooksGitVariables(t *testing.T) {
+	dir, other := seededRepo(t), seededRepo(t)
+	t.Setenv("GIT_DIR", filepath.Join(other, ".git"))
+	t.Setenv("GIT_INDEX_FILE", filepath.Join(other, ".git", "index"))
+	t.Setenv("GIT_WORK_TREE", other)
+	require.NoError(t, FastImport(context.Background(), dir, commitStream("", "1")))
+	for _, k := range []string{"GIT_DIR", "GIT_INDEX_FILE", "GIT_WORK_TREE"} {
+		require.NoError(t, os.Unsetenv(k)) // t.Setenv restores them after the test
+	}
+	assert.NotEmpty(t, strings.TrimSpace(git(t, dir, "rev-parse", "--verify", "-q", testRef)), "written in dir's repository")
+	out, _ := gitCmd(other, "rev-parse", "--verify", "-q", testRef).Output()
+	assert.Empty(t, strings.TrimSpace(string(out)), "not in the hook's")
 }
