@@ -342,3 +342,34 @@ func TestAnEntryInAnotherDirectoryIsNotTrusted(t *testing.T) {
 	assert.Equal(t, BadSignature, evil.Trust)
 	assert.Contains(t, evil.Problem, "meta.json names m-1/main")
 }
+
+// A forger who pushes a newer entry into an agent's directory does not get
+// it merged over the genuine one: only the same signer replaces an entry.
+func TestMergeNeverTakesAnotherSignersEntryOverAnAgents(t *testing.T) {
+	testutil.IsolateGit(t)
+	testutil.Identity(t)
+	origin := testutil.Repo(t, nil)
+	bare := filepath.Join(t.TempDir(), "remote.git")
+	testutil.Git(t, origin, "clone", "-q", "--bare", origin, bare)
+	b, forger := clone(t, bare), clone(t, bare)
+	sb, sf := newSigner(t), newSigner(t)
+	ctx := context.Background()
+	require.NoError(t, Write(ctx, repoOf(t, b), entry(sb, "machine-b", "bob", t0, "genuine\n")))
+	_, err := Publish(ctx, repoOf(t, b), "origin", t0)
+	require.NoError(t, err)
+
+	_, err = Fetch(ctx, repoOf(t, forger), "origin")
+	require.NoError(t, err)
+	_, err = Merge(ctx, repoOf(t, forger), strings.TrimSpace(testutil.Git(t, forger, "rev-parse", TrackingRef("origin"))), t0)
+	require.NoError(t, err)
+	require.NoError(t, Write(ctx, repoOf(t, forger), entry(sf, "machine-b", "bob", t0.Add(time.Hour), "forged\n")))
+	_, err = Publish(ctx, repoOf(t, forger), "origin", t0)
+	require.NoError(t, err)
+
+	require.NoError(t, Write(ctx, repoOf(t, b), entry(sb, "machine-a", "other", t0.Add(time.Minute), "x\n")))
+	p, err := Publish(ctx, repoOf(t, b), "origin", t0)
+	require.NoError(t, err)
+	assert.Equal(t, 1, p.Rejected)
+	assert.Equal(t, "genuine\n", testutil.Git(t, b, "show", Ref+":agents/machine-b/bob/progress.md"), "B's merge kept its own entry")
+	assert.Equal(t, "genuine\n", testutil.Git(t, bare, "show", Ref+":agents/machine-b/bob/progress.md"))
+}

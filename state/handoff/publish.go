@@ -13,8 +13,9 @@ import (
 
 // Merge joins the remote's tip into the local branch by tree: each
 // agent's directory comes from the side whose checkpoint is newer (the
-// local one on a tie), so two machines, each writing only its own
-// directories, never conflict. The local branch moves by compare-and-swap
+// local one on a tie; a newer one only from the same signer, replaces),
+// so two machines, each writing only its own directories, never
+// conflict. The local branch moves by compare-and-swap
 // (one fast-import): to remote when there is no local branch yet, else to
 // a merge commit with both tips as parents.
 // It returns the new local tip (unchanged when the remote added nothing).
@@ -36,7 +37,7 @@ func Merge(ctx context.Context, r Repo, remote string, now time.Time) (string, e
 	}
 	var take []*Slot // the remote's directories the merge takes
 	for d, s := range rt.Slots {
-		if o, ok := lt.Slots[d]; !ok || s.Meta.Time.After(o.Meta.Time) {
+		if o, ok := lt.Slots[d]; !ok || replaces(s, o) {
 			take = append(take, s)
 		}
 	}
@@ -61,6 +62,18 @@ func Merge(ctx context.Context, r Repo, remote string, now time.Time) (string, e
 		return "", fmt.Errorf("handoff: merge: %w", err)
 	}
 	return gitrepo.ReadRef(ctx, r.CommonDir, Ref)
+}
+
+// replaces says whether the remote's entry s takes the place of this
+// clone's o in a merge: it is newer, its signature holds, and it is signed
+// by the same key as o (or o's signature does not hold). So whoever can
+// push cannot overwrite an agent's entry with one of their own through
+// another machine's merge; they can only add an entry, shown unverified.
+func replaces(s, o *Slot) bool {
+	if !s.Meta.Time.After(o.Meta.Time) || s.Trust == BadSignature || s.Problem != "" {
+		return false
+	}
+	return s.Meta.Key == o.Meta.Key || o.Trust == BadSignature
 }
 
 // Published is what Publish did.
