@@ -105,15 +105,15 @@ func Load(ctx context.Context, dir, commit string, trusted map[string]bool) (Tip
 	return t, nil
 }
 
-// Union is the slots of both tips, the newer checkpoint winning where
-// both hold a directory (a tie: a's).
+// Union is the slots of both tips; where both hold a directory, b's entry
+// wins as it would in a merge (newer, and from the same signer: replaces).
 func Union(a, b Tip) Tip {
 	out := Tip{Commit: a.Commit, Slots: map[string]*Slot{}}
 	for d, s := range a.Slots {
 		out.Slots[d] = s
 	}
 	for d, s := range b.Slots {
-		if o, ok := out.Slots[d]; !ok || s.Meta.Time.After(o.Meta.Time) {
+		if o, ok := out.Slots[d]; !ok || replaces(s, o) {
 			out.Slots[d] = s
 		}
 	}
