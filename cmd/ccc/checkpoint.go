@@ -256,7 +256,7 @@ func (f *Factory) newCheckpoint(root string, profile checkpoint.Profile, fl runF
 	if cp.Key, err = config.UserKey(f.env()); err != nil {
 		cp.Warnings = append(cp.Warnings, fmt.Sprintf("%v: queued updates wait, stored comment references are checked", err))
 	}
-	if project.HandoffRemote != "" {
+	if project.HandoffRemote != "" && cp.Key != nil { // without the key (warned above) nothing can be signed
 		cp.Handoff, err = machines.RunOptions(cp.Key, project.HandoffRemote)
 		if err != nil {
 			cp.Warnings = append(cp.Warnings, fmt.Sprintf("checkpoint branch: %v", err))
