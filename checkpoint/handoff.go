@@ -93,6 +93,8 @@ func (cp *Context) handoffEntry() (handoff.Entry, error) {
 		Time: cp.Now.UTC(), Commit: commit, Branch: cp.branch, Issue: d.Issue.Key,
 		TaskN: d.TaskN(), TaskM: d.TaskM(), Status: recordStatus(d),
 	}
+	// An agent that took over another machine's keeps saying so.
+	m.TakenFrom = handoff.TakenOver(cp.Root, cp.Agent, cp.Key)
 	if m.Issue == "" && cp.State != nil {
 		m.Issue = cp.State.Issue()
 	}

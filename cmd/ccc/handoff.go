@@ -21,7 +21,8 @@ func (f *Factory) self() machines.Self {
 // holds (machines.Takeover).
 func takeoverRemote(ctx context.Context, f *Factory, root string, opts *TakeoverOptions) error {
 	agent, machine := machines.ParseFrom(opts.Agent)
-	res, warnings, err := machines.Takeover(ctx, root, f.handoffRemote(root, ""), agent, machine, opts.As, f.self(), f.Now())
+	key, _ := config.UserKey(f.env())
+	res, warnings, err := machines.Takeover(ctx, root, f.handoffRemote(root, ""), agent, machine, opts.As, f.self(), key, f.Now())
 	return machines.ShowTakeover(f.IO.Out, f.IO.ErrOut, res, warnings, err, opts.JSON, f.Now())
 }
 

@@ -373,3 +373,18 @@ func TestMergeNeverTakesAnotherSignersEntryOverAnAgents(t *testing.T) {
 	assert.Equal(t, "genuine\n", testutil.Git(t, b, "show", Ref+":agents/machine-b/bob/progress.md"), "B's merge kept its own entry")
 	assert.Equal(t, "genuine\n", testutil.Git(t, bare, "show", Ref+":agents/machine-b/bob/progress.md"))
 }
+
+// The takeover note an agent's later entries carry is believed only when
+// this user's ccc wrote it.
+func TestTakenOverIsSigned(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	key, other := make([]byte, 32), make([]byte, 32)
+	_, _ = rand.Read(key)
+	_, _ = rand.Read(other)
+	assert.Empty(t, TakenOver(root, "carol", key))
+	require.NoError(t, RememberTakeover(root, "carol", "m-1/two/1", key))
+	assert.Equal(t, "m-1/two/1", TakenOver(root, "carol", key))
+	assert.Empty(t, TakenOver(root, "carol", other), "another key's note (a planted file) is not believed")
+	assert.Empty(t, TakenOver(root, "dave", key), "the note is carol's alone")
+}

@@ -19,8 +19,9 @@ var ErrNotOnBranch = errors.New("not on the checkpoint branch")
 // the new owner (as, default agent) is written on this machine's part of
 // the branch naming the checkpoint it took over (Meta.TakenFrom), so the
 // other machine's `ccc status --all` shows it taken over after its next
-// fetch. The push is ccc sync's.
-func Takeover(ctx context.Context, root, remote, agent, machine, as string, self Self, now time.Time) (Resumed, []string, error) {
+// fetch; the new owner's later entries say so too (handoff.RememberTakeover,
+// signed with the user key). The push is ccc sync's.
+func Takeover(ctx context.Context, root, remote, agent, machine, as string, self Self, key []byte, now time.Time) (Resumed, []string, error) {
 	if self.Signer == nil {
 		return Resumed{}, nil, errors.New("no signing key")
 	}
@@ -58,6 +59,9 @@ func Takeover(ctx context.Context, root, remote, agent, machine, as string, self
 	self.Signer.Seal(&e)
 	if err := handoff.Write(ctx, r, e); err != nil {
 		return res, warnings, err
+	}
+	if err := handoff.RememberTakeover(root, as, slot.Meta.ID, key); err != nil {
+		warnings = append(warnings, fmt.Sprintf("%s's later checkpoints will not say it took over %s: %v", as, slot.Meta.ID, err))
 	}
 	return res, warnings, nil
 }
