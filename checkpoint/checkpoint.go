@@ -10,6 +10,7 @@ import (
 	"github.com/ccc-checkpoint/ccc/internal/redact"
 	"github.com/ccc-checkpoint/ccc/progress"
 	"github.com/ccc-checkpoint/ccc/state"
+	"github.com/ccc-checkpoint/ccc/state/records"
 )
 
 // Profile names a step list.
@@ -49,6 +50,7 @@ func (p Profile) Steps(cp *Context) []Step {
 		return []Step{
 			persistStep{},            // first: every later step reads what it saved
 			recordStep{},             // right after persist: no snapshot to wait for
+			handoffStep{},            // after the record it carries; one git process when on
 			drainStep{cp.Trackers},   // before the tracker: older queued updates go first
 			trackerStep{cp.Trackers}, // best-effort; the stop hook carries the prompt
 		}
@@ -57,6 +59,7 @@ func (p Profile) Steps(cp *Context) []Step {
 			persistStep{},            // first: every later step reads what it saved
 			gitStep{},                // before the tracker, so a crash loses no work
 			recordStep{},             // after the snapshot, with the HEAD it made
+			handoffStep{},            // after the record it carries, naming the snapshot
 			drainStep{cp.Trackers},   // before the tracker: older queued updates go first
 			trackerStep{cp.Trackers}, // best-effort, after the local work is safe
 			promptStep{},             // last: the human copies it as the session ends
@@ -135,6 +138,7 @@ type Context struct {
 	Record  RecordOptions
 	Outbox  OutboxOptions
 	Tracker TrackerOptions
+	Handoff HandoffOptions
 
 	// Alerts are the warnings about forged files (alertf), also in
 	// Warnings, for a hook to say even when the run succeeded.
@@ -162,9 +166,10 @@ type Context struct {
 
 	// What the steps returned, each set by the step named and read by the
 	// steps after it: a step hands nothing on any other way.
-	persisted persisted // persistStep
-	snapshot  snapshot  // gitStep
-	drained   drained   // drainStep
+	persisted persisted       // persistStep
+	snapshot  snapshot        // gitStep
+	recorded  *records.Record // recordStep: the record it wrote
+	drained   drained         // drainStep
 }
 
 // PersistOptions are what persist alone reads (and ccc sync, which

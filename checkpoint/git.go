@@ -141,7 +141,13 @@ func (cp *Context) commitMessage() (string, int) {
 		msg += "\n\n" + clipRunes(full, maxBodyTask)
 	}
 	msg, n2 := cp.Redactor.Redact(msg) // the template and the issue key; the task's markers stay
-	return clipRunes(msg, maxCommitMessage), n1 + n2
+	msg = clipRunes(msg, maxCommitMessage)
+	if cp.Handoff.on() {
+		// The commit names its checkpoint on the branch, and the branch's
+		// entry names the commit: either leads to the other.
+		msg = strings.TrimRight(msg, "\n") + "\n\n" + TrailerKey + ": " + cp.CheckpointID() + "\n"
+	}
+	return msg, n1 + n2
 }
 
 // The commit message's limits: the task in the subject line (a summary

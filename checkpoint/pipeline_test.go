@@ -182,8 +182,8 @@ func TestProfilesListEverySideEffect(t *testing.T) {
 		}
 		return out
 	}
-	assert.Equal(t, []string{"Persist progress", "Git snapshot", "Agent record", "Outbox drain", "Tracker update", "Continuation prompt"}, names(Manual))
-	assert.Equal(t, []string{"Persist progress", "Agent record", "Outbox drain", "Tracker update"}, names(Automated))
+	assert.Equal(t, []string{"Persist progress", "Git snapshot", "Agent record", "Checkpoint branch", "Outbox drain", "Tracker update", "Continuation prompt"}, names(Manual))
+	assert.Equal(t, []string{"Persist progress", "Agent record", "Checkpoint branch", "Outbox drain", "Tracker update"}, names(Automated))
 	assert.Equal(t, []string{"Outbox drain", "Tracker update"}, names(Post))
 }
 

@@ -95,7 +95,7 @@ func (cp *Context) writeRecord(ctx context.Context) {
 		}
 		s.Blockers = append(s.Blockers, b.String())
 	}
-	_, err = records.Write(ctx, dir, cp.redactSnapshot(s), cp.Now)
+	cp.recorded, err = records.Write(ctx, dir, cp.redactSnapshot(s), cp.Now)
 	var corrupt *records.CorruptError
 	if errors.As(err, &corrupt) {
 		cp.warnf("%s", recordProblem(err)) // written; the unreadable old one was set aside

@@ -62,6 +62,11 @@ type Prefs struct {
 		// checkpoint (ccc sync --watch).
 		Debounce Duration `yaml:"debounce"`
 	} `yaml:"sync"`
+	// Handoff turns on the checkpoint branch (state/handoff): remote is
+	// the git remote it is published to. Off without it (HandoffRemote).
+	Handoff struct {
+		Remote string `yaml:"remote"`
+	} `yaml:"handoff"`
 	Redact struct {
 		// Patterns are extra credentials to redact (Go regexps).
 		Patterns []redact.Pattern `yaml:"patterns"`

@@ -44,6 +44,8 @@ var Variables = []Variable{
 		Description: "the user's own ccc directory: preferences.yaml, the signing key, the Linear sign-in"},
 	{Name: "CCC_GIT_HOOKS", Default: "true", Who: ByUser,
 		Description: "false (0, no, off): the manual checkpoint's git snapshot runs no repository hooks, fsmonitor or signing"},
+	{Name: "CCC_HANDOFF_REMOTE", Default: "the preference handoff.remote, else off", Who: ByUser,
+		Description: "the git remote the checkpoint branch is published to (origin); off (false, no, 0) turns the branch off"},
 	{Name: "CCC_GITHUB_BOT_LOGIN", Default: "the preference sinks.github.bot_login", Who: ByUser, Root: true,
 		Description: "who a GitHub App installation token writes as (my-app[bot])"},
 	{Name: "CCC_DEBUG", Who: ByUser, Root: true,
@@ -135,6 +137,7 @@ type Env struct {
 	Sinks       string // CCC_SINKS
 	ConfigDir   string // CCC_CONFIG_DIR
 	GitHooks    string // CCC_GIT_HOOKS
+	Handoff     string // CCC_HANDOFF_REMOTE
 	Debug       bool   // CCC_DEBUG set
 	Now         string // CCC_NOW
 	NoColor     bool   // NO_COLOR set
@@ -221,6 +224,7 @@ func ReadEnv(getenv func(string) string) Env {
 		Sinks:       getenv("CCC_SINKS"),
 		ConfigDir:   getenv("CCC_CONFIG_DIR"),
 		GitHooks:    getenv("CCC_GIT_HOOKS"),
+		Handoff:     getenv("CCC_HANDOFF_REMOTE"),
 		Debug:       set("CCC_DEBUG"),
 		Now:         getenv("CCC_NOW"),
 		NoColor:     set("NO_COLOR"),

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"strings"
 	"sync"
 
 	"github.com/ccc-checkpoint/ccc/internal/redact"
@@ -26,6 +27,8 @@ import (
 //   - redact: false counts only in the user's own preferences (RedactOff);
 //     redact.patterns of both files apply (they can only redact more).
 //   - sinks.linear.client_id is read from the user's own preferences only.
+//   - handoff.remote: CCC_HANDOFF_REMOTE, else the user's, else the
+//     repository's (HandoffRemote).
 //
 // What a repository sets in paths (sinks.file.path) must stay inside the
 // project; the file sink enforces it where it writes (projectfs).
@@ -106,6 +109,9 @@ type Project struct {
 	// preferences ask for it (ignored, and worth a warning).
 	NoRedact map[string]bool
 	Ignored  []string
+	// HandoffRemote is the remote the checkpoint branch is published to;
+	// "" when the branch is off (HandoffRemote).
+	HandoffRemote string
 }
 
 // Project reads root's preferences (load) and applies the user's over them
@@ -135,5 +141,28 @@ func (s Settings) project(root string) Project {
 	}
 	p.Patterns = append(append([]redact.Pattern{}, repo.Redact.Patterns...), user.Redact.Patterns...)
 	p.NoRedact, p.Ignored = RedactOff(repo, user)
+	p.HandoffRemote = HandoffRemote(repo, user, s.Env)
 	return p
+}
+
+// HandoffRemote is the git remote the checkpoint branch is published to,
+// "" when the branch is off (the default): CCC_HANDOFF_REMOTE (false, no,
+// off or 0: off), else handoff.remote of the user's own preferences, else
+// the repository's. Broken preferences leave it off.
+func HandoffRemote(repo, user Prefs, env Env) string {
+	v := strings.TrimSpace(env.Handoff)
+	if v == "" {
+		v = strings.TrimSpace(user.Handoff.Remote)
+	}
+	if v == "" {
+		v = strings.TrimSpace(repo.Handoff.Remote)
+	}
+	switch strings.ToLower(v) {
+	case "false", "no", "off", "0":
+		return ""
+	}
+	if strings.HasPrefix(v, "-") {
+		return "" // a remote name git would read as an option
+	}
+	return v
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/ccc-checkpoint/ccc/checkpoint"
+	"github.com/ccc-checkpoint/ccc/cmd/ccc/internal/machines"
 	"github.com/ccc-checkpoint/ccc/config"
 	"github.com/ccc-checkpoint/ccc/internal/redact"
 	"github.com/ccc-checkpoint/ccc/internal/ui"
@@ -258,6 +259,12 @@ func (f *Factory) newCheckpoint(root string, profile checkpoint.Profile, fl runF
 	}
 	if cp.Key, err = config.UserKey(f.env()); err != nil {
 		cp.Warnings = append(cp.Warnings, fmt.Sprintf("%v: queued updates wait, stored comment references are checked", err))
+	}
+	if project.HandoffRemote != "" && cp.Key != nil { // without the key (warned above) nothing can be signed
+		cp.Handoff, err = machines.RunOptions(cp.Key, project.HandoffRemote)
+		if err != nil {
+			cp.Warnings = append(cp.Warnings, fmt.Sprintf("checkpoint branch: %v", err))
+		}
 	}
 	cp.Tracker.NoRedact = project.NoRedact
 	if ignored := project.Ignored; len(ignored) > 0 {

@@ -44,6 +44,9 @@ the path, the line where known, and a hint):
           set and authenticate, whether the target issue exists, and how
           much of the rate limit is left. A tracker without credentials is
           a warning, and nothing is sent: doctor works offline.
+  branch  with the checkpoint branch on (handoff.remote): the remote exists
+          and answers (git ls-remote), .ccc-signers reads, and whether the
+          remote has this clone's branch (the last ccc sync pushed it).
 
 Doctor changes nothing (it creates and removes a file to test that a folder
 is writable), with one exception it reports: temp files of an interrupted

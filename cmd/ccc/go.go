@@ -26,6 +26,10 @@ type GoOptions struct {
 	JSON  bool
 	// Yes resumes without asking, as happens anyway when no one can answer.
 	Yes bool
+	// From resumes agent[@machine] from the checkpoint branch, fetched
+	// from Remote; Force restores an unverified entry.
+	From, Remote string
+	Force        bool
 }
 
 // NewCmdGo builds `ccc go`, the /ccc:go resume.
@@ -59,25 +63,47 @@ made on this worktree's branch; then the progress file's backups. ccc says
 which it used, and rebuilds a missing progress file from it. Another agent's
 record on another branch is never resumed: ccc names it instead. The age is
 the checkpoint's own time (its record, its **Session:** line, the state's
-checkpoint entry), never that of a file just rebuilt.` + exitStatusHelp(
+checkpoint entry), never that of a file just rebuilt.
+
+--from AGENT[@MACHINE] resumes an agent of any machine from the checkpoint
+branch (see ccc status --all), on any clone, a fresh one too: it fetches the
+branch (--remote, default the handoff remote, else origin), restores that
+agent's progress file and state here as ccc restore does (the current files
+backed up first, an invalid copy refused), prints its prompt, and says when
+the commit the checkpoint was taken at is not in this clone yet. An entry
+not signed by a trusted key (.ccc-signers, or this machine's own) is
+refused unless --force.` + exitStatusHelp(
 			"0  the prompt was printed",
 			"1  no progress file, state, record or backup to resume from, or the",
 			"   question was cancelled (end of input, Ctrl-D): nothing changed",
 			"2  usage error",
 			jsonErrorHelp),
 		Example: `  ccc go
-  ccc go --json | jq -r .prompt`,
+  ccc go --json | jq -r .prompt
+  ccc go --from main@laptop-3f2a9c1b`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts.Dir = *dir
+			if opts.From == "" && (opts.Force || opts.Remote != "") {
+				return &usageError{errors.New("--force and --remote need --from")}
+			}
+			if strings.HasPrefix(opts.Remote, "-") {
+				return &usageError{fmt.Errorf("--remote %q is not a remote name", opts.Remote)}
+			}
 			if runF != nil {
 				return runF(opts)
+			}
+			if opts.From != "" {
+				return goFromRun(cmd.Context(), f, opts)
 			}
 			return goRun(cmd.Context(), f, opts)
 		},
 	}
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the prompt and the checkpoint's details as JSON")
 	cmd.Flags().BoolVarP(&opts.Yes, "yes", "y", false, "resume without asking")
+	cmd.Flags().StringVar(&opts.From, "from", "", "resume AGENT[@MACHINE] from the checkpoint branch (any machine's)")
+	cmd.Flags().StringVar(&opts.Remote, "remote", "", "with --from: the remote to fetch the branch from (default: the handoff remote, else origin)")
+	cmd.Flags().BoolVar(&opts.Force, "force", false, "with --from: restore an entry that is not signed by a trusted key")
 	cmd.Flags().StringVar(&opts.Agent, "agent", "", "whose record stands in for a missing progress file (default $CCC_AGENT, else main)")
 	return cmd
 }

@@ -19,25 +19,36 @@ type ListOptions struct {
 	Dir   string
 	Agent string
 	JSON  bool
+	// All lists the checkpoint branch's checkpoints of every machine,
+	// fetched from Remote.
+	All    bool
+	Remote string
 }
 
 // NewCmdList builds `ccc list`, the records' history.
 func NewCmdList(f *Factory, dir *string, runF func(*ListOptions) error) *cobra.Command {
 	opts := &ListOptions{}
 	cmd := &cobra.Command{
-		Use:   "list",
-		Short: "List the checkpoint records kept for the repository's agents, newest first",
+		Use:     "list",
+		Aliases: []string{"history"},
+		Short:   "List the checkpoint records kept for the repository's agents, newest first",
 		Long: `List every checkpoint record in the repository's shared .ccc/checkpoints,
 newest first: each agent's current record, the earlier versions kept as
 history (the newest 100 per agent), completed archives, records set aside by
 ccc takeover, and failed records. ccc show ID prints one of them; ccc cleanup
-removes old ones.` + exitStatusHelp(
+removes old ones.
+
+--all lists instead every checkpoint of every agent on every machine, newest
+first, from the checkpoint branch (fetched from --remote, default the
+handoff remote, else origin; see ccc status --all), each with whether its
+entry is signed by a trusted key. ccc history is another name for ccc list.` + exitStatusHelp(
 			"0  the records were listed (some unreadable ones are reported as warnings)",
 			"1  the project or the records directory cannot be read",
 			"2  usage error",
 			jsonErrorHelp),
 		Example: `  ccc list
   ccc list --agent a
+  ccc history --all
   ccc list --json | jq -r '.records[] | select(.kind == "crashed") | .id'`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -50,6 +61,8 @@ removes old ones.` + exitStatusHelp(
 	}
 	cmd.Flags().StringVar(&opts.Agent, "agent", "", "only this agent's records")
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the records as JSON")
+	cmd.Flags().BoolVar(&opts.All, "all", false, "every machine's checkpoints, from the checkpoint branch (fetched)")
+	cmd.Flags().StringVar(&opts.Remote, "remote", "", "with --all: the remote to fetch the branch from (default: the handoff remote, else origin)")
 	return cmd
 }
 
@@ -57,6 +70,9 @@ removes old ones.` + exitStatusHelp(
 type ListedRecord = history.Listed
 
 func listRun(ctx context.Context, f *Factory, opts *ListOptions) error {
+	if opts.All || opts.Remote != "" {
+		return listAllRun(ctx, f, opts)
+	}
 	_, dir, err := f.recordsDir(ctx, opts.Dir)
 	if err != nil {
 		return err

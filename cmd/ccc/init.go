@@ -56,6 +56,7 @@ exactly ccc's hooks out again (the same diff, --dry-run too).` + exitStatusHelp(
 		Example: strings.Join(examples, "\n"),
 	}
 	cmd.AddCommand(subs...)
+	cmd.AddCommand(NewCmdInitHandoff(f, dir, nil))
 	return cmd
 }
 

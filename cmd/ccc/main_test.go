@@ -156,6 +156,8 @@ func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []st
 		"oauth":        cmdOAuth,
 		"zstd":         cmdZstd,
 		"linear-agent": cmdLinearAgent,
+		"waitfile":     cmdWaitFile(true),
+		"waitgone":     cmdWaitFile(false),
 	}
 }
 

@@ -8,11 +8,13 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/ccc-checkpoint/ccc/cmd/ccc/internal/machines"
 	"github.com/ccc-checkpoint/ccc/cmd/ccc/internal/status"
 	"github.com/ccc-checkpoint/ccc/internal/projectfs"
 	"github.com/ccc-checkpoint/ccc/internal/ui"
@@ -28,6 +30,10 @@ type StatusOptions struct {
 	Output   string
 	Watch    bool
 	Interval time.Duration
+	// All shows every agent on every machine from the checkpoint branch,
+	// fetched from Remote.
+	All    bool
+	Remote string
 }
 
 // NewCmdStatus builds `ccc status`, the supervisor's table of agents.
@@ -64,6 +70,13 @@ text too, or writes it atomically to --output FILE.
 --watch redraws the table in place every --interval on a terminal, and
 prints it again each time otherwise, until interrupted.
 
+--all shows every agent on every machine instead, from the checkpoint
+branch (preference handoff.remote): it fetches the branch from the remote
+(--remote NAME, default the handoff remote, else origin) and lists each
+agent with its machine, issue, task N of M, last checkpoint, status,
+health, branch and commit, and whether its entry is signed by a trusted key
+(.ccc-signers, or this machine's own); --json and --markdown print the same.
+
 CCC_NOW (RFC 3339) sets the clock: a testing aid.` + exitStatusHelp(
 			"0  no agent is STALE or UNKNOWN (--watch: stopped by a signal)",
 			"4  at least one agent is STALE",
@@ -74,7 +87,9 @@ CCC_NOW (RFC 3339) sets the clock: a testing aid.` + exitStatusHelp(
 		Example: `  ccc status
   ccc status --json | jq -r '.agents[] | select(.health == "STALE") | .agent'
   ccc status --markdown --output progress/STATUS.md
-  ccc status --watch`,
+  ccc status --watch
+  ccc status --all
+  ccc status --all --remote upstream --json`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			switch {
@@ -86,6 +101,12 @@ CCC_NOW (RFC 3339) sets the clock: a testing aid.` + exitStatusHelp(
 				return &usageError{errors.New("--watch shows the table; it does not combine with --json or --markdown")}
 			case opts.Interval <= 0:
 				return &usageError{errors.New("--interval must be longer than zero")}
+			case opts.Remote != "" && strings.HasPrefix(opts.Remote, "-"):
+				return &usageError{fmt.Errorf("--remote %q is not a remote name", opts.Remote)}
+			}
+			opts.All = opts.All || opts.Remote != ""
+			if opts.All && opts.Watch {
+				return &usageError{errors.New("--all does not combine with --watch")}
 			}
 			opts.Dir = *dir
 			if runF != nil {
@@ -100,6 +121,8 @@ CCC_NOW (RFC 3339) sets the clock: a testing aid.` + exitStatusHelp(
 	fl.StringVarP(&opts.Output, "output", "o", "", "with --markdown: write the table to FILE (atomically) instead of stdout")
 	fl.BoolVarP(&opts.Watch, "watch", "w", false, "redraw the table until interrupted")
 	durationVar(fl, &opts.Interval, "interval", 5*time.Second, "with --watch: time between refreshes")
+	fl.BoolVar(&opts.All, "all", false, "every agent on every machine, from the checkpoint branch (fetched)")
+	fl.StringVar(&opts.Remote, "remote", "", "with --all: the remote to fetch the branch from (default: the handoff remote, else origin)")
 	return cmd
 }
 
@@ -110,6 +133,9 @@ func statusRun(ctx context.Context, f *Factory, opts *StatusOptions) error {
 	root, err := f.root(ctx, opts.Dir)
 	if err != nil {
 		return err
+	}
+	if opts.All {
+		return statusAll(ctx, f, root, opts)
 	}
 	tty := f.IO.OutTTY
 	if opts.Watch {
@@ -225,4 +251,25 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 	case <-t.C:
 		return nil
 	}
+}
+
+// statusAll is `ccc status --all`: every agent on every machine
+// (machines.Collect), printed as the flags ask.
+func statusAll(ctx context.Context, f *Factory, root string, opts *StatusOptions) error {
+	th := records.ThresholdsOf(f.settings().Project(root).Prefs.Agents)
+	rep, err := machines.Collect(ctx, root, f.handoffRemote(root, opts.Remote), true, f.self(), f.Now(), th)
+	if err != nil {
+		return err
+	}
+	output := opts.Output
+	if cwd, _ := f.Getwd(); output != "" && !filepath.IsAbs(output) {
+		output = filepath.Join(cwd, output)
+	}
+	if err := machines.ShowReport(f.IO.Out, f.IO.ErrOut, rep, opts.JSON, opts.Markdown, output); err != nil {
+		return err
+	}
+	if rep.Stale > 0 {
+		return &exitError{code: ExitStale}
+	}
+	return nil
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/ccc-checkpoint/ccc/checkpoint"
+	"github.com/ccc-checkpoint/ccc/cmd/ccc/internal/machines"
 	"github.com/ccc-checkpoint/ccc/cmd/ccc/internal/watch"
 	"github.com/ccc-checkpoint/ccc/internal/projectfs"
 	"github.com/ccc-checkpoint/ccc/internal/ui"
@@ -56,9 +57,16 @@ and each retry round (default: preference checkpoint.automated_timeout,
 still inside their quiet time get one last checkpoint, then it exits 0 (a
 second signal stops it at once). It shows what it does on stderr: a live
 line on a terminal (clipped to the terminal's width, else $COLUMNS, else
-80 columns), plain lines otherwise; --json does not apply.` + exitStatusHelp(
+80 columns), plain lines otherwise; --json does not apply.
+
+With the checkpoint branch on (preference handoff.remote, or
+CCC_HANDOFF_REMOTE), ccc sync also pushes the branch to that remote. A push
+refused because another machine pushed first is fetched, merged by tree
+(each agent's entry from the side that wrote it last) and pushed again; the
+branch is never forced. The --watch worker pushes it at each --retry-every
+round when it moved, backing off 30s doubling to 30m after a failure.` + exitStatusHelp(
 			"0  the outbox is empty (--watch: stopped by a signal)",
-			"75 deliveries remain queued",
+			"75 deliveries remain queued, or the checkpoint branch could not be pushed",
 			"1  the project cannot be read, or a queued entry was set aside (unsigned, misnamed)",
 			"2  usage error"),
 		Example: `  ccc sync
@@ -139,7 +147,11 @@ func syncRun(ctx context.Context, f *Factory, opts *SyncOptions) error {
 	if err := printSync(f.IO, opts.JSON, d); err != nil {
 		return err
 	}
-	if d.Remaining > 0 {
+	published := true
+	if remote := cp.Handoff.Remote; remote != "" {
+		published = machines.Publish(ctx, f.IO.ErrOut, root, remote, cp.Now)
+	}
+	if d.Remaining > 0 || !published {
 		return &exitError{code: ExitQueued}
 	}
 	if d.SetAside {
@@ -212,6 +224,7 @@ func watchRun(ctx context.Context, f *Factory, opts *SyncOptions) error {
 	// reads the repository's preferences as they are then.
 	rereading := func() *Factory { each, s := *f, f.settings().Reread(); each.cfg = &s; return &each }
 	return watch.Run(ctx, watch.Options{
+		Publish:    machines.WorkerPublish(root, f.settings().Project(root).HandoffRemote),
 		Root:       root,
 		Debounce:   cmp.Or(opts.Debounce, time.Duration(f.settings().Project(root).Prefs.Sync.Debounce)),
 		RetryEvery: opts.RetryEvery,

@@ -36,13 +36,21 @@ record's continuation prompt is printed on stdout for the new session's
 first message.
 
 ccc status says which agents are STALE. Taking over an agent that still
-looks alive is allowed, with a warning: make sure it has stopped.` + exitStatusHelp(
+looks alive is allowed, with a warning: make sure it has stopped.
+
+An agent with no record here (AGENT, or AGENT@MACHINE) is looked up on the
+checkpoint branch when it is on (ccc status --all lists those): its progress
+file and state are restored here as ccc go --from does (a verified entry
+only), and an entry for NEW naming the checkpoint it took over is written on
+the branch, so every machine's ccc status --all shows the old agent taken
+over once ccc sync has pushed it.` + exitStatusHelp(
 			"0  the work was handed over",
 			"1  AGENT has no record, NEW already has one, or the records cannot be written",
 			"2  usage error",
 			jsonErrorHelp),
 		Example: `  ccc takeover c --as d
   ccc takeover c            # the same agent name, a new session
+  ccc takeover main@laptop-3f2a9c1b --as cloud-main
   ccc takeover c --as d --json | jq -r .prompt`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 {
@@ -75,6 +83,9 @@ func takeoverRun(ctx context.Context, f *Factory, opts *TakeoverOptions) error {
 	}
 	now := f.Now()
 	tk, err := records.TakeOver(ctx, dir, opts.Agent, opts.As, now)
+	if errors.Is(err, records.ErrNoRecord) && (strings.Contains(opts.Agent, "@") || f.settings().Project(root).HandoffRemote != "") {
+		return takeoverRemote(ctx, f, root, opts) // an agent of another machine, seen through the branch
+	}
 	if errors.Is(err, records.ErrNoRecord) {
 		return fmt.Errorf("takeover: agent %s has no current record in %s (ccc status lists the agents)", opts.Agent, dir)
 	}

@@ -71,6 +71,7 @@ var Checks = []Check{
 	{Name: "linear sign-in", Run: checkSignIn},       // said only when signed in
 	{Name: "issue", Run: checkIssue},                 // the target the trackers are asked about
 	{Name: "sinks", Run: checkSinks},                 // each tracker: credentials, target, rate limit
+	{Name: "checkpoint branch", Run: checkHandoff},   // when on: the remote, .ccc-signers, the last push
 }
 
 // Env is what the checks look at: the project and the command's flags,

@@ -41,6 +41,10 @@ type Options struct {
 	// (on a terminal only); Warn reports queued entries set aside.
 	Show, Busy func(format string, args ...any)
 	Warn       func(error)
+	// Publish, when set, publishes the checkpoint branch at each retry
+	// round (it keeps its own backoff) and says what it did, "" for
+	// nothing.
+	Publish func(ctx context.Context, now time.Time) string
 }
 
 // Run is the sync worker. It returns nil when ctx ends or SIGINT or
@@ -108,6 +112,11 @@ func Run(ctx context.Context, opts Options) error {
 			checkpointNow(work, "checkpointing")
 		case <-retry.C:
 			opts.retry(ctx, work)
+			if opts.Publish != nil && ctx.Err() == nil {
+				if line := opts.Publish(work, opts.Now()); line != "" {
+					opts.Show("%s", line)
+				}
+			}
 		}
 	}
 }
