@@ -44,6 +44,9 @@ type Factory struct {
 	// names for this sink (ResolveEnv.Flag, e.g. --github owner/repo#N)
 	// before anything runs; its error is a usage error.
 	CheckFlag func(flag string) error
+	// FlagTarget says what that flag names ("a pull request or issue"),
+	// for the usage error of a --sinks list that leaves the sink out.
+	FlagTarget string
 	// Unlisted, when not nil, warns that the preferences' sinks: leave
 	// the sink out where it would be wanted ("" when not).
 	Unlisted func(ResolveEnv) string
@@ -100,6 +103,32 @@ func (r *Registry) CheckFlag(name, flag string) error {
 	for _, f := range r.factories {
 		if f.Name == name && f.CheckFlag != nil {
 			return f.CheckFlag(flag)
+		}
+	}
+	return nil
+}
+
+// CheckListed validates what the command line names: every sink of listed
+// (--sinks) is known, every target flag (by sink name: --github, --jira,
+// --gitlab) reads as its sink's target, and no target flag names a sink
+// the list leaves out. Its error is worded for a usage error.
+func (r *Registry) CheckListed(listed []string, flags map[string]string) error {
+	known := r.Names()
+	for _, name := range listed {
+		if !slices.Contains(known, name) {
+			return fmt.Errorf("--sinks: unknown sink %q (known: %s)", name, strings.Join(known, ", "))
+		}
+	}
+	for _, f := range r.factories {
+		flag := flags[f.Name]
+		if flag == "" || f.CheckFlag == nil {
+			continue
+		}
+		if err := f.CheckFlag(flag); err != nil {
+			return fmt.Errorf("--%s %q: %w", f.Name, flag, err)
+		}
+		if len(listed) > 0 && !slices.Contains(listed, f.Name) {
+			return fmt.Errorf("--%s names %s, but --sinks %s leaves %s out", f.Name, f.FlagTarget, strings.Join(listed, ","), f.New(Env{}).Title())
 		}
 	}
 	return nil

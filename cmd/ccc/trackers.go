@@ -48,28 +48,8 @@ func validateTargets(issue *string, t TrackerFlags) error {
 // group/project#N or !N, a target flag with a
 // --sinks list that leaves its sink out.
 func (t TrackerFlags) validate() error {
-	reg := all.Registry()
-	known := reg.Names()
-	for _, name := range t.Sinks {
-		if !slices.Contains(known, name) {
-			return &usageError{fmt.Errorf("--sinks: unknown sink %q (known: %s)", name, strings.Join(known, ", "))}
-		}
-	}
-	for _, f := range []struct{ name, title, what string }{
-		{"github", "GitHub", "a pull request or issue"},
-		{"jira", "Jira", "an issue"},
-		{"gitlab", "GitLab", "a merge request or issue"},
-	} {
-		flag := t.targets()[f.name]
-		if flag == "" {
-			continue
-		}
-		if err := reg.CheckFlag(f.name, flag); err != nil {
-			return &usageError{fmt.Errorf("--%s %q: %w", f.name, flag, err)}
-		}
-		if len(t.Sinks) > 0 && !slices.Contains(t.Sinks, f.name) {
-			return &usageError{fmt.Errorf("--%s names %s, but --sinks %s leaves %s out", f.name, f.what, strings.Join(t.Sinks, ","), f.title)}
-		}
+	if err := all.Registry().CheckListed(t.Sinks, t.targets()); err != nil {
+		return &usageError{err}
 	}
 	return nil
 }

@@ -34,6 +34,7 @@ func Spec() sinks.Factory {
 			_, err := ParseTarget(flag)
 			return err
 		},
+		FlagTarget: "a pull request or issue",
 		Unlisted: func(env sinks.ResolveEnv) string {
 			if !env.Env.Settings.Env.GitHub.Actions {
 				return ""

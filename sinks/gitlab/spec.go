@@ -34,6 +34,7 @@ func Spec() sinks.Factory {
 			_, err := ParseTarget(flag)
 			return err
 		},
+		FlagTarget: "a merge request or issue",
 	}
 }
 

@@ -40,5 +40,6 @@ func Spec() sinks.Factory {
 			_, err := ParseKey(flag)
 			return err
 		},
+		FlagTarget: "an issue",
 	}
 }
