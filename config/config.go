@@ -384,6 +384,7 @@ func decodeCommands(doc *yaml.Node, path string, p *Prefs) error {
 		p.Sync.Debounce = v
 	}
 	p.Redact = read.Redact
+	p.Handoff = read.Handoff
 	p.Sinks = read.Sinks
 	if p.Sinks == nil && hasKey(doc, "sinks") {
 		p.Sinks = map[string]SinkPrefs{} // "sinks:" with nothing under it: none

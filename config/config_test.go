@@ -55,6 +55,9 @@ func TestLoadPrefs(t *testing.T) {
 				assert.False(t, *p.Sinks["github"].Redact)
 				assert.Nil(t, p.Sinks["linear"].Redact, "on unless turned off explicitly")
 			}, ""},
+		{"handoff", "handoff: {remote: origin}\n", func(t *testing.T, p Prefs) {
+			assert.Equal(t, "origin", p.Handoff.Remote, "README's switch for the checkpoint branch")
+		}, ""},
 		{"empty sinks section", "sinks:\n", func(t *testing.T, p Prefs) {
 			assert.NotNil(t, p.Sinks, "an empty section means no sinks, not the defaults")
 			assert.Empty(t, p.Sinks)
