@@ -561,20 +561,54 @@ func schemeLen(v string) int {
 	return 0
 }
 
-// indexFold is strings.Index for a lowercase ASCII sub in any case.
+// indexFold is strings.Index for a lowercase ASCII sub in any case. It jumps between the
+// occurrences of sub's first byte in either case with strings.IndexByte, remembering the next
+// one of each, so a text is read about twice, at memchr's speed, rather than byte by byte.
 func indexFold(s, sub string) int {
 	n := len(sub)
-	for i := 0; i+n <= len(s); i++ {
-		if s[i]|0x20 != sub[0] {
-			continue
+	if n == 0 {
+		return 0
+	}
+	last := len(s) - n // the last place sub can start
+	lo, up := sub[0], sub[0]
+	if lo >= 'a' && lo <= 'z' {
+		up = lo - 'a' + 'A'
+	}
+	find := func(c byte, from int) int {
+		if k := strings.IndexByte(s[from:last+1], c); k >= 0 {
+			return from + k
+		}
+		return -1
+	}
+	pl, pu := -1, -1
+	doneL, doneU := false, up == lo
+	for i := 0; i <= last; {
+		if !doneL && pl < i {
+			pl = find(lo, i)
+			doneL = pl < 0
+		}
+		if !doneU && pu < i {
+			pu = find(up, i)
+			doneU = pu < 0
+		}
+		p := -1
+		if !doneL {
+			p = pl
+		}
+		if !doneU && (p < 0 || pu < p) {
+			p = pu
+		}
+		if p < 0 {
+			return -1
 		}
 		j := 1
-		for j < n && lowerASCII(s[i+j]) == sub[j] {
+		for j < n && lowerASCII(s[p+j]) == sub[j] {
 			j++
 		}
-		if j == n && lowerASCII(s[i]) == sub[0] {
-			return i
+		if j == n {
+			return p
 		}
+		i = p + 1
 	}
 	return -1
 }
