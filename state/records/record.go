@@ -485,6 +485,15 @@ func decodeCurrent(data []byte) (*Record, bool) {
 	if !onlyKnownKeys(data) {
 		return nil, false
 	}
+	if rec, ok := decodeFast(data); ok {
+		return rec, true
+	}
+	return decodeWhole(data)
+}
+
+// decodeWhole is decodeCurrent's strict decode of the whole record by
+// encoding/json, where decodeFast gives up.
+func decodeWhole(data []byte) (*Record, bool) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	rec := &Record{}
