@@ -29,11 +29,9 @@ var fieldIndex = sync.OnceValue(func() map[string]int {
 	return m
 })
 
-// fastReader reads JSON from data at i. Its strings are cut from text, one
-// copy of data: a string each would cost an allocation per step and subtask.
+// fastReader reads JSON from data at i.
 type fastReader struct {
 	data []byte
-	text string
 	i    int
 }
 
@@ -61,9 +59,18 @@ func (p *fastReader) null() bool {
 // character, valid UTF-8 (encoding/json would turn invalid bytes into
 // U+FFFD).
 func (p *fastReader) str() (string, bool) {
+	b, ok := p.raw()
+	if !ok {
+		return "", false
+	}
+	return string(b), true
+}
+
+// raw is str's bytes, not copied: for a key, which is only compared.
+func (p *fastReader) raw() ([]byte, bool) {
 	p.space()
 	if p.i >= len(p.data) || p.data[p.i] != '"' {
-		return "", false
+		return nil, false
 	}
 	start := p.i + 1
 	ascii := true
@@ -72,17 +79,17 @@ func (p *fastReader) str() (string, bool) {
 		case c == '"':
 			s := p.data[start:j]
 			if !ascii && !utf8.Valid(s) {
-				return "", false
+				return nil, false
 			}
 			p.i = j + 1
-			return p.text[start:j], true
+			return s, true
 		case c == '\\' || c < 0x20:
-			return "", false
+			return nil, false
 		case c >= utf8.RuneSelf:
 			ascii = false
 		}
 	}
-	return "", false
+	return nil, false
 }
 
 // integer reads -?[0-9]+ that fits an int.
@@ -109,7 +116,7 @@ func (p *fastReader) integer() (int, bool) {
 // object calls member for each key of an object, in order; keys are plain
 // strings. member returns the key's number (below 64), so that a key given
 // twice is refused.
-func (p *fastReader) object(member func(key string) (int, bool)) bool {
+func (p *fastReader) object(member func(key []byte) (int, bool)) bool {
 	if !p.byte('{') {
 		return false
 	}
@@ -118,7 +125,7 @@ func (p *fastReader) object(member func(key string) (int, bool)) bool {
 	}
 	var seen uint64
 	for {
-		key, ok := p.str()
+		key, ok := p.raw()
 		if !ok || !p.byte(':') {
 			return false
 		}
@@ -177,8 +184,8 @@ func (p *fastReader) subtasks(st *Subtasks) bool {
 	if p.null() {
 		return true
 	}
-	return p.object(func(key string) (int, bool) {
-		switch key {
+	return p.object(func(key []byte) (int, bool) {
+		switch string(key) {
 		case "total":
 			n, ok := p.integer()
 			st.Total = n
@@ -206,9 +213,9 @@ func (p *fastReader) items(st *Subtasks) bool {
 	items := []Subtask{}
 	isNull, ok := p.array(func() bool {
 		var it Subtask
-		ok := p.object(func(key string) (int, bool) {
+		ok := p.object(func(key []byte) (int, bool) {
 			var ok bool
-			switch key {
+			switch string(key) {
 			case "id":
 				it.ID, ok = p.str()
 				return 0, ok
@@ -240,14 +247,14 @@ func (p *fastReader) items(st *Subtasks) bool {
 func decodeFast(data []byte) (*Record, bool) {
 	rec := &Record{}
 	v := reflect.ValueOf(rec).Elem()
-	p := &fastReader{data: data, text: string(data)}
-	ok := p.object(func(key string) (int, bool) {
-		i, known := fieldIndex()[key]
+	p := &fastReader{data: data}
+	ok := p.object(func(key []byte) (int, bool) {
+		i, known := fieldIndex()[string(key)]
 		if !known {
 			return 0, false
 		}
 		var ok bool
-		switch key {
+		switch string(key) {
 		case "completedSteps":
 			rec.CompletedSteps, ok = p.strings()
 		case "nextSteps":
@@ -256,11 +263,20 @@ func decodeFast(data []byte) (*Record, bool) {
 			ok = p.subtasks(&rec.Subtasks)
 		default:
 			p.space()
+			f := v.Field(i)
+			if f.Kind() == reflect.String { // most plain strings: no decoder at all
+				at := p.i
+				if str, ok := p.str(); ok {
+					f.SetString(str)
+					return i, true
+				}
+				p.i = at
+			}
 			end := skipValue(data, p.i)
 			if end < 0 {
 				return 0, false
 			}
-			ok = decodeStrict(data[p.i:end], v.Field(i).Addr().Interface())
+			ok = decodeStrict(data[p.i:end], f.Addr().Interface())
 			p.i = end
 		}
 		return i, ok
