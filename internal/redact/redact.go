@@ -245,6 +245,9 @@ func (r *Redactor) HeldOnly() *Redactor {
 // Redact replaces each credential in text with [REDACTED:<kind>] and returns the new text and
 // how many it replaced. The count is safe to report; the replaced values are gone.
 func (r *Redactor) Redact(text string) (string, int) {
+	if r.Clean(text) { // most texts: one pass, no allocation
+		return text, 0
+	}
 	found := r.Find(text)
 	if len(found) == 0 {
 		return text, 0

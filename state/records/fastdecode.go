@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"strconv"
 	"sync"
+	"time"
 	"unicode/utf8"
 )
 
@@ -264,14 +265,11 @@ func decodeFast(data []byte) (*Record, bool) {
 		default:
 			p.space()
 			f := v.Field(i)
-			if f.Kind() == reflect.String { // most plain strings: no decoder at all
-				at := p.i
-				if str, ok := p.str(); ok {
-					f.SetString(str)
-					return i, true
-				}
-				p.i = at
+			at := p.i
+			if p.plainValue(f) { // the common shapes: no decoder at all
+				return i, true
 			}
+			p.i = at
 			end := skipValue(data, p.i)
 			if end < 0 {
 				return 0, false
@@ -300,4 +298,78 @@ func decodeStrict(raw []byte, ptr any) bool {
 		return dec.Decode(ptr) == nil && dec.InputOffset() == int64(len(raw))
 	}
 	return json.Unmarshal(raw, ptr) == nil
+}
+
+var (
+	errorsType = reflect.TypeFor[[]Error]()
+	beatType   = reflect.TypeFor[Beat]()
+)
+
+// plainValue reads the value of a field in the shapes a record ccc wrote
+// has: a plain string or integer, a list of plain strings, a time, the
+// heartbeat, an empty list of errors, an empty map, or null. Anything else
+// is false, for encoding/json to read.
+func (p *fastReader) plainValue(f reflect.Value) bool {
+	switch {
+	case f.Kind() == reflect.String:
+		s, ok := p.str()
+		f.SetString(s)
+		return ok
+	case f.Kind() == reflect.Int:
+		n, ok := p.integer()
+		f.SetInt(int64(n))
+		return ok
+	case f.Type() == timeType:
+		return p.time(f.Addr().Interface().(*time.Time))
+	case f.Type() == beatType:
+		return p.beat(f.Addr().Interface().(*Beat))
+	case p.null():
+		return true // encoding/json leaves the field as it is
+	case f.Type() == reflect.TypeFor[[]string]():
+		l, ok := p.strings()
+		f.Set(reflect.ValueOf(l))
+		return ok
+	case f.Type() == errorsType:
+		if p.byte('[') && p.byte(']') {
+			f.Set(reflect.ValueOf([]Error{}))
+			return true
+		}
+	case f.Kind() == reflect.Map:
+		if p.byte('{') && p.byte('}') {
+			f.Set(reflect.MakeMap(f.Type())) // as encoding/json makes one for {}
+			return true
+		}
+	}
+	return false
+}
+
+// time reads null (the time is left as it is) or a plain string, which
+// time.Time's own UnmarshalJSON reads as encoding/json would call it.
+func (p *fastReader) time(t *time.Time) bool {
+	if p.null() {
+		return true
+	}
+	p.space()
+	at := p.i
+	if _, ok := p.raw(); !ok {
+		return false
+	}
+	return t.UnmarshalJSON(p.data[at:p.i]) == nil
+}
+
+func (p *fastReader) beat(b *Beat) bool {
+	if p.null() {
+		return true
+	}
+	return p.object(func(key []byte) (int, bool) {
+		switch string(key) {
+		case "lastBeat":
+			return 0, p.time(&b.LastBeat)
+		case "intervalSeconds":
+			n, ok := p.integer()
+			b.IntervalSeconds = n
+			return 1, ok
+		}
+		return 0, false
+	})
 }
