@@ -134,7 +134,7 @@ func New(secrets []string, extra []Pattern) (*Redactor, error) {
 		if re.NumSubexp() > 0 {
 			group = 1
 		}
-		r.rules = append(r.rules, rule{kind: name, re: re, group: group})
+		r.rules = append(r.rules, rule{kind: name, re: func() *regexp.Regexp { return re }, group: group})
 		r.kinds[name] = true
 	}
 	return r, nil

@@ -623,3 +623,12 @@ func TestIndexFold(t *testing.T) {
 		assert.Equal(t, strings.Index(lower(tc.s), tc.sub), indexFold(tc.s, tc.sub), "%q in %q", tc.sub, tc.s)
 	}
 }
+
+// TestBuiltinRulesCompile: the built-in rules compile on first use, so a
+// test compiles them all.
+func TestBuiltinRulesCompile(t *testing.T) {
+	t.Parallel()
+	for _, ru := range builtin() {
+		assert.NotNil(t, ru.re(), ru.kind)
+	}
+}
