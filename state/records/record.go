@@ -482,11 +482,13 @@ func validRecord(path string, rec *Record) error {
 // long way keeps in Extra), of schemaVersion SchemaVersion, that decodes
 // strictly, with nothing after it.
 func decodeCurrent(data []byte) (*Record, bool) {
-	if !onlyKnownKeys(data) {
-		return nil, false
-	}
+	// decodeFast takes known keys written without escapes only: what it
+	// reads, onlyKnownKeys passes (checkDecodeFast), so it goes first.
 	if rec, ok := decodeFast(data); ok {
 		return rec, true
+	}
+	if !onlyKnownKeys(data) {
+		return nil, false
 	}
 	return decodeWhole(data)
 }

@@ -354,7 +354,12 @@ func build(prev *Record, s Snapshot, now time.Time) *Record {
 		r.Extra = cloneMap(prev.Extra)
 		prevOutputs = map[string]*string{}
 		for _, it := range prev.Subtasks.Items {
-			prevOutputs[it.ID] = it.Output
+			// A missing id reads as nil too: no entry per task without output.
+			if it.Output != nil {
+				prevOutputs[it.ID] = it.Output
+			} else if len(prevOutputs) > 0 {
+				delete(prevOutputs, it.ID) // the last of an id wins, as before
+			}
 		}
 		prevBlockers = map[string]time.Time{}
 		for _, e := range prev.Errors {
@@ -377,6 +382,7 @@ func build(prev *Record, s Snapshot, now time.Time) *Record {
 			r.Errors = append(r.Errors, Error{Type: e.typ, Message: m, Timestamp: at, Blocking: true})
 		}
 	}
+	r.Subtasks.Items = make([]Subtask, 0, len(s.Completed)+1+len(s.Remaining))
 	item := func(id, status string) {
 		r.Subtasks.Items = append(r.Subtasks.Items, Subtask{ID: id, Status: status, Output: prevOutputs[id]})
 	}
