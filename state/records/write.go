@@ -352,15 +352,7 @@ func build(prev *Record, s Snapshot, now time.Time) *Record {
 		r.FilesCreated = slices.Clone(nonNil(prev.FilesCreated))
 		r.AcceptanceCriteriaMet = cloneMap(prev.AcceptanceCriteriaMet)
 		r.Extra = cloneMap(prev.Extra)
-		prevOutputs = map[string]*string{}
-		for _, it := range prev.Subtasks.Items {
-			// A missing id reads as nil too: no entry per task without output.
-			if it.Output != nil {
-				prevOutputs[it.ID] = it.Output
-			} else if len(prevOutputs) > 0 {
-				delete(prevOutputs, it.ID) // the last of an id wins, as before
-			}
-		}
+		prevOutputs = outputs(prev.Subtasks.Items)
 		prevBlockers = map[string]time.Time{}
 		for _, e := range prev.Errors {
 			if e.Type == "blocker" || e.Type == errFailure {
@@ -404,6 +396,21 @@ func build(prev *Record, s Snapshot, now time.Time) *Record {
 		r.Subtasks.Percent = 100
 	}
 	return r
+}
+
+// outputs maps each subtask id to its output, the last of an id winning. A
+// missing id reads as nil too, so a subtask without output takes no entry:
+// a record of 10,000 tasks has none.
+func outputs(items []Subtask) map[string]*string {
+	m := map[string]*string{}
+	for _, it := range items {
+		if it.Output != nil {
+			m[it.ID] = it.Output
+		} else if len(m) > 0 {
+			delete(m, it.ID)
+		}
+	}
+	return m
 }
 
 func cloneMap[V any](m map[string]V) map[string]V {
