@@ -344,13 +344,15 @@ func (r *Redactor) Clean(text string) bool {
 	return r.words != nil && !r.words.any(text)
 }
 
-// keywordScreen finds whether any rule's keyword occurs in a text, in one pass: every keyword
-// is looked for in any case (a keyword a rule matches in one case only is then found more
-// often than needed, never less).
+// keywordScreen finds whether any rule's keyword occurs in a text, in one pass that looks
+// closer only where two bytes begin a keyword: every keyword is looked for in any case (a
+// keyword a rule matches in one case only is then found more often than needed, never less).
 type keywordScreen struct {
-	first [256]bool     // the first bytes of the keywords, in both cases
-	by    [256][]string // the lowercase keywords by their first byte
+	pairs [1 << 16 / 64]uint64 // the keywords' first two bytes, lowercased, as a set
+	by    [256][]string        // the lowercase keywords by their first byte
 }
+
+func pairOf(a, b byte) int { return int(lowerASCII(a))<<8 | int(lowerASCII(b)) }
 
 // newKeywordScreen returns nil when a rule has no keywords (a user pattern): it can match
 // anywhere.
@@ -361,21 +363,21 @@ func newKeywordScreen(rules []rule) *keywordScreen {
 			return nil
 		}
 		for _, w := range rules[i].keywords {
-			w = strings.ToLower(w)
-			c := w[0]
-			k.first[c] = true
-			if c >= 'a' && c <= 'z' {
-				k.first[c-'a'+'A'] = true
+			if len(w) < 2 {
+				return nil // the pair set needs two bytes
 			}
-			k.by[c] = append(k.by[c], w)
+			w = strings.ToLower(w)
+			p := pairOf(w[0], w[1])
+			k.pairs[p/64] |= 1 << (p % 64)
+			k.by[w[0]] = append(k.by[w[0]], w)
 		}
 	}
 	return k
 }
 
 func (k *keywordScreen) any(text string) bool {
-	for i := 0; i < len(text); i++ {
-		if !k.first[text[i]] {
+	for i := 0; i+1 < len(text); i++ {
+		if p := pairOf(text[i], text[i+1]); k.pairs[p/64]&(1<<(p%64)) == 0 {
 			continue
 		}
 		for _, w := range k.by[lowerASCII(text[i])] {
