@@ -17,7 +17,9 @@
 #                            (target <= 3x)
 #   parse + render 10k       the Go benchmarks of progress (target <= 10 ms)
 #
-# Prints `uptime` before and after; when the 1-minute load average is above 1
+# After the builds it waits up to QUIET_WAIT seconds (default 120) for the
+# 1-minute load average to fall to 1. Prints `uptime` before and after; when
+# the 1-minute load average is above 1
 # at either point the machine is shared, so it prints the raw figures with a
 # warning and no ratios (times taken while other builds run are not figures;
 # the CPU times and RSS are printed either way).
@@ -104,6 +106,7 @@ for n in 10 1000; do
 done
 status() { (cd "$work/status$1" && "$ccc" status); }
 
+wait_quiet "${QUIET_WAIT:-120}"
 echo
 echo "$(uname -sm), $(nproc 2>/dev/null || echo '?') CPUs, $(go version | awk '{print $3}'), $runs runs per case"
 echo "uptime before: $(uptime)"

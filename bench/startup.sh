@@ -15,7 +15,9 @@
 #               work, without the request
 #
 # All three binaries are built the way releases are (CGO_ENABLED=0, -trimpath,
-# -s -w). Uses hyperfine when installed (apt-get install -y hyperfine), else a
+# -s -w); after the builds it waits up to QUIET_WAIT seconds (default 120) for
+# the 1-minute load average to fall to 1. Uses hyperfine when installed
+# (apt-get install -y hyperfine), else a
 # round-robin loop timed with date +%s%N. Prints `uptime` before and after;
 # when the 1-minute load average is above 1 at either point the machine is
 # shared and the ratios mean little, so it prints the raw figures with a
@@ -74,6 +76,7 @@ for i in "${!cmds[@]}"; do
     { echo "${names[$i]} failed:" >&2; cat "$work/stderr" >&2; exit 1; }
 done
 
+wait_quiet "${QUIET_WAIT:-120}"
 echo
 echo "$(uname -sm), $(nproc 2>/dev/null || echo '?') CPUs, $(go version | awk '{print $3}'), $runs runs per case"
 echo "uptime before: $(uptime)"
