@@ -40,7 +40,8 @@ build=(env CGO_ENABLED=0 go build -trimpath -ldflags='-s -w')
 (cd "$repo" &&
   "${build[@]}" -o "$work/ccc" ./cmd/ccc &&
   "${build[@]}" -o "$work/yardstick" ./bench/yardstick &&
-  go build -o "$work/linearfake" ./internal/cmd/linearfake)
+  go build -o "$work/linearfake" ./internal/cmd/linearfake &&
+  go test -c -o "$work/progress.test" ./progress/)
 ccc=$work/ccc
 
 start_fake 1
@@ -134,7 +135,7 @@ cpu10k=$(cpu 10000 10)
 cpu100k=$(cpu 100000 3)
 size=$(stat -c %s "$work/t100000/.ccc-progress.md")
 kb=$(cd "$work/t100000" && rss "$ccc" checkpoint --profile automated --skip-tracker --done "")
-bench=$(cd "$repo" && go test -run '^$' -bench 'Parse$/tasks=10000|Render/tasks=10000' -benchtime 50x ./progress/ | grep -E '^Benchmark')
+bench=$(cd "$repo/progress" && "$work/progress.test" -test.run '^$' -test.bench 'Parse$/tasks=10000|Render/tasks=10000' -test.benchmem -test.benchtime 50x | grep -E '^Benchmark')
 
 echo "uptime after:  $(uptime)"
 load_after=$(load1)
