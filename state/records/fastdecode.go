@@ -12,8 +12,9 @@ import (
 
 // A record's bulk is its lists of steps and subtasks: thousands of short
 // strings that encoding/json reads through a buffered copy, a validating scan
-// and reflection per element. decodeFast reads those lists itself and hands
-// each other value to a strict json.Decoder of its own. It gives up (ok
+// and reflection per element. decodeFast reads those lists itself, and the
+// other values in the shapes a record ccc wrote has (plainValue); any other
+// value goes to encoding/json on its own (decodeStrict). It gives up (ok
 // false, and decodeCurrent decodes the usual way) at anything it does not
 // read exactly as that decode would: a key twice, an escape in a key, a list
 // element that is not a plain string, an unknown or differently spelled key
