@@ -30,3 +30,17 @@ start_fake() {
   LINEAR_API_KEY=$("$work/linearfake" -key)
   export LINEAR_API_KEY
 }
+
+# wait_quiet [SECONDS]: after the builds, wait (up to SECONDS, default 120)
+# for the 1-minute load average to fall to 1 or below, so that the builds'
+# own load does not spoil the run; returns at once on a quiet machine.
+wait_quiet() {
+  local limit=${1:-120} waited=0 l
+  while :; do
+    l=$(uptime | sed -E 's/.*load averages?: *//' | cut -d, -f1 | tr -d ' ')
+    awk -v l="$l" 'BEGIN { exit !(l > 1) }' || return 0
+    ((waited >= limit)) && return 0
+    sleep 5
+    waited=$((waited + 5))
+  done
+}

@@ -109,9 +109,16 @@ func (cp *Context) writeRecord(ctx context.Context) {
 func (cp *Context) redactSnapshot(s records.Snapshot) records.Snapshot {
 	one := func(v *string) { *v, _ = cp.Redactor.Redact(*v) }
 	all := func(vs []string) []string {
+		// Thousands of tasks: one look at them all, and the full scan
+		// only of those where that finds something to look at.
+		if cp.Redactor.Clean(strings.Join(vs, "\n")) {
+			return vs
+		}
 		out := make([]string, len(vs))
 		for i, v := range vs {
-			out[i], _ = cp.Redactor.Redact(v)
+			if out[i] = v; !cp.Redactor.Clean(v) {
+				out[i], _ = cp.Redactor.Redact(v)
+			}
 		}
 		if vs == nil {
 			return nil

@@ -1,8 +1,9 @@
 // Package markdown splits Markdown sources at their level-2 headings and locates the blocks and list
 // items inside each part with exact byte ranges, so that a caller can rewrite one part of a document
 // and copy every other byte unchanged; it also closes the blocks a source leaves open and bounds how
-// deep a source may nest before it is parsed. It reads Markdown with goldmark (CommonMark) and never
-// renders it: the Markdown ccc writes is assembled by the packages that own each format (the
+// deep a source may nest before it is parsed. It reads Markdown with goldmark (CommonMark), except
+// long runs of plain one-line list items, which it reads line by line where that gives goldmark's
+// result (plainlist.go), and never renders it: the Markdown ccc writes is assembled by the packages that own each format (the
 // progress file by progress, the status comment by internal/comment).
 package markdown
 
@@ -60,6 +61,10 @@ type Doc struct {
 	Root     ast.Node
 	Preamble Section
 	Sections []Section
+	// plain maps each top-level list whose items are a plain run to its
+	// lines (plainlist.go).
+	plain map[*ast.List]plainRun
+	str   string // Src as a string, for the plain items' text
 }
 
 // Section is one part of a Doc.
@@ -79,10 +84,28 @@ type Section struct {
 
 // Parse splits src at its top-level level-2 headings (ATX or setext). Headings inside lists,
 // block quotes or code blocks do not split.
-func Parse(src []byte) *Doc {
+func Parse(src []byte) *Doc { return parse(src, true) }
+
+// parse is Parse; with scan false it gives every list to goldmark, as
+// FuzzPlainRuns compares.
+func parse(src []byte, scan bool) *Doc {
 	body, bom := TrimBOM(src)
 	d := &Doc{Lines: NewLines(body), Src: body, BOM: bom, Newline: LineEnding(body)}
-	d.Root = ParseBlocks(body)
+	var runs []plainRun
+	if scan {
+		runs = d.plainRuns()
+	}
+	if len(runs) > 0 {
+		d.Root = ParseBlocks(d.blanked(runs))
+		lists, ok := d.plainLists(d.Root, runs)
+		if ok {
+			d.plain = lists
+		} else {
+			d.Root = ParseBlocks(body)
+		}
+	} else {
+		d.Root = ParseBlocks(body)
+	}
 
 	cur := &d.Preamble
 	cur.Line = 1
@@ -190,6 +213,8 @@ func blockPos(n ast.Node) int {
 
 // Item is one item of a list.
 type Item struct {
+	// Node is the item's node; nil for an item of a plain run, which
+	// goldmark did not read (plainlist.go).
 	Node *ast.ListItem
 	// Line is the 1-based line of the item's marker.
 	Line int
@@ -204,6 +229,9 @@ type Item struct {
 // item; the last one runs over the lines that are blank, indented to its content or a lazy
 // continuation of one of its paragraphs.
 func (d *Doc) Items(l *ast.List, limit int) []Item {
+	if r, ok := d.plain[l]; ok {
+		return d.runItems(r)
+	}
 	items := make([]Item, 0, l.ChildCount())
 	for c := l.FirstChild(); c != nil; c = c.NextSibling() {
 		li, ok := c.(*ast.ListItem)

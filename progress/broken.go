@@ -176,7 +176,7 @@ func CheckRewrite(path string, orig, out []byte) error {
 	if err != nil {
 		return nil
 	}
-	return countDropped(path, orig, before.tasks(), after.tasks())
+	return countDropped(path, orig, before.taskTexts(), after.taskTexts())
 }
 
 func (d *Document) CheckRender(path string, out []byte) error {
@@ -195,7 +195,7 @@ func (d *Document) CheckRender(path string, out []byte) error {
 	if d.src != nil {
 		before, orig = d.src.snap, d.src.orig
 	}
-	return countDropped(path, orig, before.tasks(), d.tasks())
+	return countDropped(path, orig, before.taskTexts(), d.taskTexts())
 }
 
 func unreadable(path string, err error) error {
@@ -207,20 +207,20 @@ func unreadable(path string, err error) error {
 }
 
 // countDropped refuses a rewrite that keeps fewer of the tasks before than it drops; see CheckRewrite.
-func countDropped(path string, orig []byte, before, after []Task) error {
+func countDropped(path string, orig []byte, before, after []string) error {
 	have := make(map[string]int, len(after))
 	for _, t := range after {
-		have[taskKey(t.Text)]++
+		have[taskKey(t)]++
 	}
 	kept, dropped, firstDropped := 0, 0, ""
 	for _, t := range before {
-		if k := taskKey(t.Text); have[k] > 0 {
+		if k := taskKey(t); have[k] > 0 {
 			have[k]--
 			kept++
 			continue
 		}
 		if dropped == 0 {
-			firstDropped = t.Text
+			firstDropped = t
 		}
 		dropped++
 	}
@@ -231,13 +231,20 @@ func countDropped(path string, orig []byte, before, after []Task) error {
 		"ccc's rewrite would drop %d of the file's %d tasks (this one first) and keep %d; refused", dropped, dropped+kept, kept)}
 }
 
-func (d *Document) tasks() []Task {
-	var ts []Task
-	ts = append(ts, d.Completed...)
-	if d.Current != nil {
-		ts = append(ts, *d.Current)
+// taskTexts lists the texts of every task, in one slice of the right size:
+// a copy of the tasks themselves, grown as it went, was 18 MB at 100,000.
+func (d *Document) taskTexts() []string {
+	ts := make([]string, 0, len(d.Completed)+1+len(d.Remaining))
+	for _, t := range d.Completed {
+		ts = append(ts, t.Text)
 	}
-	return append(ts, d.Remaining...)
+	if d.Current != nil {
+		ts = append(ts, d.Current.Text)
+	}
+	for _, t := range d.Remaining {
+		ts = append(ts, t.Text)
+	}
+	return ts
 }
 
 func taskKey(text string) string {

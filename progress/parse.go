@@ -1,6 +1,7 @@
 package progress
 
 import (
+	"bytes"
 	"fmt"
 	"regexp"
 	"slices"
@@ -185,6 +186,9 @@ func tooBig(src []byte) string {
 }
 
 func checkText(src []byte) error {
+	if bytes.IndexByte(src, 0) < 0 && utf8.Valid(src) { // the usual answer, word by word
+		return nil
+	}
 	line := 1
 	for i := 0; i < len(src); {
 		c := src[i]

@@ -19,6 +19,9 @@ func splitTaskMark(text string) (rest, mark string) {
 	first, more, multi := strings.Cut(text, "\n")
 	// Only the line's tail is matched: a task line can be megabytes long,
 	// and the mark, when there is one, is the last thing on it.
+	if strings.IndexByte(first, '<') < 0 { // most tasks: no comment at all, found at memchr's speed
+		return text, ""
+	}
 	at := strings.LastIndex(first, taskMarkOpen)
 	if at < 0 {
 		return text, ""

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -81,6 +82,40 @@ func TestQuietCheckpointCosts(t *testing.T) {
 
 	assert.Equal(t, 1, strings.Count(string(calls), "git "), "git processes per quiet checkpoint:\n%s", calls)
 	assert.EqualValues(t, 6, fsyncs, "fsyncs per quiet checkpoint")
+}
+
+// TestCheckpointOutsideGitCosts: in a project no git repository encloses,
+// an automated checkpoint asks git once whether there is one, not once per
+// step that looks (persist, record, tracker: three before issue 26).
+func TestCheckpointOutsideGitCosts(t *testing.T) {
+	realGit, err := exec.LookPath("git")
+	if err != nil {
+		t.Skip("git is not installed")
+	}
+	home := t.TempDir()
+	isolateGit(t.Setenv, home)
+	bin := t.TempDir()
+	log := filepath.Join(t.TempDir(), "git.log")
+	shim := "#!/bin/sh\nprintf 'git %s\\n' \"$*\" >>'" + log + "'\nexec '" + realGit + "' \"$@\"\n"
+	require.NoError(t, os.WriteFile(filepath.Join(bin, "git"), []byte(shim), 0o755))
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+
+	root := t.TempDir()
+	clock := time.Date(2026, 11, 21, 13, 0, 0, 0, time.UTC)
+	for i := range 2 {
+		var out, errOut bytes.Buffer
+		f := &Factory{
+			IO:     IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut},
+			Getenv: func(string) string { return "" },
+			Getwd:  func() (string, error) { return root, nil },
+			Now:    func() time.Time { return clock.Add(time.Duration(i) * time.Minute) },
+		}
+		_ = os.Remove(log)
+		require.Equal(t, 0, run([]string{"checkpoint", "--profile", "automated", "--next", "step " + strconv.Itoa(i)}, f), errOut.String())
+	}
+	calls, err := os.ReadFile(log)
+	require.NoError(t, err)
+	assert.Equal(t, 1, strings.Count(string(calls), "git "), "git processes per checkpoint outside git:\n%s", calls)
 }
 
 // endless is a stdin that never ends; it counts what was read from it.

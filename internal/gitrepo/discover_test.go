@@ -117,6 +117,26 @@ func TestOpenCached(t *testing.T) {
 	assert.NotErrorIs(t, err, ErrNotRepo)
 }
 
+// TestNotRepoCached: under WithCache, a directory no repository encloses is
+// asked about once; later Opens answer ErrNotRepo without git (none is left
+// on PATH), where every step of a checkpoint outside git used to run
+// git rev-parse again (issue 26).
+func TestNotRepoCached(t *testing.T) {
+	testutil.IsolateGit(t)
+	dir := t.TempDir()
+	ctx := WithCache(context.Background())
+	_, err := Open(ctx, dir)
+	require.ErrorIs(t, err, ErrNotRepo)
+
+	t.Setenv("PATH", t.TempDir()) // no git from here on
+	for range 2 {
+		_, err = Open(ctx, dir)
+		require.ErrorIs(t, err, ErrNotRepo, "cached: no git needed")
+		_, err = Discover(ctx, dir)
+		require.ErrorIs(t, err, ErrNotRepo)
+	}
+}
+
 // TestDiscoverNewlineInPath: a top level whose name holds a newline cannot
 // be split into lines; Discover asks one question at a time instead.
 func TestDiscoverNewlineInPath(t *testing.T) {

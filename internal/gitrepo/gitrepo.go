@@ -200,6 +200,7 @@ type Found struct {
 	// SHA ("" on an unborn branch), when headKnown.
 	Branch, Head string
 	headKnown    bool
+	notRepo      bool   // cached: no repository encloses dir
 	dir          string // the directory asked about, absolute
 }
 
@@ -216,9 +217,17 @@ func Discover(ctx context.Context, dir string) (Found, error) {
 	}
 	c := cacheFrom(ctx)
 	if f, ok := c.get(abs); ok {
+		if f.notRepo {
+			return Found{}, fmt.Errorf("gitrepo: open %s: %w", abs, ErrNotRepo)
+		}
 		return f, nil
 	}
 	f, err := discover(ctx, abs)
+	if errors.Is(err, ErrNotRepo) {
+		// Outside a repository every step asks again; ccc never creates
+		// one, so the answer holds for the process.
+		c.put(abs, Found{dir: abs, notRepo: true})
+	}
 	if err != nil {
 		return Found{}, err
 	}
@@ -304,8 +313,8 @@ func (f Found) finish(abs string) Found {
 type headInfo struct{ branch, sha string }
 
 // Cache holds what Discover found, per directory, for one process (one
-// command): the repository's HEAD moves only by ccc's own commit, which
-// updates it.
+// command), including that no repository encloses it: the repository's
+// HEAD moves only by ccc's own commit, which updates it.
 type Cache struct {
 	mu sync.Mutex
 	m  map[string]Found

@@ -61,12 +61,12 @@ func (e *FileError) Unwrap() error { return e.Kind }
 // root "" is for files outside every project (the hook's transcript): they
 // get the file-type check and the limit, not the confinement.
 func ReadProjectFile(root, path string, limit int64) ([]byte, error) {
-	f, err := OpenProjectFile(root, path)
+	f, size, err := openSized(root, path, false)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	return ReadOpened(f, path, limit)
+	return readSized(f, path, limit, size)
 }
 
 // ReadOwnFile is ReadProjectFile for a file only ccc writes (under .ccc/,
@@ -74,12 +74,12 @@ func ReadProjectFile(root, path string, limit int64) ([]byte, error) {
 // at all, even one that stays inside root. It is opened with O_NOFOLLOW, so
 // a link planted between the check and the open is refused too.
 func ReadOwnFile(root, path string, limit int64) ([]byte, error) {
-	f, err := OpenOwnFile(root, path)
+	f, size, err := openSized(root, path, true)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	return ReadOpened(f, path, limit)
+	return readSized(f, path, limit, size)
 }
 
 // ReadOpened reads f, opened by OpenProjectFile or OpenOwnFile, to its end
@@ -87,10 +87,17 @@ func ReadOwnFile(root, path string, limit int64) ([]byte, error) {
 func ReadOpened(f *os.File, path string, limit int64) ([]byte, error) {
 	var size int64
 	if fi, err := f.Stat(); err == nil {
-		if fi.Size() > limit {
-			return nil, tooLarge(path, limit)
-		}
 		size = fi.Size()
+	}
+	return readSized(f, path, limit, size)
+}
+
+// readSized is ReadOpened of a file whose size the open just read: its
+// own stat was one more system call per file (issue 26: ccc status reads a
+// record per agent).
+func readSized(f *os.File, path string, limit, size int64) ([]byte, error) {
+	if size > limit {
+		return nil, tooLarge(path, limit)
 	}
 	// Read into a buffer of the file's size (and room to see it grew):
 	// io.ReadAll's doubling costs twice the file in garbage.
@@ -118,8 +125,20 @@ func OpenOwnFile(root, path string) (*os.File, error) {
 	return openChecked(root, path, true)
 }
 
+// openSized is openChecked, with the file's size from its check.
+func openSized(root, path string, nofollow bool) (*os.File, int64, error) {
+	var size int64
+	f, err := openStat(root, path, nofollow, &size)
+	return f, size, err
+}
+
 // openChecked is the one open of every file ccc reads.
 func openChecked(root, path string, nofollow bool) (*os.File, error) {
+	return openStat(root, path, nofollow, nil)
+}
+
+// openStat is openChecked; size, when not nil, gets the file's size.
+func openStat(root, path string, nofollow bool, size *int64) (*os.File, error) {
 	flags := os.O_RDONLY | openNonblock
 	if nofollow {
 		flags |= openNofollow
@@ -157,6 +176,9 @@ func openChecked(root, path string, nofollow bool) (*os.File, error) {
 	if !fi.Mode().IsRegular() {
 		f.Close()
 		return nil, &FileError{Path: path, Problem: "is " + fileKind(fi.Mode()) + ", not a regular file", Kind: ErrNotRegular}
+	}
+	if size != nil {
+		*size = fi.Size()
 	}
 	return f, nil
 }

@@ -34,7 +34,20 @@ func FuzzRedact(f *testing.F) {
 	f.Add("s3cr3t-h3ld", "-v4lue", "lin_api_", uint8(9))
 	f.Add("ghp_", "AKIA", "xoxb-", uint8(7))
 
+	plain, err := New(held[:2], nil) // Clean answers only without user patterns
+	if err != nil {
+		f.Fatal(err)
+	}
+
 	f.Fuzz(func(t *testing.T, before, after, extra string, pick uint8) {
+		// Clean of texts joined: none of them, nor the whole, has a finding.
+		if joined := before + "\n" + after + "\n" + extra; plain.Clean(joined) {
+			for _, part := range []string{before, after, extra, joined} {
+				if found := plain.Find(part); len(found) > 0 {
+					t.Fatalf("Clean(%q), but %q has findings %+v", joined, part, found)
+				}
+			}
+		}
 		all := append(append([]string{}, held...), shaped...)
 		plant := all[int(pick)%len(all)]
 		in := before + plant + after + extra

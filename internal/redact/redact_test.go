@@ -568,3 +568,67 @@ func TestValues(t *testing.T) {
 	assert.Equal(t, "dial [redacted] as [redacted]", Values("dial lin_api_x as ghp_y", []string{"lin_api_x", "ghp_y", "as", ""}))
 	assert.Equal(t, "sk-ant-api03-abcdefghijklmnop", Values("sk-ant-api03-abcdefghijklmnop", nil))
 }
+
+// TestClean: Clean is false wherever a scan could find something (a rule's
+// keyword in any case where the rule folds it, a held secret in any form, an
+// escape or zero-width character that could hide one, a marker, a user
+// pattern), and true for ordinary task text, so a record's thousands of tasks
+// skip the full scan.
+func TestClean(t *testing.T) {
+	t.Parallel()
+	r, err := New([]string{"s3cr3t-h3ld-v4lue"}, nil)
+	require.NoError(t, err)
+	for _, text := range []string{
+		"task 1: migrate endpoint /api/v1/resource1 ✓\nthe current task — in progress",
+		"",
+		"write the parser; run go test ./parser/",
+	} {
+		assert.True(t, r.Clean(text), "%q", text)
+		assert.Empty(t, r.Find(text))
+	}
+	for _, text := range []string{
+		"s3cr3t-h3ld-v4lue",
+		"s3cr3t\\-h3ld-v4lue", // an escape: the skeleton could hold it
+		"a\u200bb",
+		"[REDACTED:secret]",
+		"see AKIA",
+		"Set the PASSWORD", // a folded keyword
+		"-----BEGIN",
+		"https://example.com",
+	} {
+		assert.False(t, r.Clean(text), "%q", text)
+	}
+	withPattern, err := New(nil, []Pattern{{Name: "ticket", Regexp: `TKT-[0-9]{6}`}})
+	require.NoError(t, err)
+	assert.False(t, withPattern.Clean("nothing here"), "a user pattern has no keywords to look for")
+	assert.True(t, (*Redactor)(nil).Clean("nothing here"))
+}
+
+// TestIndexFold: indexFold finds what strings.Index finds in the text with
+// its ASCII letters lowered, first byte in either case included.
+func TestIndexFold(t *testing.T) {
+	t.Parallel()
+	lower := func(s string) string {
+		b := []byte(s)
+		for i, c := range b {
+			b[i] = lowerASCII(c)
+		}
+		return string(b)
+	}
+	for _, tc := range []struct{ s, sub string }{
+		{"", "a"}, {"a", ""}, {"A", "a"}, {"xxPassWord", "password"}, {"pasSpassword", "password"},
+		{"PPPassword", "password"}, {"p", "pw"}, {"-----BEGIN", "-----begin"}, {"a://b", "://"},
+		{"Secret secret", "secret"}, {"sECRE", "secret"}, {"ÄPASSWORD", "password"}, {"tokeN", "token"},
+	} {
+		assert.Equal(t, strings.Index(lower(tc.s), tc.sub), indexFold(tc.s, tc.sub), "%q in %q", tc.sub, tc.s)
+	}
+}
+
+// TestBuiltinRulesCompile: the built-in rules compile on first use, so a
+// test compiles them all.
+func TestBuiltinRulesCompile(t *testing.T) {
+	t.Parallel()
+	for _, ru := range builtin() {
+		assert.NotNil(t, ru.re(), ru.kind)
+	}
+}

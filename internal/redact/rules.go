@@ -15,9 +15,9 @@ import (
 // (no keywords) run unanchored over the whole text.
 type rule struct {
 	kind     string
-	re       *regexp.Regexp
-	group    int      // submatch to redact when span is nil; 0 is the whole match
-	keywords []string // lowercase and matched in any case when fold
+	re       func() *regexp.Regexp // compiled on first use
+	group    int                   // submatch to redact when span is nil; 0 is the whole match
+	keywords []string              // lowercase and matched in any case when fold
 	fold     bool
 	anywhere bool // a keyword counts inside a word too
 	// span turns a match (submatch indices into seg) into the bytes to redact, or rejects it
@@ -38,14 +38,14 @@ var builtin = sync.OnceValue(func() []rule {
 			kind:     KindPrivateKey,
 			keywords: []string{"-----BEGIN"},
 			anywhere: true,
-			re:       regexp.MustCompile(`^-----BEGIN[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----(?s:.*?)(?:-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----|\z)`),
+			re:       lazyRegexp(`^-----BEGIN[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----(?s:.*?)(?:-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----|\z)`),
 		},
 		// sk-ant-api03-…, sk-ant-admin01-…, sk-ant-oat01-…: before the OpenAI rule, which matches
 		// the same bytes.
 		{
 			kind:     KindAnthropic,
 			keywords: []string{"sk-ant-"},
-			re:       regexp.MustCompile(`^sk-ant-[A-Za-z0-9_-]{20,}`),
+			re:       lazyRegexp(`^sk-ant-[A-Za-z0-9_-]{20,}`),
 			span:     randomBody(len("sk-ant-")),
 		},
 		// sk-<48 base62> (legacy), sk-proj-…, sk-svcacct-…, sk-admin-…, and the sk-<32 hex> keys of
@@ -53,7 +53,7 @@ var builtin = sync.OnceValue(func() []rule {
 		{
 			kind:     KindOpenAI,
 			keywords: []string{"sk-"},
-			re:       regexp.MustCompile(`^sk-[A-Za-z0-9_-]{20,}`),
+			re:       lazyRegexp(`^sk-[A-Za-z0-9_-]{20,}`),
 			span:     randomBody(len("sk-")),
 		},
 		// Prefixed tokens since 2021 are 36 base62 after the prefix and may grow; installation tokens
@@ -61,34 +61,34 @@ var builtin = sync.OnceValue(func() []rule {
 		{
 			kind:     KindGitHub,
 			keywords: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_"},
-			re:       regexp.MustCompile(`^(?:ghs_[A-Za-z0-9._-]{36,}|gh[pousr]_[A-Za-z0-9]{36,})`),
+			re:       lazyRegexp(`^(?:ghs_[A-Za-z0-9._-]{36,}|gh[pousr]_[A-Za-z0-9]{36,})`),
 			span:     githubToken,
 		},
 		// Fine-grained tokens: github_pat_<22>_<59>.
 		{
 			kind:     KindGitHub,
 			keywords: []string{"github_pat_"},
-			re:       regexp.MustCompile(`^github_pat_[A-Za-z0-9_]{22,}`),
+			re:       lazyRegexp(`^github_pat_[A-Za-z0-9_]{22,}`),
 		},
 		// Personal API keys are lin_api_<40 base62>; OAuth tokens lin_oauth_<hex>. 32 leaves room for
 		// format changes while "lin_api_test" and the like stay visible.
 		{
 			kind:     KindLinear,
 			keywords: []string{"lin_api_", "lin_oauth_"},
-			re:       regexp.MustCompile(`^lin_(?:api|oauth)_[A-Za-z0-9]{32,}`),
+			re:       lazyRegexp(`^lin_(?:api|oauth)_[A-Za-z0-9]{32,}`),
 		},
 		// Access key ids are exactly 20 characters: long-term AKIA…, temporary (STS) ASIA….
 		{
 			kind:     KindAWS,
 			keywords: []string{"AKIA", "ASIA"},
-			re:       regexp.MustCompile(`^(?:AKIA|ASIA)[A-Z0-9]{16}\b`),
+			re:       lazyRegexp(`^(?:AKIA|ASIA)[A-Z0-9]{16}\b`),
 		},
 		// xoxb-<team>-<bot>-<secret>, xoxp-…, legacy xoxa/xoxr/xoxs, refresh xoxe, app-level xapp.
 		// Real ones always carry digits; "xoxb-your-bot-token" does not.
 		{
 			kind:     KindSlack,
 			keywords: []string{"xox", "xapp-"},
-			re:       regexp.MustCompile(`^(?:xox[abprse]|xapp)-[A-Za-z0-9-]{10,}`),
+			re:       lazyRegexp(`^(?:xox[abprse]|xapp)-[A-Za-z0-9-]{10,}`),
 			span:     slackToken,
 		},
 		// An Authorization (or Proxy-Authorization) header in any case, as written in HTTP, curl,
@@ -97,7 +97,7 @@ var builtin = sync.OnceValue(func() []rule {
 			kind:     KindAuthorization,
 			keywords: []string{"authorization"},
 			fold:     true,
-			re:       regexp.MustCompile(`^(?i:authorization)(\*\*|__|["'])?[ \t]*:`),
+			re:       lazyRegexp(`^(?i:authorization)(\*\*|__|["'])?[ \t]*:`),
 			span:     authorizationValue,
 		},
 		// A bearer token outside a header (a log line, a code snippet); the word Bearer stays.
@@ -105,7 +105,7 @@ var builtin = sync.OnceValue(func() []rule {
 			kind:     KindAuthorization,
 			keywords: []string{"bearer"},
 			fold:     true,
-			re:       regexp.MustCompile(`^(?i:bearer)[ \t]+([A-Za-z0-9._~+/-]{16,}=*)`),
+			re:       lazyRegexp(`^(?i:bearer)[ \t]+([A-Za-z0-9._~+/-]{16,}=*)`),
 			span:     bearerToken,
 		},
 		// A JSON Web Token: three base64url segments, the header a JSON object ("eyJ" is `{"`).
@@ -113,27 +113,27 @@ var builtin = sync.OnceValue(func() []rule {
 		{
 			kind:     KindJWT,
 			keywords: []string{"eyJ"},
-			re:       regexp.MustCompile(`^eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{16,}`),
+			re:       lazyRegexp(`^eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{16,}`),
 		},
 		// Google API keys: AIza and 35 more.
 		{
 			kind:     KindGoogle,
 			keywords: []string{"AIza"},
-			re:       regexp.MustCompile(`^AIza[0-9A-Za-z_-]{35}(?:[^0-9A-Za-z_-]|$)`),
+			re:       lazyRegexp(`^AIza[0-9A-Za-z_-]{35}(?:[^0-9A-Za-z_-]|$)`),
 			span:     trimLast(39),
 		},
 		// npm access tokens: npm_ and 36 base62.
 		{
 			kind:     KindNPM,
 			keywords: []string{"npm_"},
-			re:       regexp.MustCompile(`^npm_[A-Za-z0-9]{36,}`),
+			re:       lazyRegexp(`^npm_[A-Za-z0-9]{36,}`),
 			span:     randomBody(len("npm_")),
 		},
 		// Stripe secret and restricted keys, live and test.
 		{
 			kind:     KindStripe,
 			keywords: []string{"sk_live_", "rk_live_", "sk_test_", "rk_test_"},
-			re:       regexp.MustCompile(`^[sr]k_(?:live|test)_[A-Za-z0-9]{16,}`),
+			re:       lazyRegexp(`^[sr]k_(?:live|test)_[A-Za-z0-9]{16,}`),
 			span:     randomBody(len("sk_live_")),
 		},
 		// An AWS secret access key is 40 characters of base64 with nothing to recognise it by but
@@ -145,7 +145,7 @@ var builtin = sync.OnceValue(func() []rule {
 			keywords: []string{"aws", "secret"},
 			fold:     true,
 			anywhere: true,
-			re:       regexp.MustCompile(`^(?i:(?:aws[ _-]?)?secret(?:[ _-]?access)?(?:[ _-]?key)?)["']?[ \t]*[:=][ \t]*["']?([A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|$)`),
+			re:       lazyRegexp(`^(?i:(?:aws[ _-]?)?secret(?:[ _-]?access)?(?:[ _-]?key)?)["']?[ \t]*[:=][ \t]*["']?([A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|$)`),
 			span:     awsSecret,
 		},
 		{
@@ -153,7 +153,7 @@ var builtin = sync.OnceValue(func() []rule {
 			keywords: []string{"AKIA", "ASIA"},
 			// Separators (an aligned table, a padded column) and a few joining words may stand
 			// between them: "AKIA… and <secret>".
-			re:   regexp.MustCompile(`^(?:AKIA|ASIA)[A-Z0-9]{16}(?:[ \t,:;|=/"'` + "`" + `]|\b(?i:and|or|with|secret|key|is)\b){1,32}?([A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|$)`),
+			re:   lazyRegexp(`^(?:AKIA|ASIA)[A-Z0-9]{16}(?:[ \t,:;|=/"'` + "`" + `]|\b(?i:and|or|with|secret|key|is)\b){1,32}?([A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|$)`),
 			span: awsSecret,
 		},
 		// Classic GitHub tokens of old (OAuth, 40 hex) look like a commit SHA, so they count only
@@ -164,14 +164,14 @@ var builtin = sync.OnceValue(func() []rule {
 			keywords: []string{"github_token", "gh_token"},
 			fold:     true,
 			anywhere: true,
-			re:       regexp.MustCompile(`^(?i:github_token|gh_token)["']?[ \t]*[:=][ \t]*["']?([0-9a-f]{40})\b`),
+			re:       lazyRegexp(`^(?i:github_token|gh_token)["']?[ \t]*[:=][ \t]*["']?([0-9a-f]{40})\b`),
 			group:    1,
 		},
 		{
 			kind:     KindGitHub,
 			keywords: []string{"x-access-token:"},
 			fold:     true,
-			re:       regexp.MustCompile(`^(?i:x-access-token):([^\s@/]+)@`),
+			re:       lazyRegexp(`^(?i:x-access-token):([^\s@/]+)@`),
 			group:    1,
 		},
 		// Any other 40-hex token after a token label, with or without a colon or '=' (token: <hex>,
@@ -182,7 +182,7 @@ var builtin = sync.OnceValue(func() []rule {
 			keywords: []string{"token"},
 			fold:     true,
 			anywhere: true,
-			re:       regexp.MustCompile(`^(?i:token)["']?(?:[ \t]*[:=][ \t]*["']?|[ \t]+)([0-9a-f]{40})\b`),
+			re:       lazyRegexp(`^(?i:token)["']?(?:[ \t]*[:=][ \t]*["']?|[ \t]+)([0-9a-f]{40})\b`),
 			group:    1,
 		},
 		// A token as the whole userinfo of a URL (https://<token>@github.com, as git accepts it):
@@ -191,7 +191,7 @@ var builtin = sync.OnceValue(func() []rule {
 			kind:     KindToken,
 			keywords: []string{"://"},
 			anywhere: true,
-			re:       regexp.MustCompile(`^://([A-Za-z0-9._~-]{20,})@`),
+			re:       lazyRegexp(`^://([A-Za-z0-9._~-]{20,})@`),
 			span:     userinfoToken,
 		},
 		// API keys and OAuth client secrets in assignments, headers and JSON (api_key=…,
@@ -202,7 +202,7 @@ var builtin = sync.OnceValue(func() []rule {
 			keywords: []string{"api_key", "api-key", "apikey"},
 			fold:     true,
 			anywhere: true,
-			re:       regexp.MustCompile(`^(?i:api[_-]?key)(["']?)[ \t]*[:=][ \t]*(?:"([^"\n]*)"|'([^'\n]*)'|([^\s"'&;,` + "`" + `]+))`),
+			re:       lazyRegexp(`^(?i:api[_-]?key)(["']?)[ \t]*[:=][ \t]*(?:"([^"\n]*)"|'([^'\n]*)'|([^\s"'&;,` + "`" + `]+))`),
 			span:     keyValue,
 		},
 		{
@@ -210,7 +210,7 @@ var builtin = sync.OnceValue(func() []rule {
 			keywords: []string{"client_secret", "client-secret", "clientsecret"},
 			fold:     true,
 			anywhere: true,
-			re:       regexp.MustCompile(`^(?i:client[_-]?secret)(["']?)[ \t]*[:=][ \t]*(?:"([^"\n]*)"|'([^'\n]*)'|([^\s"'&;,` + "`" + `]+))`),
+			re:       lazyRegexp(`^(?i:client[_-]?secret)(["']?)[ \t]*[:=][ \t]*(?:"([^"\n]*)"|'([^'\n]*)'|([^\s"'&;,` + "`" + `]+))`),
 			span:     keyValue,
 		},
 		// The password of a URL's userinfo (scheme://user:password@host): the user stays. Greedy
@@ -219,7 +219,7 @@ var builtin = sync.OnceValue(func() []rule {
 			kind:     KindPassword,
 			keywords: []string{"://"},
 			anywhere: true,
-			re:       regexp.MustCompile(`^://[^\s/?#@:]*:([^\s/?#]+)@`),
+			re:       lazyRegexp(`^://[^\s/?#@:]*:([^\s/?#]+)@`),
 			group:    1,
 		},
 		// password=…, passwd: …, "password": "…", DB_PASSWORD=…: the value, to its closing quote
@@ -229,7 +229,7 @@ var builtin = sync.OnceValue(func() []rule {
 			keywords: []string{"password", "passwd"},
 			fold:     true,
 			anywhere: true,
-			re:       regexp.MustCompile(`^(?i:password|passwd)(["']?)[ \t]*[:=][ \t]*(?:"([^"\n]*)"|'([^'\n]*)'|([^\s"'&;,` + "`" + `]+))`),
+			re:       lazyRegexp(`^(?i:password|passwd)(["']?)[ \t]*[:=][ \t]*(?:"([^"\n]*)"|'([^'\n]*)'|([^\s"'&;,` + "`" + `]+))`),
 			span:     passwordValue,
 		},
 	}
@@ -318,7 +318,7 @@ func (ru *rule) find(seg string) [][2]int {
 		}
 	}
 	if len(ru.keywords) == 0 {
-		for _, m := range ru.re.FindAllStringSubmatchIndex(seg, -1) {
+		for _, m := range ru.re().FindAllStringSubmatchIndex(seg, -1) {
 			add(m)
 		}
 		return out
@@ -333,7 +333,7 @@ func (ru *rule) find(seg string) [][2]int {
 		if !ru.anywhere && p > 0 && isWord(seg[p-1]) {
 			continue
 		}
-		m := matchAt(ru.re, seg[p:])
+		m := matchAt(ru.re(), seg[p:])
 		if m == nil {
 			continue
 		}
@@ -561,20 +561,61 @@ func schemeLen(v string) int {
 	return 0
 }
 
-// indexFold is strings.Index for a lowercase ASCII sub in any case.
+// lazyRegexp compiles expr the first time a text holds its rule's keyword:
+// most runs redact only texts that hold none (Clean), and compiling every
+// rule cost each of them about a millisecond (issue 26).
+func lazyRegexp(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
+}
+
+// indexFold is strings.Index for a lowercase ASCII sub in any case. It jumps between the
+// occurrences of sub's first byte in either case with strings.IndexByte, remembering the next
+// one of each, so a text is read about twice, at memchr's speed, rather than byte by byte.
 func indexFold(s, sub string) int {
 	n := len(sub)
-	for i := 0; i+n <= len(s); i++ {
-		if s[i]|0x20 != sub[0] {
-			continue
+	if n == 0 {
+		return 0
+	}
+	last := len(s) - n // the last place sub can start
+	lo, up := sub[0], sub[0]
+	if lo >= 'a' && lo <= 'z' {
+		up = lo - 'a' + 'A'
+	}
+	find := func(c byte, from int) int {
+		if k := strings.IndexByte(s[from:last+1], c); k >= 0 {
+			return from + k
+		}
+		return -1
+	}
+	pl, pu := -1, -1
+	doneL, doneU := false, up == lo
+	for i := 0; i <= last; {
+		if !doneL && pl < i {
+			pl = find(lo, i)
+			doneL = pl < 0
+		}
+		if !doneU && pu < i {
+			pu = find(up, i)
+			doneU = pu < 0
+		}
+		p := -1
+		if !doneL {
+			p = pl
+		}
+		if !doneU && (p < 0 || pu < p) {
+			p = pu
+		}
+		if p < 0 {
+			return -1
 		}
 		j := 1
-		for j < n && lowerASCII(s[i+j]) == sub[j] {
+		for j < n && lowerASCII(s[p+j]) == sub[j] {
 			j++
 		}
-		if j == n && lowerASCII(s[i]) == sub[0] {
-			return i
+		if j == n {
+			return p
 		}
+		i = p + 1
 	}
 	return -1
 }

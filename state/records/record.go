@@ -17,6 +17,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 )
 
 // SchemaVersion is the version of the record format this package writes.
@@ -204,16 +205,147 @@ func (r *Record) Terminal() bool {
 	return r.Status == StatusComplete || r.Status == StatusFailed
 }
 
-// Encode renders the record as ccc writes it: indented, one trailing newline.
+// Encode renders the record as ccc writes it: indented, one trailing newline. It writes what a
+// json.Encoder indenting by two spaces writes of MarshalJSON's output (encodeReflect in the
+// tests; TestEncodeAgrees), without its two passes over the whole text (compact, then indent):
+// the lists of steps and subtasks, a record's bulk, are written directly, each other value
+// through marshal and json.Indent (issue 26: most of a 10,000-task record's cost).
 func Encode(r *Record) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(r); err != nil {
+	out, err := encode(r)
+	if err != nil {
 		return nil, fmt.Errorf("records: encode %s: %w", r.Agent, err)
 	}
+	return out, nil
+}
+
+func encode(r *Record) ([]byte, error) {
+	v := reflect.ValueOf(*r)
+	size := 1024 + len(r.ResumeInstructions)
+	for _, l := range [][]string{r.CompletedSteps, r.NextSteps} {
+		for _, s := range l {
+			size += len(s) + 8
+		}
+	}
+	for _, it := range r.Subtasks.Items {
+		size += len(it.ID) + len(it.Status) + 80
+	}
+	buf := bytes.NewBuffer(make([]byte, 0, size))
+	buf.WriteString("{\n")
+	for i := range v.NumField() {
+		f := v.Field(i)
+		buf.WriteString(`  "`)
+		buf.WriteString(jsonKey(v.Type().Field(i)))
+		buf.WriteString(`": `)
+		switch val := f.Interface().(type) {
+		case []string:
+			writeStrings(buf, val, "  ")
+		case Subtasks:
+			writeSubtasks(buf, val)
+		default:
+			b, err := marshal(fieldValue(f))
+			if err != nil {
+				return nil, err
+			}
+			if err := json.Indent(buf, b, "  ", "  "); err != nil {
+				return nil, err
+			}
+		}
+		if i < v.NumField()-1 {
+			buf.WriteByte(',')
+		}
+		buf.WriteByte('\n')
+	}
+	buf.WriteString("}\n")
 	return buf.Bytes(), nil
+}
+
+// fieldValue is what MarshalJSON writes for a field: an unset time as null, a nil list or map
+// as an empty one.
+func fieldValue(f reflect.Value) any {
+	switch {
+	case f.Type() == timeType:
+		return nullTime(f.Interface().(time.Time))
+	case f.Kind() == reflect.Slice && f.IsNil():
+		return []struct{}{}
+	case f.Kind() == reflect.Map && f.IsNil():
+		return struct{}{}
+	}
+	return f.Interface()
+}
+
+// writeStrings writes a list of strings as an indented JSON array whose closing bracket is
+// indented by in.
+func writeStrings(buf *bytes.Buffer, l []string, in string) {
+	if len(l) == 0 {
+		buf.WriteString("[]")
+		return
+	}
+	buf.WriteString("[\n")
+	for i, s := range l {
+		buf.WriteString(in)
+		buf.WriteString("  ")
+		writeString(buf, s)
+		if i < len(l)-1 {
+			buf.WriteByte(',')
+		}
+		buf.WriteByte('\n')
+	}
+	buf.WriteString(in)
+	buf.WriteByte(']')
+}
+
+// writeSubtasks writes the subtasks as a field of the record. TestEncodeAgrees fails when a
+// field is added to Subtasks or Subtask and not here.
+func writeSubtasks(buf *bytes.Buffer, st Subtasks) {
+	fmt.Fprintf(buf, "{\n    \"total\": %d,\n    \"completed\": %d,\n    \"failed\": %d,\n    \"percent\": %d,\n    \"items\": ",
+		st.Total, st.Completed, st.Failed, st.Percent)
+	if len(st.Items) == 0 {
+		buf.WriteString("[]")
+	} else {
+		buf.WriteString("[\n")
+		for i, it := range st.Items {
+			buf.WriteString("      {\n        \"id\": ")
+			writeString(buf, it.ID)
+			buf.WriteString(",\n        \"status\": ")
+			writeString(buf, it.Status)
+			buf.WriteString(",\n        \"output\": ")
+			if it.Output == nil {
+				buf.WriteString("null")
+			} else {
+				writeString(buf, *it.Output)
+			}
+			buf.WriteString("\n      }")
+			if i < len(st.Items)-1 {
+				buf.WriteByte(',')
+			}
+			buf.WriteByte('\n')
+		}
+		buf.WriteString("    ]")
+	}
+	buf.WriteString("\n  }")
+}
+
+// writeString writes s as marshal does: as it is between quotes when nothing in it needs an
+// escape (no quote, backslash or control character, valid UTF-8 without U+2028 or U+2029),
+// else through marshal.
+func writeString(buf *bytes.Buffer, s string) {
+	plain, ascii := true, true
+	for i := 0; i < len(s) && plain; i++ {
+		c := s[i]
+		plain = c >= 0x20 && c != '"' && c != '\\'
+		ascii = ascii && c < utf8.RuneSelf
+	}
+	if plain && !ascii {
+		plain = utf8.ValidString(s) && !strings.Contains(s, "\u2028") && !strings.Contains(s, "\u2029")
+	}
+	if plain {
+		buf.WriteByte('"')
+		buf.WriteString(s)
+		buf.WriteByte('"')
+		return
+	}
+	b, _ := marshal(s) // a string always marshals
+	buf.Write(b)
 }
 
 // ErrSchema is a record of a schemaVersion this ccc cannot read: newer than
@@ -350,9 +482,20 @@ func validRecord(path string, rec *Record) error {
 // long way keeps in Extra), of schemaVersion SchemaVersion, that decodes
 // strictly, with nothing after it.
 func decodeCurrent(data []byte) (*Record, bool) {
+	// decodeFast takes known keys written without escapes only: what it
+	// reads, onlyKnownKeys passes (checkDecodeFast), so it goes first.
+	if rec, ok := decodeFast(data); ok {
+		return rec, true
+	}
 	if !onlyKnownKeys(data) {
 		return nil, false
 	}
+	return decodeWhole(data)
+}
+
+// decodeWhole is decodeCurrent's strict decode of the whole record by
+// encoding/json, where decodeFast gives up.
+func decodeWhole(data []byte) (*Record, bool) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	rec := &Record{}

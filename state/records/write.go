@@ -352,10 +352,7 @@ func build(prev *Record, s Snapshot, now time.Time) *Record {
 		r.FilesCreated = slices.Clone(nonNil(prev.FilesCreated))
 		r.AcceptanceCriteriaMet = cloneMap(prev.AcceptanceCriteriaMet)
 		r.Extra = cloneMap(prev.Extra)
-		prevOutputs = map[string]*string{}
-		for _, it := range prev.Subtasks.Items {
-			prevOutputs[it.ID] = it.Output
-		}
+		prevOutputs = outputs(prev.Subtasks.Items)
 		prevBlockers = map[string]time.Time{}
 		for _, e := range prev.Errors {
 			if e.Type == "blocker" || e.Type == errFailure {
@@ -377,6 +374,7 @@ func build(prev *Record, s Snapshot, now time.Time) *Record {
 			r.Errors = append(r.Errors, Error{Type: e.typ, Message: m, Timestamp: at, Blocking: true})
 		}
 	}
+	r.Subtasks.Items = make([]Subtask, 0, len(s.Completed)+1+len(s.Remaining))
 	item := func(id, status string) {
 		r.Subtasks.Items = append(r.Subtasks.Items, Subtask{ID: id, Status: status, Output: prevOutputs[id]})
 	}
@@ -398,6 +396,21 @@ func build(prev *Record, s Snapshot, now time.Time) *Record {
 		r.Subtasks.Percent = 100
 	}
 	return r
+}
+
+// outputs maps each subtask id to its output, the last of an id winning. A
+// missing id reads as nil too, so a subtask without output takes no entry:
+// a record of 10,000 tasks has none.
+func outputs(items []Subtask) map[string]*string {
+	m := map[string]*string{}
+	for _, it := range items {
+		if it.Output != nil {
+			m[it.ID] = it.Output
+		} else if len(m) > 0 {
+			delete(m, it.ID)
+		}
+	}
+	return m
 }
 
 func cloneMap[V any](m map[string]V) map[string]V {

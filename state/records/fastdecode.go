@@ -1,0 +1,376 @@
+package records
+
+import (
+	"bytes"
+	"encoding/json"
+	"reflect"
+	"strconv"
+	"sync"
+	"time"
+	"unicode/utf8"
+)
+
+// A record's bulk is its lists of steps and subtasks: thousands of short
+// strings that encoding/json reads through a buffered copy, a validating scan
+// and reflection per element. decodeFast reads those lists itself, and the
+// other values in the shapes a record ccc wrote has (plainValue); any other
+// value goes to encoding/json on its own (decodeStrict). It gives up (ok
+// false, and decodeCurrent decodes the usual way) at anything it does not
+// read exactly as that decode would: a key twice, an escape in a key, a list
+// element that is not a plain string, an unknown or differently spelled key
+// in a subtask, a number that is not a plain integer. FuzzDecodeFast holds
+// the two decodes equal.
+
+// fieldIndex maps each key of the record format to its field of Record.
+var fieldIndex = sync.OnceValue(func() map[string]int {
+	t := reflect.TypeFor[Record]()
+	m := make(map[string]int, t.NumField())
+	for i := range t.NumField() {
+		m[jsonKey(t.Field(i))] = i
+	}
+	return m
+})
+
+// fastReader reads JSON from data at i.
+type fastReader struct {
+	data []byte
+	i    int
+}
+
+func (p *fastReader) space() { p.i = skipSpace(p.data, p.i) }
+
+func (p *fastReader) byte(c byte) bool {
+	p.space()
+	if p.i < len(p.data) && p.data[p.i] == c {
+		p.i++
+		return true
+	}
+	return false
+}
+
+func (p *fastReader) null() bool {
+	p.space()
+	if bytes.HasPrefix(p.data[p.i:], []byte("null")) {
+		p.i += 4
+		return true
+	}
+	return false
+}
+
+// str reads a string that needs no unescaping: no backslash, no control
+// character, valid UTF-8 (encoding/json would turn invalid bytes into
+// U+FFFD).
+func (p *fastReader) str() (string, bool) {
+	b, ok := p.raw()
+	if !ok {
+		return "", false
+	}
+	return string(b), true
+}
+
+// raw is str's bytes, not copied: for a key, which is only compared.
+func (p *fastReader) raw() ([]byte, bool) {
+	p.space()
+	if p.i >= len(p.data) || p.data[p.i] != '"' {
+		return nil, false
+	}
+	start := p.i + 1
+	ascii := true
+	for j := start; j < len(p.data); j++ {
+		switch c := p.data[j]; {
+		case c == '"':
+			s := p.data[start:j]
+			if !ascii && !utf8.Valid(s) {
+				return nil, false
+			}
+			p.i = j + 1
+			return s, true
+		case c == '\\' || c < 0x20:
+			return nil, false
+		case c >= utf8.RuneSelf:
+			ascii = false
+		}
+	}
+	return nil, false
+}
+
+// integer reads -?[0-9]+ that fits an int.
+func (p *fastReader) integer() (int, bool) {
+	p.space()
+	j := p.i
+	if j < len(p.data) && p.data[j] == '-' {
+		j++
+	}
+	for j < len(p.data) && p.data[j] >= '0' && p.data[j] <= '9' {
+		j++
+	}
+	if j < len(p.data) && (p.data[j] == '.' || p.data[j] == 'e' || p.data[j] == 'E') {
+		return 0, false
+	}
+	n, err := strconv.Atoi(string(p.data[p.i:j]))
+	if err != nil || len(p.data[p.i:j]) > 1 && p.data[p.i] == '0' || bytes.HasPrefix(p.data[p.i:j], []byte("-0")) {
+		return 0, false
+	}
+	p.i = j
+	return n, true
+}
+
+// object calls member for each key of an object, in order; keys are plain
+// strings. member returns the key's number (below 64), so that a key given
+// twice is refused.
+func (p *fastReader) object(member func(key []byte) (int, bool)) bool {
+	if !p.byte('{') {
+		return false
+	}
+	if p.byte('}') {
+		return true
+	}
+	var seen uint64
+	for {
+		key, ok := p.raw()
+		if !ok || !p.byte(':') {
+			return false
+		}
+		n, ok := member(key)
+		if !ok || n < 0 || n >= 64 || seen&(1<<n) != 0 {
+			return false
+		}
+		seen |= 1 << n
+		if p.byte('}') {
+			return true
+		}
+		if !p.byte(',') {
+			return false
+		}
+	}
+}
+
+// array calls elem for each element of an array; null is (nil, true).
+func (p *fastReader) array(elem func() bool) (isNull, ok bool) {
+	if p.null() {
+		return true, true
+	}
+	if !p.byte('[') {
+		return false, false
+	}
+	if p.byte(']') {
+		return false, true
+	}
+	for {
+		if !elem() {
+			return false, false
+		}
+		if p.byte(']') {
+			return false, true
+		}
+		if !p.byte(',') {
+			return false, false
+		}
+	}
+}
+
+func (p *fastReader) strings() ([]string, bool) {
+	out := []string{}
+	isNull, ok := p.array(func() bool {
+		s, ok := p.str()
+		out = append(out, s)
+		return ok
+	})
+	if isNull {
+		return nil, ok
+	}
+	return out, ok
+}
+
+func (p *fastReader) subtasks(st *Subtasks) bool {
+	if p.null() {
+		return true
+	}
+	return p.object(func(key []byte) (int, bool) {
+		switch string(key) {
+		case "total":
+			n, ok := p.integer()
+			st.Total = n
+			return 0, ok
+		case "completed":
+			n, ok := p.integer()
+			st.Completed = n
+			return 1, ok
+		case "failed":
+			n, ok := p.integer()
+			st.Failed = n
+			return 2, ok
+		case "percent":
+			n, ok := p.integer()
+			st.Percent = n
+			return 3, ok
+		case "items":
+			return 4, p.items(st)
+		}
+		return 0, false
+	})
+}
+
+func (p *fastReader) items(st *Subtasks) bool {
+	items := []Subtask{}
+	isNull, ok := p.array(func() bool {
+		var it Subtask
+		ok := p.object(func(key []byte) (int, bool) {
+			var ok bool
+			switch string(key) {
+			case "id":
+				it.ID, ok = p.str()
+				return 0, ok
+			case "status":
+				it.Status, ok = p.str()
+				return 1, ok
+			case "output":
+				if p.null() {
+					return 2, true
+				}
+				s, ok := p.str()
+				it.Output = &s
+				return 2, ok
+			}
+			return 0, false
+		})
+		items = append(items, it)
+		return ok
+	})
+	if isNull {
+		items = nil
+	}
+	st.Items = items
+	return ok
+}
+
+// decodeFast decodes data, a record whose top-level keys are all known
+// (onlyKnownKeys), as a strict json.Decoder would, or reports that it cannot.
+func decodeFast(data []byte) (*Record, bool) {
+	rec := &Record{}
+	v := reflect.ValueOf(rec).Elem()
+	p := &fastReader{data: data}
+	ok := p.object(func(key []byte) (int, bool) {
+		i, known := fieldIndex()[string(key)]
+		if !known {
+			return 0, false
+		}
+		var ok bool
+		switch string(key) {
+		case "completedSteps":
+			rec.CompletedSteps, ok = p.strings()
+		case "nextSteps":
+			rec.NextSteps, ok = p.strings()
+		case "subtasks":
+			ok = p.subtasks(&rec.Subtasks)
+		default:
+			p.space()
+			f := v.Field(i)
+			at := p.i
+			if p.plainValue(f) { // the common shapes: no decoder at all
+				return i, true
+			}
+			p.i = at
+			end := skipValue(data, p.i)
+			if end < 0 {
+				return 0, false
+			}
+			ok = decodeStrict(data[p.i:end], f.Addr().Interface())
+			p.i = end
+		}
+		return i, ok
+	})
+	p.space()
+	if !ok || p.i != len(data) || rec.SchemaVersion != SchemaVersion {
+		return nil, false
+	}
+	return rec, true
+}
+
+// decodeStrict decodes one value as the whole record's strict decode would:
+// a value whose type holds a struct (the errors, the heartbeat) through a
+// json.Decoder that refuses unknown fields; any other through json.Unmarshal,
+// which allocates less and has no unknown field to refuse.
+func decodeStrict(raw []byte, ptr any) bool {
+	switch ptr.(type) {
+	case *[]Error, *Beat:
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.DisallowUnknownFields()
+		return dec.Decode(ptr) == nil && dec.InputOffset() == int64(len(raw))
+	}
+	return json.Unmarshal(raw, ptr) == nil
+}
+
+var (
+	errorsType = reflect.TypeFor[[]Error]()
+	beatType   = reflect.TypeFor[Beat]()
+)
+
+// plainValue reads the value of a field in the shapes a record ccc wrote
+// has: a plain string or integer, a list of plain strings, a time, the
+// heartbeat, an empty list of errors, an empty map, or null. Anything else
+// is false, for encoding/json to read.
+func (p *fastReader) plainValue(f reflect.Value) bool {
+	switch {
+	case f.Kind() == reflect.String:
+		s, ok := p.str()
+		f.SetString(s)
+		return ok
+	case f.Kind() == reflect.Int:
+		n, ok := p.integer()
+		f.SetInt(int64(n))
+		return ok
+	case f.Type() == timeType:
+		return p.time(f.Addr().Interface().(*time.Time))
+	case f.Type() == beatType:
+		return p.beat(f.Addr().Interface().(*Beat))
+	case p.null():
+		return true // encoding/json leaves the field as it is
+	case f.Type() == reflect.TypeFor[[]string]():
+		l, ok := p.strings()
+		f.Set(reflect.ValueOf(l))
+		return ok
+	case f.Type() == errorsType:
+		if p.byte('[') && p.byte(']') {
+			f.Set(reflect.ValueOf([]Error{}))
+			return true
+		}
+	case f.Kind() == reflect.Map:
+		if p.byte('{') && p.byte('}') {
+			f.Set(reflect.MakeMap(f.Type())) // as encoding/json makes one for {}
+			return true
+		}
+	}
+	return false
+}
+
+// time reads null (the time is left as it is) or a plain string, which
+// time.Time's own UnmarshalJSON reads as encoding/json would call it.
+func (p *fastReader) time(t *time.Time) bool {
+	if p.null() {
+		return true
+	}
+	p.space()
+	at := p.i
+	if _, ok := p.raw(); !ok {
+		return false
+	}
+	return t.UnmarshalJSON(p.data[at:p.i]) == nil
+}
+
+func (p *fastReader) beat(b *Beat) bool {
+	if p.null() {
+		return true
+	}
+	return p.object(func(key []byte) (int, bool) {
+		switch string(key) {
+		case "lastBeat":
+			return 0, p.time(&b.LastBeat)
+		case "intervalSeconds":
+			n, ok := p.integer()
+			b.IntervalSeconds = n
+			return 1, ok
+		}
+		return 0, false
+	})
+}

@@ -1,0 +1,80 @@
+package records
+
+import (
+	"reflect"
+	"testing"
+)
+
+// fastSeeds are records decodeFast must read as encoding/json does, or
+// leave to it.
+var fastSeeds = []string{
+	`{"schemaVersion":1,"agent":"a","status":"in_progress"}`,
+	`{"schemaVersion":1,"agent":"a","status":"in_progress","completedSteps":null,"nextSteps":[],"subtasks":null}`,
+	`{"schemaVersion":1,"agent":"a","status":"in_progress","completedSteps":["a","b"],"completedSteps":["c"]}`,
+	`{"schemaVersion":1,"agent":"a","status":"in_progress","completedSteps":["a\"q","\u00e9","\/"]}`,
+	`{"schemaVersion":1,"agent":"a","status":"in_progress","completedSteps":[null,"x"]}`,
+	`{"schemaVersion":1,"agent":"a","status":"in_progress","completedSteps":["bad ` + "\xff" + `"]}`,
+	`{"schemaVersion":1,"agent":"a","status":"in_progress","completedSteps":["tab	in"]}`,
+	`{"schemaVersion":1,"agent":"a","status":"in_progress","subtasks":{"total":1,"completed":0,"failed":0,"percent":0,"items":[{"id":"x","status":"pending","output":null}]}}`,
+	`{"schemaVersion":1,"agent":"a","status":"in_progress","subtasks":{"total":1,"total":2}}`,
+	`{"schemaVersion":1,"agent":"a","status":"in_progress","subtasks":{"total":1.0}}`,
+	`{"schemaVersion":1,"agent":"a","status":"in_progress","subtasks":{"total":-0,"completed":01,"failed":1e2}}`,
+	`{"schemaVersion":1,"agent":"a","status":"in_progress","subtasks":{"total":99999999999999999999}}`,
+	`{"schemaVersion":1,"agent":"a","status":"in_progress","subtasks":{"items":[{"ID":"x","Status":"s"}]}}`,
+	`{"schemaVersion":1,"agent":"a","status":"in_progress","subtasks":{"items":[{"id":"x","more":1}]}}`,
+	`{"schemaVersion":1,"agent":"a","status":"in_progress","subtasks":{"items":[{"id":"x","output":"o"},{},null]}}`,
+	`{"schemaVersion":1,"agent":"a","status":"in_progress","subtasks":{"items":null,"other":1}}`,
+	`{"schemaVersion":1,"agent":"a","status":"in_progress","errors":[{"type":"blocker","message":"m","timestamp":null,"blocking":true,"x":1}]}`,
+	`{"schemaVersion":1,"agent":"a","status":"in_progress","heartbeat":{"lastBeat":"2026-11-21T13:45:00Z","intervalSeconds":900,"y":2}}`,
+	`{"schemaVersion":1,"agent":"a","status":"in_progress","createdAt":"2026-11-21T13:45:00Z","completedAt":null,"extra":{"k":[1,{"a":"}"}]}}`,
+	`{"schemaVersion":1,"agent":"a","status":"in_progress","acceptanceCriteriaMet":{"x":true,"x":false}}`,
+	`{"schemaVersion":2,"agent":"a","status":"in_progress"}`,
+	`{"schemaVersion":1,"agent":"a","status":"in_progress"} x`,
+	` { "schemaVersion" : 1 , "agent" : "a" , "status" : "in_progress" , "nextSteps" : [ "a" , "b" ] } ` + "\n",
+	`{"schemaVersion":1,"agent":"a","status":"in_progress","nextSteps":["a",]}`,
+	`{"schemaVersion":1,"agent":"a","status":"in_progress","phase":tru}`,
+	`{"schemaVersion":1,"agent":"a","status":"in_progress","phase":"a","phase":"b"}`,
+}
+
+// checkDecodeFast: where decodeFast reads a record, its keys are all known
+// and unescaped, and encoding/json's strict decode reads the same record.
+func checkDecodeFast(t *testing.T, data []byte) {
+	fast, ok := decodeFast(data)
+	if !ok {
+		return
+	}
+	if !onlyKnownKeys(data) {
+		t.Fatalf("decodeFast read %q, whose keys onlyKnownKeys refuses", data)
+	}
+	whole, wok := decodeWhole(data)
+	if !wok {
+		t.Fatalf("decodeFast read %q, encoding/json refuses it", data)
+	}
+	if !reflect.DeepEqual(fast, whole) {
+		t.Fatalf("decodeFast read %q as\n%+v\nencoding/json as\n%+v", data, fast, whole)
+	}
+}
+
+// TestDecodeFastAgrees: the seeds, and records as ccc writes them, which
+// decodeFast reads itself.
+func TestDecodeFastAgrees(t *testing.T) {
+	t.Parallel()
+	for _, s := range fastSeeds {
+		checkDecodeFast(t, []byte(s))
+	}
+	data := bigRecord(t, 300)
+	checkDecodeFast(t, data)
+	if _, ok := decodeFast(data); !ok {
+		t.Fatal("decodeFast gave up on a record ccc wrote")
+	}
+}
+
+func FuzzDecodeFast(f *testing.F) {
+	for _, s := range fastSeeds {
+		f.Add([]byte(s))
+	}
+	f.Add(bigRecord(f, 3))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		checkDecodeFast(t, data)
+	})
+}
