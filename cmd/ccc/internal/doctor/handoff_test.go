@@ -55,7 +55,7 @@ func TestCheckHandoff(t *testing.T) {
 	assert.Contains(t, got[0].Message, "not published yet")
 	assert.Equal(t, "run ccc sync", got[0].Hint)
 
-	_, err = handoff.Publish(ctx, r, "origin", time.Now())
+	_, err = handoff.Publish(ctx, r, "origin", time.Now(), handoff.Retention{})
 	require.NoError(t, err)
 	got = checkHandoff(ctx, env("origin"))
 	require.Len(t, got, 1)
