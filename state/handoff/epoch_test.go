@@ -295,15 +295,30 @@ func TestPublishProcessCounts(t *testing.T) {
 	require.NoError(t, err)
 	calls, err := os.ReadFile(log)
 	require.NoError(t, err)
+	assert.Equal(t, []string{"fast-import", "log", "push"}, gitVerbs(string(calls)), "the hook's write, then the sync: the epoch's log and the push\n%s", calls)
+
+	// A sync that rolls (the remote holds nothing this clone lacks): the
+	// log, the fetch, the roll's commit and ref swap, the push by lease.
+	require.NoError(t, os.Remove(log))
+	require.NoError(t, Write(ctx, r, entry(s, "m-a", "one", t0.Add(2*time.Minute), "3\n")))
+	p, err := Publish(ctx, r, "origin", t0.Add(time.Hour), Retention{Keep: 2})
+	require.NoError(t, err)
+	require.NotNil(t, p.Rolled)
+	calls, err = os.ReadFile(log)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"fast-import", "log", "fetch", "fast-import", "update-ref", "push"}, gitVerbs(string(calls)), "%s", calls)
+}
+
+// gitVerbs are the git subcommands of a shim's log, in order.
+func gitVerbs(calls string) []string {
 	var verbs []string
-	for _, l := range strings.Split(strings.TrimSpace(string(calls)), "\n") {
-		f := strings.Fields(l)
-		for _, w := range f[1:] {
+	for _, l := range strings.Split(strings.TrimSpace(calls), "\n") {
+		for _, w := range strings.Fields(l)[1:] {
 			if !strings.HasPrefix(w, "-") && !strings.Contains(w, "=") {
 				verbs = append(verbs, w)
 				break
 			}
 		}
 	}
-	assert.Equal(t, []string{"fast-import", "log", "push"}, verbs, "the hook's write, then the sync: the epoch's log and the push\n%s", calls)
+	return verbs
 }
