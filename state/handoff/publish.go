@@ -19,10 +19,11 @@ import (
 // conflict. The local branch moves by compare-and-swap: to remote when
 // there is no local branch yet or remote holds the local tip (a
 // fast-forward), else to a merge commit with both tips as parents (one
-// fast-import). When the two tips are of different epochs
-// (a roll, Roll), the same tree goes on a commit with ONE parent, the
-// newer epoch's tip, so the pruned chain never comes back (two processes
-// when that is the remote's tip: the commit, then the ref's swap).
+// fast-import). When the two tips are of different epochs (a roll,
+// Roll), the same tree is built by commits on top of the newer epoch's
+// tip alone, one per entry taken from the older side (reapply), so the
+// pruned chain never comes back (two processes when that is the remote's
+// tip: the commits, then the ref's swap).
 // It returns the new local tip (unchanged when the remote added nothing).
 func Merge(ctx context.Context, r Repo, remote string, now time.Time) (string, error) {
 	tip, _, err := merge(ctx, r, remote, now)
@@ -117,9 +118,9 @@ func merge(ctx context.Context, r Repo, remote string, now time.Time) (tip strin
 
 // onto re-applies this clone's entries that a merge would keep (lt's,
 // where rt has none or rt's does not replace it) on top of rt, the tip of
-// a newer epoch, as one commit with rt as its only parent; with none to
-// keep, the branch just moves to rt. The tree is the one a two-parent
-// merge would have.
+// a newer epoch, one commit per entry, the first with rt as its only
+// parent; with none to keep, the branch just moves to rt. The tree is the
+// one a two-parent merge would have.
 func onto(ctx context.Context, r Repo, lt, rt Tip, epoch int, now time.Time) (string, error) {
 	var keep []*Slot
 	for d, s := range lt.Slots {
