@@ -322,3 +322,34 @@ func gitVerbs(calls string) []string {
 	}
 	return verbs
 }
+
+// A hook writes a checkpoint between the roll's read of the tip and its
+// swap: the swap fails, the roll reads the new tip and rolls it, so the
+// hook's entry is in the new epoch.
+func TestAHookWritingDuringTheRollIsKept(t *testing.T) {
+	bare, clones := remoteAndClones(t, 1)
+	a := clones[0]
+	s := newSigner(t)
+	ctx := context.Background()
+	r := repoOf(t, a)
+	for i := range 3 {
+		require.NoError(t, Write(ctx, r, entry(s, "m-a", "one", t0.Add(time.Duration(i)*time.Minute), "a's\n")))
+	}
+	parent := revParse(t, a, Ref)
+	require.NoError(t, Write(ctx, r, entry(s, "m-a", "two", t0.Add(5*time.Minute), "written during the roll\n")))
+	hooks := revParse(t, a, Ref)
+	testutil.Git(t, a, "update-ref", Ref, parent)
+
+	realGit, err := exec.LookPath("git")
+	require.NoError(t, err)
+	gitShim(t, "update-ref", "'"+realGit+"' -C '"+a+"' update-ref "+Ref+" "+hooks)
+	p, err := Publish(ctx, r, "origin", t0.Add(time.Hour), Retention{Keep: 2})
+	require.NoError(t, err)
+	require.NotNil(t, p.Rolled)
+	assert.Equal(t, hooks, p.Rolled.Tip, "the roll that landed is of the tip with the hook's entry")
+	assert.Equal(t, 4, p.Rolled.Commits)
+	assert.Equal(t, "1\n", testutil.Git(t, bare, "rev-list", "--count", Ref))
+	assert.Equal(t, map[string]string{"agents/m-a/one": "a's\n", "agents/m-a/two": "written during the roll\n"},
+		verifiedEntries(t, bare, revParse(t, bare, Ref), s))
+	assert.Empty(t, testutil.Git(t, a, "for-each-ref", "refs/ccc/"), "no scratch ref left")
+}

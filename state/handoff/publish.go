@@ -219,7 +219,14 @@ func Publish(ctx context.Context, r Repo, remote string, now time.Time, rule Ret
 		}
 		if !checked {
 			checked = true
-			if lease, leased, err = p.roll(ctx, r, remote, local, now, rule); err != nil {
+			lease, leased, err = p.roll(ctx, r, remote, local, now, rule)
+			if errors.Is(err, gitrepo.ErrRefMoved) {
+				// A hook wrote a checkpoint between the roll's read of the
+				// tip and its swap: read the new tip and roll again.
+				checked = false
+				continue
+			}
+			if err != nil {
 				return p, err
 			}
 		}
@@ -248,7 +255,7 @@ func Publish(ctx context.Context, r Repo, remote string, now time.Time, rule Ret
 		// (with a push that landed meanwhile): replace exactly that.
 		lease, leased = theirs, dropped
 	}
-	return p, fmt.Errorf("handoff: publish: the remote moved %d times in a row; try again", pushAttempts)
+	return p, fmt.Errorf("handoff: publish: the remote or this clone's branch moved %d times in a row; try again", pushAttempts)
 }
 
 // roll rolls the epoch when rule is due on local: it fetches the remote's
