@@ -64,8 +64,14 @@ type Prefs struct {
 	} `yaml:"sync"`
 	// Handoff turns on the checkpoint branch (state/handoff): remote is
 	// the git remote it is published to. Off without it (HandoffRemote).
+	// Keep and KeepFor are its retention rule (HandoffRetention): ccc sync
+	// begins a new epoch when the history since the last one holds more
+	// than Keep commits or is older than KeepFor (nil: the default; 0: no
+	// such limit).
 	Handoff struct {
-		Remote string `yaml:"remote"`
+		Remote  string    `yaml:"remote"`
+		Keep    *int      `yaml:"keep"`
+		KeepFor *Duration `yaml:"keep_for"`
 	} `yaml:"handoff"`
 	Redact struct {
 		// Patterns are extra credentials to redact (Go regexps).

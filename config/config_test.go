@@ -55,8 +55,12 @@ func TestLoadPrefs(t *testing.T) {
 				assert.False(t, *p.Sinks["github"].Redact)
 				assert.Nil(t, p.Sinks["linear"].Redact, "on unless turned off explicitly")
 			}, ""},
-		{"handoff", "handoff: {remote: origin}\n", func(t *testing.T, p Prefs) {
+		{"handoff", "handoff: {remote: origin, keep: 200, keep_for: 30d}\n", func(t *testing.T, p Prefs) {
 			assert.Equal(t, "origin", p.Handoff.Remote, "README's switch for the checkpoint branch")
+			require.NotNil(t, p.Handoff.Keep)
+			assert.Equal(t, 200, *p.Handoff.Keep)
+			require.NotNil(t, p.Handoff.KeepFor)
+			assert.Equal(t, Duration(30*24*time.Hour), *p.Handoff.KeepFor)
 		}, ""},
 		{"empty sinks section", "sinks:\n", func(t *testing.T, p Prefs) {
 			assert.NotNil(t, p.Sinks, "an empty section means no sinks, not the defaults")

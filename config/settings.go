@@ -3,6 +3,7 @@ package config
 import (
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/ccc-checkpoint/ccc/internal/redact"
 )
@@ -112,6 +113,10 @@ type Project struct {
 	// HandoffRemote is the remote the checkpoint branch is published to;
 	// "" when the branch is off (HandoffRemote).
 	HandoffRemote string
+	// HandoffKeep and HandoffKeepFor are the branch's retention rule
+	// (HandoffRetention).
+	HandoffKeep    int
+	HandoffKeepFor time.Duration
 }
 
 // Project reads root's preferences (load) and applies the user's over them
@@ -142,7 +147,32 @@ func (s Settings) project(root string) Project {
 	p.Patterns = append(append([]redact.Pattern{}, repo.Redact.Patterns...), user.Redact.Patterns...)
 	p.NoRedact, p.Ignored = RedactOff(repo, user)
 	p.HandoffRemote = HandoffRemote(repo, user, s.Env)
+	p.HandoffKeep, p.HandoffKeepFor = HandoffRetention(repo, user)
 	return p
+}
+
+// Retention defaults of the checkpoint branch (handoff.keep, handoff.keep_for).
+const (
+	DefaultHandoffKeep    = 1000
+	DefaultHandoffKeepFor = 90 * 24 * time.Hour
+)
+
+// HandoffRetention is the checkpoint branch's retention rule: handoff.keep
+// (commits) and handoff.keep_for of the user's own preferences, else the
+// repository's, key by key, else DefaultHandoffKeep and
+// DefaultHandoffKeepFor. 0 turns a limit off; a negative value counts as
+// unset.
+func HandoffRetention(repo, user Prefs) (keep int, keepFor time.Duration) {
+	keep, keepFor = DefaultHandoffKeep, DefaultHandoffKeepFor
+	for _, p := range []Prefs{repo, user} {
+		if v := p.Handoff.Keep; v != nil && *v >= 0 {
+			keep = *v
+		}
+		if v := p.Handoff.KeepFor; v != nil && *v >= 0 {
+			keepFor = time.Duration(*v)
+		}
+	}
+	return keep, keepFor
 }
 
 // HandoffRemote is the git remote the checkpoint branch is published to,

@@ -46,7 +46,8 @@ the path, the line where known, and a hint):
           a warning, and nothing is sent: doctor works offline.
   branch  with the checkpoint branch on (handoff.remote): the remote exists
           and answers (git ls-remote), .ccc-signers reads, and whether the
-          remote has this clone's branch (the last ccc sync pushed it).
+          remote has this clone's branch (the last ccc sync pushed it);
+          its epoch, length and retention rule (handoff.keep, keep_for).
 
 Doctor changes nothing (it creates and removes a file to test that a folder
 is writable), with one exception it reports: temp files of an interrupted

@@ -41,7 +41,10 @@ removes old ones.
 --all lists instead every checkpoint of every agent on every machine, newest
 first, from the checkpoint branch (fetched from --remote, default the
 handoff remote, else origin; see ccc status --all), each with whether its
-entry is signed by a trusted key. ccc history is another name for ccc list.` + exitStatusHelp(
+entry is signed by a trusted key: those of the branch's current epoch, then
+one line saying what retention pruned before it (handoff.keep,
+handoff.keep_for; ccc sync --help). ccc history is another name for ccc
+list.` + exitStatusHelp(
 			"0  the records were listed (some unreadable ones are reported as warnings)",
 			"1  the project or the records directory cannot be read",
 			"2  usage error",

@@ -63,8 +63,13 @@ With the checkpoint branch on (preference handoff.remote, or
 CCC_HANDOFF_REMOTE), ccc sync also pushes the branch to that remote. A push
 refused because another machine pushed first is fetched, merged by tree
 (each agent's entry from the side that wrote it last) and pushed again; the
-branch is never forced. The --watch worker pushes it at each --retry-every
-round when it moved, backing off 30s doubling to 30m after a failure.` + exitStatusHelp(
+branch is never forced but to roll its epoch: when its history since the
+last roll holds more than handoff.keep commits (1000) or is older than
+handoff.keep_for (90d), ccc sync fetches, merges, replaces the history by
+one commit holding every agent's latest entry, and pushes it with
+--force-with-lease on the tip it fetched. The --watch worker pushes it at
+each --retry-every round when it moved, backing off 30s doubling to 30m
+after a failure.` + exitStatusHelp(
 			"0  the outbox is empty (--watch: stopped by a signal)",
 			"75 deliveries remain queued, or the checkpoint branch could not be pushed",
 			"1  the project cannot be read, or a queued entry was set aside (unsigned, misnamed)",
@@ -149,7 +154,7 @@ func syncRun(ctx context.Context, f *Factory, opts *SyncOptions) error {
 	}
 	published := true
 	if remote := cp.Handoff.Remote; remote != "" {
-		published = machines.Publish(ctx, f.IO.ErrOut, root, remote, cp.Now)
+		published = machines.Publish(ctx, f.IO.ErrOut, root, remote, machines.Rule(f.settings().Project(root)), cp.Now)
 	}
 	if d.Remaining > 0 || !published {
 		return &exitError{code: ExitQueued}
@@ -224,7 +229,7 @@ func watchRun(ctx context.Context, f *Factory, opts *SyncOptions) error {
 	// reads the repository's preferences as they are then.
 	rereading := func() *Factory { each, s := *f, f.settings().Reread(); each.cfg = &s; return &each }
 	return watch.Run(ctx, watch.Options{
-		Publish:    machines.WorkerPublish(root, f.settings().Project(root).HandoffRemote),
+		Publish:    machines.WorkerPublish(root, f.settings().Project(root)),
 		Root:       root,
 		Debounce:   cmp.Or(opts.Debounce, time.Duration(f.settings().Project(root).Prefs.Sync.Debounce)),
 		RetryEvery: opts.RetryEvery,

@@ -453,3 +453,94 @@ func HooksDir(ctx context.Context, dir string) (string, error) {
 	}
 	return p, nil
 }
+
+// PushLease pushes src to dst on remote replacing whatever is there only
+// if it is still expect ("" : the remote must not have dst yet): `git push
+// --force-with-lease=<dst>:<expect>`, so a push that landed since the
+// caller read expect is not overwritten. A refusal (the lease is stale,
+// or the ref is locked) is ErrRejected.
+func PushLease(ctx context.Context, dir, remote, src, dst, expect string) error {
+	if err := validRemote(remote); err != nil {
+		return err
+	}
+	if expect != "" && !isSHA(expect) {
+		return fmt.Errorf("gitrepo: push to %s: bad lease %q", remote, expect)
+	}
+	out, err := plumb(ctx, dir, nil, "push", "--porcelain", "--no-verify", "--force-with-lease="+dst+":"+expect, remote, src+":"+dst)
+	if err == nil {
+		return nil
+	}
+	var gerr *GitError
+	if errors.As(err, &gerr) {
+		text := out + "\n" + gerr.Stderr
+		if strings.Contains(text, "[rejected]") || strings.Contains(text, "stale info") ||
+			strings.Contains(text, "cannot lock ref") || strings.Contains(text, "fetch first") {
+			return fmt.Errorf("gitrepo: push to %s: %w", remote, ErrRejected)
+		}
+	}
+	return fmt.Errorf("gitrepo: push to %s: %w", remote, err)
+}
+
+// Commit is one commit of Walk.
+type Commit struct {
+	SHA, Tree string
+	Parents   []string
+	Time      time.Time // the committer's date
+	Message   string
+}
+
+// Walk lists every commit reachable from rev, newest first, with its
+// parents and whole message: one `git log`.
+func Walk(ctx context.Context, dir, rev string) ([]Commit, error) {
+	if rev == "" || strings.HasPrefix(rev, "-") {
+		return nil, fmt.Errorf("gitrepo: log: bad revision %q", rev)
+	}
+	out, err := plumb(ctx, dir, nil, "log", "-z", "--format=%H%x1f%T%x1f%P%x1f%ct%x1f%B", rev, "--")
+	if err != nil {
+		return nil, fmt.Errorf("gitrepo: log: %w", err)
+	}
+	var cs []Commit
+	for _, rec := range strings.Split(out, "\x00") {
+		f := strings.SplitN(strings.TrimPrefix(rec, "\n"), "\x1f", 5)
+		if len(f) != 5 {
+			continue
+		}
+		sec, _ := strconv.ParseInt(f[3], 10, 64)
+		cs = append(cs, Commit{SHA: f[0], Tree: f[1], Parents: strings.Fields(f[2]), Time: time.Unix(sec, 0).UTC(), Message: f[4]})
+	}
+	return cs, nil
+}
+
+// SwapRef moves ref from old to new in one transaction that also deletes
+// the refs in drop (`git update-ref --stdin`): when ref is no longer old,
+// nothing changes and the error is ErrRefMoved.
+func SwapRef(ctx context.Context, dir, ref, new, old string, drop ...string) error {
+	if !isSHA(new) || (old != "" && !isSHA(old)) {
+		return fmt.Errorf("gitrepo: update-ref: bad commit %q or %q", new, old)
+	}
+	if old == "" {
+		old = strings.Repeat("0", len(new)) // "must not exist"
+	}
+	in := "update " + ref + " " + new + " " + old + "\n"
+	for _, d := range drop {
+		in += "delete " + d + "\n"
+	}
+	_, err := plumb(ctx, dir, strings.NewReader(in), "update-ref", "--stdin")
+	var gerr *GitError
+	if errors.As(err, &gerr) && (strings.Contains(gerr.Stderr, "but expected") || strings.Contains(gerr.Stderr, "cannot lock ref") ||
+		strings.Contains(gerr.Stderr, "reference already exists") || strings.Contains(gerr.Stderr, "unable to resolve")) {
+		return fmt.Errorf("gitrepo: update-ref: %w (%s)", ErrRefMoved, gerr.Message())
+	}
+	if err != nil {
+		return fmt.Errorf("gitrepo: update-ref: %w", err)
+	}
+	return nil
+}
+
+// DeleteRef deletes ref (`git update-ref -d`); a missing ref is no error.
+func DeleteRef(ctx context.Context, dir, ref string) error {
+	if _, err := plumb(ctx, dir, nil, "update-ref", "-d", ref); err != nil {
+		return fmt.Errorf("gitrepo: update-ref -d: %w", err)
+	}
+	return nil
+}

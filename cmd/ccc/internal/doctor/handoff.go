@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/ccc-checkpoint/ccc/cmd/ccc/internal/machines"
+	"github.com/ccc-checkpoint/ccc/config"
 	"github.com/ccc-checkpoint/ccc/internal/gitrepo"
 	"github.com/ccc-checkpoint/ccc/internal/ui"
 	"github.com/ccc-checkpoint/ccc/state/handoff"
@@ -54,5 +55,19 @@ func checkHandoff(ctx context.Context, e *Env) []Result {
 		out = append(out, Result{Status: Warn, Message: fmt.Sprintf("this clone's branch (%s) is not %s's (%s): checkpoints not published yet",
 			ui.ShortSHA(local), remote, ui.Dash(ui.ShortSHA(theirs))), Hint: "run ccc sync"})
 	}
+	if local != "" {
+		out = append(out, epochResult(ctx, r, local, e.Settings.Project(e.Root)))
+	}
 	return out
+}
+
+// epochResult says the epoch of this clone's branch, how long it is and
+// the retention rule that rolls it (ccc sync).
+func epochResult(ctx context.Context, r handoff.Repo, local string, p config.Project) Result {
+	ep, err := handoff.ReadEpoch(ctx, r.Dir, local)
+	if err != nil {
+		return Result{Status: Warn, Message: err.Error()}
+	}
+	return Result{Status: OK, Message: fmt.Sprintf("epoch %d: %d commit(s) since %s; retention keeps %d commit(s) and %s (0: no limit), then ccc sync starts a new epoch",
+		ep.N, ep.Commits, ep.Start.UTC().Format("2006-01-02 15:04"), p.HandoffKeep, ui.Age(p.HandoffKeepFor))}
 }

@@ -50,15 +50,17 @@ func TestCheckHandoff(t *testing.T) {
 	r := handoff.Repo{Dir: root, CommonDir: common}
 	require.NoError(t, handoff.Write(ctx, r, e))
 	got = checkHandoff(ctx, env("origin"))
-	require.Len(t, got, 1)
+	require.Len(t, got, 2)
+	assert.Equal(t, OK, got[1].Status)
+	assert.Regexp(t, `^epoch 0: 1 commit\(s\) since \S+ \S+; retention keeps 1000 commit\(s\) and 90d `, got[1].Message)
 	assert.Equal(t, Warn, got[0].Status)
 	assert.Contains(t, got[0].Message, "not published yet")
 	assert.Equal(t, "run ccc sync", got[0].Hint)
 
-	_, err = handoff.Publish(ctx, r, "origin", time.Now())
+	_, err = handoff.Publish(ctx, r, "origin", time.Now(), handoff.Retention{})
 	require.NoError(t, err)
 	got = checkHandoff(ctx, env("origin"))
-	require.Len(t, got, 1)
+	require.Len(t, got, 2)
 	assert.Equal(t, OK, got[0].Status)
 	assert.Contains(t, got[0].Message, "the last push went through")
 }

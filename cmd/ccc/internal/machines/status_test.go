@@ -44,7 +44,7 @@ func TestCollectRunsSixGitProcessesForAHundredAgents(t *testing.T) {
 		self.Signer.Seal(&e)
 		require.NoError(t, handoff.Write(ctx, r, e))
 		if i == 49 {
-			_, err := handoff.Publish(ctx, r, "origin", now) // the remote has half
+			_, err := handoff.Publish(ctx, r, "origin", now, handoff.Retention{}) // the remote has half
 			require.NoError(t, err)
 		}
 	}

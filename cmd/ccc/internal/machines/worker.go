@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/ccc-checkpoint/ccc/config"
 	"github.com/ccc-checkpoint/ccc/internal/gitrepo"
 	"github.com/ccc-checkpoint/ccc/state/handoff"
 )
@@ -14,6 +15,7 @@ import (
 // failure waits 30 s, doubling to 30 min, like the outbox.
 type Publisher struct {
 	Root, Remote string
+	Rule         handoff.Retention
 
 	repo     handoff.Repo // found once
 	pushed   string       // the tip the last push published
@@ -21,13 +23,13 @@ type Publisher struct {
 	next     time.Time // no attempt before
 }
 
-// WorkerPublish is the worker's publishing (Publisher.Tick) for root, nil
-// when the branch is off (remote "").
-func WorkerPublish(root, remote string) func(context.Context, time.Time) string {
-	if remote == "" {
+// WorkerPublish is the worker's publishing (Publisher.Tick) for root's
+// project p, nil when the branch is off (no remote).
+func WorkerPublish(root string, p config.Project) func(context.Context, time.Time) string {
+	if p.HandoffRemote == "" {
 		return nil
 	}
-	return (&Publisher{Root: root, Remote: remote}).Tick
+	return (&Publisher{Root: root, Remote: p.HandoffRemote, Rule: Rule(p)}).Tick
 }
 
 // Publisher backoff bounds.
@@ -57,12 +59,15 @@ func (p *Publisher) Tick(ctx context.Context, now time.Time) string {
 	if tip == "" || tip == p.pushed {
 		return ""
 	}
-	res, err := handoff.Publish(ctx, r, p.Remote, now)
+	res, err := handoff.Publish(ctx, r, p.Remote, now, p.Rule)
 	if err != nil {
 		return p.failed(now, err)
 	}
 	p.failures, p.next = 0, time.Time{}
 	p.pushed, _ = gitrepo.ReadRef(ctx, r.CommonDir, handoff.Ref)
+	if res.Rolled != nil {
+		return fmt.Sprintf("checkpoint branch pushed to %s (retention pruned %s: epoch %d)", p.Remote, PrunedText(*res.Rolled), res.Epoch)
+	}
 	if res.Rejected > 0 {
 		return fmt.Sprintf("checkpoint branch pushed to %s (merged with another machine's first)", p.Remote)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/ccc-checkpoint/ccc/config"
 	"github.com/ccc-checkpoint/ccc/internal/testutil"
 	"github.com/ccc-checkpoint/ccc/state/handoff"
 )
@@ -66,4 +67,37 @@ func TestPublisherPushesWhatMovedAndBacksOff(t *testing.T) {
 
 	testutil.Git(t, root, "remote", "set-url", "origin", bare)
 	assert.Equal(t, "checkpoint branch pushed to origin", p.Tick(ctx, now.Add(2*time.Minute)))
+}
+
+// The worker's publish applies the project's retention rule: past keep
+// commits it rolls the epoch and says so.
+func TestPublisherRollsTheEpoch(t *testing.T) {
+	testutil.IsolateGit(t)
+	testutil.Identity(t)
+	root := testutil.Repo(t, nil)
+	bare := filepath.Join(t.TempDir(), "remote.git")
+	testutil.Git(t, root, "init", "-q", "--bare", bare)
+	testutil.Git(t, root, "remote", "add", "origin", bare)
+	ctx := context.Background()
+	now := time.Date(2026, 11, 28, 4, 0, 0, 0, time.UTC)
+	key := make([]byte, 32)
+	_, _ = rand.Read(key)
+	self, err := Identify(key)
+	require.NoError(t, err)
+	r, err := Open(ctx, root)
+	require.NoError(t, err)
+	for i := range 3 {
+		at := now.Add(time.Duration(i) * time.Minute)
+		e := handoff.Entry{Meta: handoff.Meta{ID: self.Machine + "/main/" + at.Format(time.RFC3339), Machine: self.Machine, Agent: "main", Time: at},
+			Files: map[string][]byte{handoff.ProgressFile: []byte("# Progress\n")}}
+		self.Signer.Seal(&e)
+		require.NoError(t, handoff.Write(ctx, r, e))
+	}
+	var prefs config.Project
+	prefs.HandoffRemote, prefs.HandoffKeep = "origin", 2
+	tick := WorkerPublish(root, prefs)
+	require.NotNil(t, tick)
+	assert.Equal(t, "checkpoint branch pushed to origin (retention pruned 3 commit(s) from 2026-11-28 04:00 to 2026-11-28 04:02: epoch 1)", tick(ctx, now.Add(time.Hour)))
+	assert.Equal(t, "1\n", testutil.Git(t, bare, "rev-list", "--count", handoff.Ref))
+	assert.Nil(t, WorkerPublish(root, config.Project{HandoffKeep: 2}), "off without a remote")
 }
