@@ -3,7 +3,9 @@ package claudecode
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/ccc-checkpoint/ccc/cmd/ccc/internal/capture"
@@ -180,6 +182,59 @@ func (tr *scan) take(line []byte, near, wantTodos bool, path string, seen map[st
 			}
 		}
 	}
+}
+
+// ErrSubagentCall is a TodoWrite call a subagent made that Claude Code
+// reported as the session's (no agent_id): its list is the subagent's own.
+// It wraps capture.ErrNoList: the session's list did not change.
+var ErrSubagentCall = fmt.Errorf("a subagent's TodoWrite (isSidechain in the transcript): %w", capture.ErrNoList)
+
+// SubagentCall reports whether the TodoWrite call whose input is input was
+// a subagent's: the newest call of the transcript with that same list is on
+// a subagent's line (isSidechain). Claude Code 1.0.x sends PostToolUse for
+// a subagent's calls with the session's own fields and no agent_id, and
+// writes the subagent's lines into the session's transcript. Only the
+// transcript's last MaxScan bytes are read, where Claude Code has just
+// written the call; a call not found there is the session's.
+func SubagentCall(path string, input []byte) (bool, error) {
+	want, err := TodoWrite(input, "")
+	if err != nil {
+		return false, err
+	}
+	side := false
+	err = capture.ScanBackwardWithin(path, [][]byte{todoWriteKey}, MaxScan, func(l capture.Line) (bool, error) {
+		if l.Cut {
+			return false, nil
+		}
+		var rec struct {
+			Message struct {
+				Content json.RawMessage `json:"content"`
+			} `json:"message"`
+		}
+		var items []toolUse
+		if json.Unmarshal(l.Text, &rec) != nil || len(rec.Message.Content) == 0 || rec.Message.Content[0] != '[' ||
+			json.Unmarshal(rec.Message.Content, &items) != nil {
+			return false, nil
+		}
+		for i := len(items) - 1; i >= 0; i-- {
+			if items[i].Type != "tool_use" || items[i].Name != "TodoWrite" {
+				continue
+			}
+			if got, err := TodoWrite(items[i].Input, ""); err == nil && slices.EqualFunc(got.Tasks, want.Tasks, sameTask) {
+				side = sidechain(l.Text)
+				return true, nil
+			}
+		}
+		return false, nil
+	})
+	if errors.Is(err, capture.ErrNoList) {
+		err = nil
+	}
+	return side, err
+}
+
+func sameTask(a, b capture.Task) bool {
+	return a.ID == b.ID && a.Text == b.Text && a.Status == b.Status && a.ActiveForm == b.ActiveForm
 }
 
 // sidechain reports whether a transcript line is a subagent's (Claude Code
