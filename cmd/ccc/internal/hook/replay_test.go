@@ -69,6 +69,8 @@ func wantView(items []ownItem) listView {
 		switch it.status {
 		case "completed":
 			v.Completed = append(v.Completed, text)
+		case "cancelled":
+			// Checked off in Completed, marked dropped: no longer the list's.
 		case "in_progress":
 			if v.Current == "" {
 				v.Current, v.Status = text, capture.Clean(it.active)
@@ -495,6 +497,74 @@ func TestReplayRealCodex(t *testing.T) {
 				sameList(t, name+": Stop at line "+itoa(end+1), codexOwnPlan(t, lines[:end+1]), nil, got, have)
 			}
 			require.Equal(t, 3, calls)
+			assert.NotContains(t, p.errs.String(), ": capture: ", "no capture went wrong")
+		})
+	}
+}
+
+// TestReplayRealGemini replays chat logs recorded by Gemini CLI's own
+// code (0.30.0's whole-object session-*.json, 0.61.0's .jsonl; made by
+// agent/gemini/testdata/real/gen-gemini.mjs with the published
+// @google/gemini-cli-core) through the hooks Gemini CLI fires: AfterTool
+// (`ccc hook capture`) after each write_todos that ran, AfterAgent (`ccc
+// hook stop`) at the end of each turn, the log as it stood then. The list
+// to match is what Gemini CLI's own loader rebuilt from the log at that
+// point (events.json's want): a refused call and a rewound turn included.
+func TestReplayRealGemini(t *testing.T) {
+	for _, version := range []string{"gemini-0.30.0", "gemini-0.61.0"} {
+		t.Run(version, func(t *testing.T) {
+			t.Parallel()
+			dir := captureFixture(t, "gemini", filepath.Join("real", version))
+			raw, err := os.ReadFile(filepath.Join(dir, "events.json"))
+			require.NoError(t, err)
+			var rec struct {
+				Log    string
+				Events []struct {
+					Lines    int
+					Snapshot string
+					Input    map[string]any
+					Want     []struct{ Description, Status string }
+				}
+			}
+			require.NoError(t, json.Unmarshal(raw, &rec))
+			require.NotEmpty(t, rec.Events)
+			log, err := os.ReadFile(filepath.Join(dir, rec.Log))
+			require.NoError(t, err)
+			lines := bytes.SplitAfter(log, []byte("\n"))
+			p := newProj(t)
+			env := p.env()
+			chats := filepath.Join(t.TempDir(), "chats")
+			require.NoError(t, os.MkdirAll(chats, 0o700))
+			path := filepath.Join(chats, filepath.Base(rec.Log))
+			ctx := context.Background()
+			for k, ev := range rec.Events {
+				data := bytes.Join(lines[:min(ev.Lines, len(lines))], nil)
+				if ev.Snapshot != "" {
+					data, err = os.ReadFile(filepath.Join(dir, ev.Snapshot))
+					require.NoError(t, err)
+				}
+				require.NoError(t, os.WriteFile(path, data, 0o600))
+				ev.Input["transcript_path"], ev.Input["cwd"] = path, p.root
+				in := mustJSON(t, ev.Input)
+				event := ev.Input["hook_event_name"].(string)
+				switch event {
+				case "AfterTool":
+					Capture(ctx, env, in)
+				case "AfterAgent":
+					Stop(ctx, env, in)
+				default:
+					t.Fatalf("event %s", event)
+				}
+				var want []ownItem
+				if ev.Want != nil {
+					want = []ownItem{}
+				}
+				for _, w := range ev.Want {
+					want = append(want, ownItem{text: w.Description, status: w.Status})
+				}
+				got, have := capturedView(t, p.root, "gemini")
+				sameList(t, version+": "+event+" #"+itoa(k+1), want, nil, got, have)
+			}
 			assert.NotContains(t, p.errs.String(), ": capture: ", "no capture went wrong")
 		})
 	}
