@@ -37,6 +37,8 @@ type Line struct {
 	// FromEnd is how many bytes of the file lie from the line's start to
 	// the end: how much a caller has scanned.
 	FromEnd int64
+	// Start is where the line begins in the file.
+	Start int64
 }
 
 // ScanBackward is the one bounded reader of an agent's transcript: it
@@ -50,13 +52,26 @@ type Line struct {
 // which no caller reads, is not searched. The file is the agent's, outside
 // the project: no confinement, but never a FIFO or a device.
 func ScanBackward(path string, keys [][]byte, fn func(Line) (stop bool, err error)) error {
-	return ScanBackwardWithin(path, keys, -1, fn)
+	return Scan{Keys: keys, Within: -1}.Backward(path, fn)
 }
 
-// ScanBackwardWithin is ScanBackward over the file's last within bytes
-// (all of it when within < 0): a line that starts before them is not
-// passed, and nothing before them is read.
-func ScanBackwardWithin(path string, keys [][]byte, within int64, fn func(Line) (stop bool, err error)) error {
+// Scan is a backward scan (ScanBackward) with its bounds.
+type Scan struct {
+	// Keys are what a line must hold to be passed.
+	Keys [][]byte
+	// Ends, above 0, looks for the keys only in a line's first and last
+	// Ends bytes: where a format puts what says a record's kind (Claude
+	// Code writes message.role near a record's start and its type near its
+	// end), so that the body of a large tool output is not searched.
+	Ends int
+	// Within, at 0 or above, reads only the file's last Within bytes: a
+	// line that starts before them is not passed, nothing before them is
+	// read.
+	Within int64
+}
+
+// Backward runs the scan over the file at path.
+func (sc Scan) Backward(path string, fn func(Line) (stop bool, err error)) error {
 	f, err := openScan(path)
 	if err != nil {
 		return err
@@ -66,13 +81,13 @@ func ScanBackwardWithin(path string, keys [][]byte, within int64, fn func(Line) 
 	if err != nil {
 		return err
 	}
-	s := backScan{f: f, keys: keys, fn: fn, size: fi.Size()}
-	for _, k := range keys {
+	s := backScan{Scan: sc, f: f, fn: fn, size: fi.Size()}
+	for _, k := range sc.Keys {
 		s.longest = max(s.longest, len(k))
 	}
 	floor := int64(0)
-	if within >= 0 && s.size > within {
-		floor = s.size - within
+	if sc.Within >= 0 && s.size > sc.Within {
+		floor = s.size - sc.Within
 	}
 	s.pos, s.lineEnd = s.size, s.size
 	buf := make([]byte, min(int64(scanChunk), s.size-floor))
@@ -94,10 +109,10 @@ func ScanBackwardWithin(path string, keys [][]byte, within int64, fn func(Line) 
 	return err
 }
 
-// backScan is a ScanBackwardWithin under way.
+// backScan is a Scan under way.
 type backScan struct {
+	Scan
 	f       scanFile
-	keys    [][]byte
 	longest int // the longest key's length
 	fn      func(Line) (bool, error)
 	size    int64
@@ -110,7 +125,7 @@ type backScan struct {
 }
 
 func (s *backScan) holds(b []byte) bool {
-	for _, k := range s.keys {
+	for _, k := range s.Keys {
 		if bytes.Contains(b, k) {
 			return true
 		}
@@ -135,8 +150,14 @@ func (s *backScan) lines() (bool, error) {
 		if k > 0 {
 			i = s.ends[k-1]
 		}
-		if !s.found && s.lineEnd-(s.pos+int64(end)) < MaxLine {
-			s.look(s.chunk[i+1:end], end == len(s.chunk))
+		if scanned := s.lineEnd - (s.pos + int64(end)); !s.found {
+			switch {
+			case s.Ends <= 0 && scanned < MaxLine:
+				s.look(s.chunk[i+1:end], end == len(s.chunk))
+			case s.Ends > 0 && scanned < int64(s.Ends):
+				from := max(i+1, end-(s.Ends-int(scanned)))
+				s.look(s.chunk[from:end], end == len(s.chunk))
+			}
 		}
 		if i < 0 {
 			break
@@ -174,7 +195,10 @@ func (s *backScan) emit(start int64) (bool, error) {
 		if !s.found && !s.holds(head[:k]) {
 			return false, nil
 		}
-		return s.fn(Line{Text: head[:k], Cut: true, FromEnd: s.size - start})
+		return s.fn(Line{Text: head[:k], Cut: true, FromEnd: s.size - start, Start: start})
+	}
+	if !s.found && s.Ends > 0 {
+		s.found = s.holds(s.head(start, min(n, int64(s.Ends))))
 	}
 	if !s.found {
 		return false, nil
@@ -188,5 +212,16 @@ func (s *backScan) emit(start int64) (bool, error) {
 			return true, err
 		}
 	}
-	return s.fn(Line{Text: l, FromEnd: s.size - start})
+	return s.fn(Line{Text: l, FromEnd: s.size - start, Start: start})
+}
+
+// head is the first n bytes of the line starting at start: from the chunk
+// when they are in it, else read.
+func (s *backScan) head(start, n int64) []byte {
+	if start >= s.pos && start+n <= s.pos+int64(len(s.chunk)) {
+		return s.chunk[start-s.pos : start-s.pos+n]
+	}
+	b := make([]byte, n)
+	k, _ := s.f.ReadAt(b, start) // a short read looks at less
+	return b[:k]
 }

@@ -81,7 +81,7 @@ func TestScanBackwardWithin(t *testing.T) {
 	path, _ := transcriptWith(t, strings.Repeat(toolOutput(2000), 2000))
 	got := counted(t)
 	passed := 0
-	require.NoError(t, ScanBackwardWithin(path, [][]byte{assistantKey}, 1<<20, func(Line) (bool, error) {
+	require.NoError(t, Scan{Keys: [][]byte{assistantKey}, Within: 1 << 20}.Backward(path, func(Line) (bool, error) {
 		passed++
 		return false, nil
 	}))
@@ -122,4 +122,32 @@ func TestScanBackwardLongLines(t *testing.T) {
 	require.NoError(t, ScanBackward(path, [][]byte{assistantKey}, func(Line) (bool, error) { return true, nil }))
 	runtime.ReadMemStats(&after)
 	assert.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(scanChunk+headSize+64<<10), "bytes allocated")
+}
+
+// TestScanEnds: with Ends, a key is looked for only near a line's start
+// and end; lines shorter than both windows are searched whole.
+func TestScanEnds(t *testing.T) {
+	x := strings.Repeat("x", 8<<10)
+	for name, tc := range map[string]struct {
+		line string
+		want bool
+	}{
+		"key near the start": {`{"role":"assistant","content":"` + x + `"}`, true},
+		"key near the end":   {`{"content":"` + x + `","type":"assistant"}`, true},
+		"key in the middle":  {`{"content":"` + x + `"assistant"` + x + `"}`, false},
+		"a short line":       {`{"content":"a` + `"assistant"` + `b"}`, true},
+	} {
+		path := filepath.Join(t.TempDir(), "t.jsonl")
+		require.NoError(t, os.WriteFile(path, []byte(tc.line+"\n"+toolOutput(600<<10)), 0o644))
+		passed := 0
+		require.NoError(t, Scan{Keys: [][]byte{assistantKey}, Ends: 256, Within: -1}.Backward(path, func(l Line) (bool, error) {
+			passed++
+			assert.Equal(t, tc.line, string(l.Text), name)
+			return false, nil
+		}))
+		assert.Equal(t, tc.want, passed == 1, name)
+		passed = 0
+		require.NoError(t, ScanBackward(path, [][]byte{assistantKey}, func(Line) (bool, error) { passed++; return false, nil }))
+		assert.Equal(t, 1, passed, "%s: without Ends the whole line is searched", name)
+	}
 }
