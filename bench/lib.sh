@@ -4,6 +4,8 @@
 #   start_fake N   starts $work/linearfake (build it first) with N issues and
 #                  sets api and control (its GraphQL and control URLs),
 #                  exporting LINEAR_API_URL and LINEAR_API_KEY
+#   load1          the 1-minute load average; over1 L: whether L is above 1
+#                  (a shared machine: ratios mean little, print none)
 # shellcheck shell=bash
 # shellcheck disable=SC2034 # used by the scripts that source this one
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -30,3 +32,6 @@ start_fake() {
   LINEAR_API_KEY=$("$work/linearfake" -key)
   export LINEAR_API_KEY
 }
+
+load1() { uptime | sed -E 's/.*load averages?: *//' | cut -d, -f1 | tr -d ' '; }
+over1() { awk -v l="$1" 'BEGIN { exit !(l > 1) }'; }
