@@ -14,16 +14,150 @@
 # skipped for it). The loop then ends with a table of means and the ratio.
 # Uses hyperfine when it is installed, else a bash loop on $EPOCHREALTIME.
 # Ends with the in-process Go benchmark (go test -bench BenchmarkStop).
+#
+#   bench/hook-stop.sh capture [RUNS]  issues 24/26's capture hooks instead,
+#                                      default 20 runs per case
+#
+# The capture mode runs the hooks as plugin/hooks/hooks.json wires them: its
+# command for the event through sh -c (as Claude Code runs hook commands),
+# the plugin's launcher finding this build through CCC_BIN, in a git project
+# with a progress file, capture on. Cases: Stop after a TodoWrite with a tiny
+# transcript, with 50 MB of tool output after the last answer (2 KB lines),
+# and with one 50 MB line of it; PostToolUse of a TodoWrite with 200 items
+# (one status flipped every run, so every run writes the file) at the end
+# of a 10 MB transcript, as wired and ccc alone (no sh, no launcher: the
+# hook process's own CPU). Each case is one loop of RUNS runs under GNU
+# /usr/bin/time: wall and CPU (user+sys) per run, peak RSS of the largest
+# process. Ratios to the tiny stop only when the 1-minute load is at most 1
+# before and after (bench/lib.sh's load1).
 set -euo pipefail
 
-runs=${1:-200}
-repo=$(cd "$(dirname "$0")/.." && pwd)
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+mode=stop
+if [[ ${1:-} == capture ]]; then
+  mode=capture
+  shift
+fi
+# shellcheck source=bench/lib.sh
+source "$(dirname "$0")/lib.sh"
 
 echo "building ccc..." >&2
-(cd "$repo" && go build -o "$work/ccc" ./cmd/ccc)
+(cd "$repo" && CGO_ENABLED=0 go build -trimpath -ldflags='-s -w' -o "$work/ccc" ./cmd/ccc)
 ccc=$work/ccc
+
+# capture_bench RUNS: the capture mode (see the top of this file).
+capture_bench() {
+  local runs=$1
+  [[ -x /usr/bin/time ]] || { echo "the capture mode needs GNU time at /usr/bin/time" >&2; exit 1; }
+  export CLAUDE_PLUGIN_ROOT=$repo/plugin CCC_BIN=$ccc
+  export HOME=$work/home CLAUDE_CONFIG_DIR=$work/claude XDG_CONFIG_HOME=$work/home/.config XDG_STATE_HOME=$work/home/.state
+  export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1
+  mkdir -p "$HOME" "$CLAUDE_CONFIG_DIR"
+  local proj=$work/proj
+  mkdir -p "$proj"
+  git -C "$proj" init -q
+  # A project with history: on an unborn branch ccc asks git three times.
+  git -C "$proj" -c user.name=bench -c user.email=bench@example.invalid commit -q --allow-empty -m start
+  printf '# Session Progress\n\n## Completed Tasks\n\n## Current Task\n\n## Remaining Tasks\n- Hand task\n\n## Blockers\n- None\n' \
+    >"$proj/.ccc-progress.md"
+
+  # The command hooks.json gives an event, unescaped.
+  hookcmd() { sed -n "/\"$1\": \[/,/\"command\":/s/.*\"command\": \"\(.*\)\",*$/\1/p" "$repo/plugin/hooks/hooks.json" | sed 's/\\"/"/g'; }
+  local stop_cmd post_cmd
+  stop_cmd=$(hookcmd Stop)
+  post_cmd=$(hookcmd PostToolUse)
+  [[ -n $stop_cmd && -n $post_cmd ]] || { echo "no Stop or PostToolUse command in plugin/hooks/hooks.json" >&2; exit 1; }
+  echo "as wired: Stop: $stop_cmd; PostToolUse: $post_cmd"
+
+  local todos='{"todos":[{"content":"Write the lexer","status":"completed","activeForm":"Writing the lexer"},{"content":"Write the parser","status":"in_progress","activeForm":"Writing the parser"}]}'
+  local head
+  head=$(printf '%s\n' \
+    '{"type":"user","message":{"role":"user","content":"Build the calculator."}}' \
+    '{"type":"assistant","message":{"role":"assistant","content":[{"type":"tool_use","id":"toolu_1","name":"TodoWrite","input":'"$todos"'}]}}' \
+    '{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"Todos have been modified successfully."}]}}' \
+    '{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"The lexer is done; the parser is next."}]}}')
+  printf '%s\n' "$head" >"$work/tiny.jsonl"
+  { printf '%s\n' "$head"
+    awk 'BEGIN { x = sprintf("%2000s", ""); gsub(/ /, "x", x)
+      for (i = 0; i < 26215; i++) printf "{\"type\":\"user\",\"message\":{\"role\":\"user\",\"content\":[{\"type\":\"tool_result\",\"tool_use_id\":\"t%d\",\"content\":\"%s\"}]}}\n", i, x }'
+  } >"$work/tool50.jsonl"
+  { printf '%s\n' "$head"
+    printf '{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"'
+    head -c $((50 << 20)) /dev/zero | tr '\0' x
+    printf '"}]}}\n'
+  } >"$work/line50.jsonl"
+  # PostToolUse: a 200-item TodoWrite as the newest line of a 10 MB transcript.
+  local items200 flipped
+  items200=$(awk -v flip=0 'BEGIN { for (i = 0; i < 200; i++) { s = i < 100 ? "completed" : (i == 100 ? "in_progress" : "pending")
+    printf "%s{\"content\":\"Task number %d of the big refactor\",\"status\":\"%s\",\"activeForm\":\"Doing task %d\"}", (i ? "," : ""), i, s, i } }')
+  flipped=${items200/\"Task number 150 of the big refactor\",\"status\":\"pending\"/\"Task number 150 of the big refactor\",\"status\":\"in_progress\"}
+  { head -c $((10 << 20)) "$work/tool50.jsonl"
+    printf '\n{"type":"assistant","message":{"role":"assistant","content":[{"type":"tool_use","id":"toolu_9","name":"TodoWrite","input":{"todos":[%s]}}]}}\n' "$items200"
+  } >"$work/post.jsonl"
+  local base='"session_id":"8f3c2a1e-4b7d-4e2a-9c51-0d6e7f8a9b10","cwd":"'$proj'","permission_mode":"default"'
+  for c in tiny tool50 line50; do
+    printf '{%s,"transcript_path":"%s","hook_event_name":"Stop","stop_hook_active":false}\n' "$base" "$work/$c.jsonl" >"$work/$c.stdin"
+  done
+  printf '{%s,"transcript_path":"%s","hook_event_name":"PostToolUse","tool_name":"TodoWrite","tool_input":{"todos":[%s]},"tool_response":{}}\n' \
+    "$base" "$work/post.jsonl" "$items200" >"$work/post.0.stdin"
+  printf '{%s,"transcript_path":"%s","hook_event_name":"PostToolUse","tool_name":"TodoWrite","tool_input":{"todos":[%s]},"tool_response":{}}\n' \
+    "$base" "$work/post.jsonl" "$flipped" >"$work/post.1.stdin"
+
+  # measure NAME CMD STDIN0 [STDIN1]: RUNS runs in one loop under
+  # /usr/bin/time, alternating the stdins; one run first, untimed.
+  declare -gA wall cpu rss
+  measure() {
+    local name=$1 cmd=$2 in0=$3 in1=${4:-$3}
+    (cd "$proj" && sh -c "$cmd" <"$in0" >/dev/null 2>"$work/$name.err")
+    # shellcheck disable=SC2016 # the loop's own arguments, expanded by its bash
+    /usr/bin/time -f '%e %U %S %M' -o "$work/$name.time" bash -c '
+      for ((i = 0; i < $1; i++)); do
+        in=$2; ((i % 2)) && in=$3
+        sh -c "$4" <"$in" >/dev/null 2>>"$5"
+      done' _ "$runs" "$in0" "$in1" "$cmd" "$work/$name.err"
+    local e u s m
+    read -r e u s m <"$work/$name.time"
+    wall[$name]=$(awk -v t="$e" -v n="$runs" 'BEGIN { printf "%.1f", t * 1000 / n }')
+    cpu[$name]=$(awk -v u="$u" -v s="$s" -v n="$runs" 'BEGIN { printf "%.1f", (u + s) * 1000 / n }')
+    rss[$name]=$(awk -v m="$m" 'BEGIN { printf "%.1f", m / 1024 }')
+    if [[ -s $work/$name.err ]]; then
+      echo "$name said on stderr: $(sort -u "$work/$name.err" | head -3)"
+    fi
+  }
+  echo "$(uname -sm), $(nproc 2>/dev/null || echo '?') CPUs, $runs runs per case"
+  echo "uptime before: $(uptime)"
+  local load_before load_after
+  load_before=$(load1)
+  cd "$proj"
+  measure "stop tiny" "$stop_cmd" "$work/tiny.stdin"
+  measure "stop 50 MB tool output" "$stop_cmd" "$work/tool50.stdin"
+  measure "stop one 50 MB line" "$stop_cmd" "$work/line50.stdin"
+  measure "post-tool-use 200 items" "$post_cmd" "$work/post.0.stdin" "$work/post.1.stdin"
+  # The hook process alone, without sh and the launcher.
+  measure "  ccc alone" "$(printf '%q' "$ccc") hook post-tool-use" "$work/post.0.stdin" "$work/post.1.stdin"
+  echo "uptime after:  $(uptime)"
+  load_after=$(load1)
+  local ratios=1
+  if over1 "$load_before" || over1 "$load_after"; then
+    ratios=0
+    echo "! load above 1: the machine is shared; raw figures only, no ratios"
+  fi
+  printf '%-26s %12s %12s %14s %9s %9s\n' case "wall ms/run" "CPU ms/run" "peak RSS MB" "wall/tiny" "CPU/tiny"
+  local n
+  for n in "stop tiny" "stop 50 MB tool output" "stop one 50 MB line" "post-tool-use 200 items" "  ccc alone"; do
+    local rw="-" rc="-"
+    if ((ratios)) && [[ $n == stop* ]]; then
+      rw=$(awk -v a="${wall[$n]}" -v b="${wall[stop tiny]}" 'BEGIN { printf "%.2fx", a / b }')
+      rc=$(awk -v a="${cpu[$n]}" -v b="${cpu[stop tiny]}" 'BEGIN { printf (b > 0 ? "%.2fx" : "-"), a / b }')
+    fi
+    printf '%-26s %12s %12s %14s %9s %9s\n' "$n" "${wall[$n]}" "${cpu[$n]}" "${rss[$n]}" "$rw" "$rc"
+  done
+}
+
+if [[ $mode == capture ]]; then
+  capture_bench "${1:-20}"
+  exit 0
+fi
+runs=${1:-200}
 
 state() { # the state of a quick-mode execution on task 1 of 3, with overrides
   cat <<EOF

@@ -4,6 +4,8 @@
 #   start_fake N   starts $work/linearfake (build it first) with N issues and
 #                  sets api and control (its GraphQL and control URLs),
 #                  exporting LINEAR_API_URL and LINEAR_API_KEY
+#   load1          the 1-minute load average; over1 L: whether L is above 1
+#                  (a shared machine: ratios mean little, print none)
 # shellcheck shell=bash
 # shellcheck disable=SC2034 # used by the scripts that source this one
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -31,14 +33,15 @@ start_fake() {
   export LINEAR_API_KEY
 }
 
+load1() { uptime | sed -E 's/.*load averages?: *//' | cut -d, -f1 | tr -d ' '; }
+over1() { awk -v l="$1" 'BEGIN { exit !(l > 1) }'; }
+
 # wait_quiet [SECONDS]: after the builds, wait (up to SECONDS, default 120)
 # for the 1-minute load average to fall to 1 or below, so that the builds'
 # own load does not spoil the run; returns at once on a quiet machine.
 wait_quiet() {
-  local limit=${1:-120} waited=0 l
-  while :; do
-    l=$(uptime | sed -E 's/.*load averages?: *//' | cut -d, -f1 | tr -d ' ')
-    awk -v l="$l" 'BEGIN { exit !(l > 1) }' || return 0
+  local limit=${1:-120} waited=0
+  while over1 "$(load1)"; do
     ((waited >= limit)) && return 0
     sleep 5
     waited=$((waited + 5))

@@ -31,9 +31,6 @@ runs=${1:-30}
 # shellcheck source=bench/lib.sh
 source "$(dirname "$0")/lib.sh"
 
-load1() { uptime | sed -E 's/.*load averages?: *//' | cut -d, -f1 | tr -d ' '; }
-over1() { awk -v l="$1" 'BEGIN { exit !(l > 1) }'; }
-
 echo "building ccc, the yardstick and the fake..."
 build=(env CGO_ENABLED=0 go build -trimpath -ldflags='-s -w')
 (cd "$repo" &&

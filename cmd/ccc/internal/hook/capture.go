@@ -95,6 +95,9 @@ func captureList(ctx context.Context, env Env, event string, in Input, o capture
 	list, err := readList(env, event, in, o, &c.tr)
 	switch {
 	case errors.Is(err, capture.ErrNoList):
+		if err != capture.ErrNoList { //nolint:errorlint // a reason beyond "no list" is worth a debug line
+			env.debugf(event, "capture: %v", err)
+		}
 	case err != nil:
 		env.logf(event, "capture: %v", err)
 	default:
@@ -317,7 +320,9 @@ func due(root string, now time.Time, interval time.Duration) bool {
 // PostToolUse captures the list after a call of a tool that changes it
 // (agent.TaskLister's ChangesList: Claude Code's TaskCreate, TaskUpdate,
 // TodoWrite). It reads the call's own input or the task files, never the
-// transcript, writes the progress file only when the list changed, and
+// transcript's list (a TodoWrite without agent_id has the transcript's tail
+// read to tell a subagent's call: claudecode.SubagentCall), writes the
+// progress file only when the list changed, and
 // updates the tracker only when hooks.capture_interval has passed since
 // the last capture that did. It prints nothing.
 func PostToolUse(ctx context.Context, env Env, stdin []byte) {

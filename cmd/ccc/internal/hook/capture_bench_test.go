@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/ccc-checkpoint/ccc/config"
@@ -64,6 +65,50 @@ func BenchmarkCapturePostToolUse(b *testing.B) {
 	})
 	if p.cp.count() != 1 {
 		b.Fatalf("the tracker was called %d times; want once", p.cp.count())
+	}
+}
+
+// BenchmarkPostToolUse200 times `ccc hook post-tool-use` in process for
+// issue 24's case: a TodoWrite of 200 items, the newest line of a 10 MB
+// transcript (read only to tell a subagent's call, in its last 2 MB), into
+// a project whose progress file holds the list; one item's status flips
+// every run, so every run folds and writes. bench/hook-stop.sh capture
+// times the process.
+func BenchmarkPostToolUse200(b *testing.B) {
+	p := newProj(b)
+	p.write(ProgressFile, []byte(handProgress))
+	items := func(flip bool) []map[string]string {
+		var todos []map[string]string
+		for i := range 200 {
+			status := "pending"
+			switch {
+			case i < 100:
+				status = "completed"
+			case i == 100, i == 150 && flip:
+				status = "in_progress"
+			}
+			todos = append(todos, map[string]string{"content": fmt.Sprintf("Task number %d of the big refactor", i),
+				"status": status, "activeForm": fmt.Sprintf("Doing task %d", i)})
+		}
+		return todos
+	}
+	tr := filepath.Join(b.TempDir(), "s-1.jsonl")
+	bigClaudeTranscript(b, tr, 10<<20)
+	env := p.env()
+	env.Claude = &config.ClaudeEnv{ConfigDir: b.TempDir()}
+	var ins [2][]byte
+	for k := range ins {
+		ins[k], _ = json.Marshal(map[string]any{"session_id": "s-1", "cwd": p.root, "transcript_path": tr,
+			"hook_event_name": "PostToolUse", "tool_name": "TodoWrite", "tool_input": map[string]any{"todos": items(k == 1)}})
+	}
+	PostToolUse(context.Background(), env, ins[0])
+	n := 0
+	for b.Loop() {
+		n++
+		PostToolUse(context.Background(), env, ins[n%2])
+	}
+	if !strings.Contains(string(p.read(ProgressFile)), "Task number 199 of the big refactor") {
+		b.Fatal("the list was not captured")
 	}
 }
 

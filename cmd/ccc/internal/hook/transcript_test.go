@@ -210,7 +210,7 @@ func TestLastOutputHugeToolOutput(t *testing.T) {
 			require.NoError(t, err)
 			assert.Equal(t, "Parser done. TASK_COMPLETE", got)
 			alloc := after.TotalAlloc - before.TotalAlloc
-			assert.Less(t, alloc, uint64(12<<20), "bytes allocated reading past 50 MB of tool output")
+			assert.Less(t, alloc, uint64(1<<20), "bytes allocated reading past 50 MB of tool output (a 256 KB buffer and little else)")
 		})
 	}
 }

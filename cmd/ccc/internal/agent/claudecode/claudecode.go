@@ -46,9 +46,17 @@ func (Agent) ChangesList(tool string) bool {
 	return false
 }
 
-// ListTasks is a TodoWrite call's own input, else the session's task files.
+// ListTasks is a TodoWrite call's own input (ErrSubagentCall when the
+// transcript says a subagent made it), else the session's task files.
 func (Agent) ListTasks(env *config.ClaudeEnv, in agent.Input) (capture.List, error) {
 	if in.ToolName == "TodoWrite" && len(in.ToolInput) > 0 {
+		if in.AgentID == "" && in.TranscriptPath != "" {
+			// Before agent_id (1.0.x), only the transcript tells a
+			// subagent's call from the session's.
+			if side, err := SubagentCall(in.TranscriptPath, in.ToolInput); err == nil && side {
+				return capture.List{}, ErrSubagentCall
+			}
+		}
 		return TodoWrite([]byte(in.ToolInput), "TodoWrite")
 	}
 	var claude config.ClaudeEnv

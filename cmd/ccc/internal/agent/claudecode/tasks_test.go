@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/ccc-checkpoint/ccc/cmd/ccc/internal/agent"
 	"github.com/ccc-checkpoint/ccc/cmd/ccc/internal/capture"
 	"github.com/ccc-checkpoint/ccc/config"
 )
@@ -111,4 +112,42 @@ func TestReadTranscriptSkipsSidechains(t *testing.T) {
 	assert.Equal(t, []capture.Task{{Text: "Lexer", Status: capture.InProgress, ActiveForm: "Lexing"}}, tr.Todos.Tasks)
 	assert.Equal(t, "Main: lexing now.", tr.LastText)
 	assert.Equal(t, "Main: lexing now.", tr.LastLine)
+}
+
+// A TodoWrite that Claude Code 1.0.x reports without agent_id is a
+// subagent's when the newest call of the transcript with that list is on
+// a subagent's line (isSidechain): ListTasks then has no list for the
+// session. The session's own call, a list found nowhere, and a call older
+// than the transcript's last MaxScan bytes are the session's.
+func TestSubagentCall(t *testing.T) {
+	sideInput := `{"todos":[{"content":"Read the code","status":"in_progress","activeForm":"Reading"}]}`
+	side := `{"parentUuid":"u1","isSidechain":true,"type":"assistant","message":{"role":"assistant","content":[{"type":"tool_use","id":"toolu_s1","name":"TodoWrite","input":` + sideInput + `}]},"uuid":"s1"}`
+	mainInput := `{"todos":[{"content":"Lexer","status":"in_progress","activeForm":"Lexing"}]}`
+	path := writeTranscript(t, todoOK, okResult, side)
+
+	for name, tc := range map[string]struct {
+		path, input string
+		want        bool
+	}{
+		"the subagent's call":       {path, sideInput, true},
+		"the session's call":        {path, mainInput, false},
+		"a list on no line":         {path, `{"todos":[{"content":"Other","status":"pending"}]}`, false},
+		"the call before the bound": {writeTranscript(t, side, strings.Repeat(okResult+"\n", MaxScan/len(okResult)+1)), sideInput, false},
+	} {
+		got, err := SubagentCall(tc.path, []byte(tc.input))
+		require.NoError(t, err, name)
+		assert.Equal(t, tc.want, got, name)
+	}
+
+	in := func(input, agentID string) agent.Input {
+		return agent.Input{ToolName: "TodoWrite", ToolInput: []byte(input), TranscriptPath: path, AgentID: agentID}
+	}
+	_, err := Agent{}.ListTasks(nil, in(sideInput, ""))
+	require.ErrorIs(t, err, ErrSubagentCall)
+	assert.ErrorIs(t, err, capture.ErrNoList, "the session's list did not change")
+	l, err := Agent{}.ListTasks(nil, in(mainInput, ""))
+	require.NoError(t, err)
+	assert.Equal(t, "Lexer", l.Tasks[0].Text)
+	_, err = Agent{}.ListTasks(nil, in(sideInput, "a-1"))
+	assert.NoError(t, err, "with agent_id, the hook routes the list to the subagent itself")
 }

@@ -3,10 +3,15 @@ package claudecode
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/ccc-checkpoint/ccc/cmd/ccc/internal/capture"
+	"github.com/ccc-checkpoint/ccc/internal/projectfs"
 )
 
 const (
@@ -16,6 +21,16 @@ const (
 	// the last line; the newest TodoWrite and the newest assistant record
 	// are looked for in the whole file.
 	MaxScan = 2 << 20
+	// recordEnds is how near a record's start or end Claude Code writes
+	// what says it is an assistant's: message.role early, type last. In
+	// 2,288 assistant records of real transcripts (1.0.98 to 2.1.39,
+	// testdata/real and the sources it names) "assistant" is within 97
+	// bytes of the end; the body of a tool output is not searched.
+	recordEnds = 256
+	// ResultWindow bounds how far after a TodoWrite call its tool_result is
+	// looked for: Claude Code writes it with the turn's other results,
+	// right after the call.
+	ResultWindow = 1 << 20
 )
 
 // toolUse is one content item of an assistant record.
@@ -30,7 +45,6 @@ type toolUse struct {
 var (
 	todoWriteKey = []byte(`"TodoWrite"`)
 	assistantKey = []byte(`"assistant"`)
-	isErrorKey   = []byte(`"is_error"`)
 	textKey      = []byte(`"text"`)
 	editKeys     = [][]byte{[]byte(`"Edit"`), []byte(`"Write"`), []byte(`"MultiEdit"`), []byte(`"NotebookEdit"`)}
 )
@@ -40,22 +54,39 @@ type scan struct {
 	capture.Transcript
 	// lastDone says the newest assistant record was seen.
 	lastDone bool
-	// refused holds the ids of tool calls whose result was an error: read
-	// backwards, a result comes before its call. A refused TodoWrite never
-	// changed Claude's list.
-	refused map[string]bool
 }
 
-// results notes the refused calls of a user record (tool_result items
-// with is_error true).
-func (tr *scan) results(line []byte) {
+// refusedAfter reports whether the tool_result of call id, in the
+// ResultWindow bytes of path after end, says Claude Code refused the call
+// (is_error). A refused TodoWrite never changed Claude's list; a result
+// not found there is not a refusal.
+func refusedAfter(path string, end int64, id string) bool {
+	f, err := projectfs.OpenProjectFile("", path)
+	if err != nil {
+		return false
+	}
+	defer func() { _ = f.Close() }()
+	quoted := []byte(strconv.Quote(id))
+	failed, found := false, false
+	// A tool result line is small; a longer one is another tool's output.
+	_, _ = capture.EachLine(io.NewSectionReader(f, end, ResultWindow), 256<<10, func(line []byte) {
+		if !found && bytes.Contains(line, quoted) {
+			failed, found = resultOf(line, id)
+		}
+	})
+	return failed
+}
+
+// resultOf reads a user record's tool_result for call id: found, and
+// whether it is an error.
+func resultOf(line []byte, id string) (failed, found bool) {
 	var rec struct {
 		Message struct {
 			Content json.RawMessage `json:"content"`
 		} `json:"message"`
 	}
 	if json.Unmarshal(line, &rec) != nil || len(rec.Message.Content) == 0 || rec.Message.Content[0] != '[' {
-		return
+		return false, false
 	}
 	var items []struct {
 		Type      string `json:"type"`
@@ -63,16 +94,14 @@ func (tr *scan) results(line []byte) {
 		IsError   bool   `json:"is_error"`
 	}
 	if json.Unmarshal(rec.Message.Content, &items) != nil {
-		return
+		return false, false
 	}
 	for _, it := range items {
-		if it.Type == "tool_result" && it.IsError && it.ToolUseID != "" {
-			if tr.refused == nil {
-				tr.refused = map[string]bool{}
-			}
-			tr.refused[it.ToolUseID] = true
+		if it.Type == "tool_result" && it.ToolUseID == id {
+			return it.IsError, true
 		}
 	}
+	return false, false
 }
 
 // worth reports whether a line may hold what the scan still looks for; only
@@ -104,20 +133,18 @@ func (tr *scan) worth(line []byte, near, wantTodos bool) bool {
 // capture.ScanBackward: the newest assistant record's text anywhere, the last
 // assistant line and the files touched within its last MaxScan bytes,
 // and, when wantTodos, the newest TodoWrite list anywhere that Claude Code
-// did not refuse (its tool_result is_error). A subagent's lines
-// (isSidechain) are skipped. Only lines holding
-// "assistant" (and "is_error", for the refusals) are looked at, and only those a cheap byte test
-// says may matter are parsed. An assistant record over MaxLine where the
+// did not refuse (its tool_result, looked for in the ResultWindow bytes
+// after the call, has is_error). A subagent's lines (isSidechain) are
+// skipped. Only lines holding "assistant" within recordEnds bytes of their
+// start or end are looked at, and only those a cheap byte test says may
+// matter are parsed. An assistant record over MaxLine where the
 // newest one is looked for is an error, never a silent fall back to the
 // message before it.
 func ReadTranscript(path string, wantTodos bool) (capture.Transcript, error) {
 	var tr scan
 	seen := map[string]bool{}
-	keys := [][]byte{assistantKey}
-	if wantTodos {
-		keys = append(keys, isErrorKey)
-	}
-	err := capture.ScanBackward(path, keys, func(l capture.Line) (bool, error) {
+	sc := capture.Scan{Keys: [][]byte{assistantKey}, Ends: recordEnds, Within: -1}
+	err := sc.Backward(path, func(l capture.Line) (bool, error) {
 		near := l.FromEnd <= MaxScan
 		if !near && tr.lastDone && (tr.Todos != nil || !wantTodos) {
 			return true, nil
@@ -132,16 +159,13 @@ func ReadTranscript(path string, wantTodos bool) (capture.Transcript, error) {
 			return false, nil
 		}
 		line := l.Text
-		if wantTodos && tr.Todos == nil && bytes.Contains(line, isErrorKey) {
-			tr.results(line)
-		}
 		if !tr.lastDone {
 			tr.LastText, tr.lastDone = assistantText(line)
 		}
 		if !tr.worth(line, near, wantTodos) {
 			return false, nil
 		}
-		tr.take(line, near, wantTodos, path, seen)
+		tr.take(line, near, wantTodos, path, l.Start+int64(len(line)), seen)
 		return false, nil
 	})
 	return tr.Transcript, err
@@ -150,7 +174,7 @@ func ReadTranscript(path string, wantTodos bool) (capture.Transcript, error) {
 // take reads one assistant record's tool calls and text, newest first: its
 // last text line, its TodoWrite list (unless refused) and the files its
 // edits touched.
-func (tr *scan) take(line []byte, near, wantTodos bool, path string, seen map[string]bool) {
+func (tr *scan) take(line []byte, near, wantTodos bool, path string, end int64, seen map[string]bool) {
 	var rec struct {
 		Message struct {
 			Role    string          `json:"role"`
@@ -169,7 +193,7 @@ func (tr *scan) take(line []byte, near, wantTodos bool, path string, seen map[st
 		switch {
 		case it.Type == "text" && tr.LastLine == "" && near:
 			tr.LastLine = lastLine(it.Text)
-		case it.Type == "tool_use" && it.Name == "TodoWrite" && tr.Todos == nil && wantTodos && !tr.refused[it.ID]:
+		case it.Type == "tool_use" && it.Name == "TodoWrite" && tr.Todos == nil && wantTodos && !refusedAfter(path, end, it.ID):
 			if l, err := TodoWrite(it.Input, path); err == nil {
 				tr.Todos = &l
 			}
@@ -180,6 +204,59 @@ func (tr *scan) take(line []byte, near, wantTodos bool, path string, seen map[st
 			}
 		}
 	}
+}
+
+// ErrSubagentCall is a TodoWrite call a subagent made that Claude Code
+// reported as the session's (no agent_id): its list is the subagent's own.
+// It wraps capture.ErrNoList: the session's list did not change.
+var ErrSubagentCall = fmt.Errorf("a subagent's TodoWrite (isSidechain in the transcript): %w", capture.ErrNoList)
+
+// SubagentCall reports whether the TodoWrite call whose input is input was
+// a subagent's: the newest call of the transcript with that same list is on
+// a subagent's line (isSidechain). Claude Code 1.0.x sends PostToolUse for
+// a subagent's calls with the session's own fields and no agent_id, and
+// writes the subagent's lines into the session's transcript. Only the
+// transcript's last MaxScan bytes are read, where Claude Code has just
+// written the call; a call not found there is the session's.
+func SubagentCall(path string, input []byte) (bool, error) {
+	want, err := TodoWrite(input, "")
+	if err != nil {
+		return false, err
+	}
+	side := false
+	err = capture.Scan{Keys: [][]byte{todoWriteKey}, Within: MaxScan}.Backward(path, func(l capture.Line) (bool, error) {
+		if l.Cut {
+			return false, nil
+		}
+		var rec struct {
+			Message struct {
+				Content json.RawMessage `json:"content"`
+			} `json:"message"`
+		}
+		var items []toolUse
+		if json.Unmarshal(l.Text, &rec) != nil || len(rec.Message.Content) == 0 || rec.Message.Content[0] != '[' ||
+			json.Unmarshal(rec.Message.Content, &items) != nil {
+			return false, nil
+		}
+		for i := len(items) - 1; i >= 0; i-- {
+			if items[i].Type != "tool_use" || items[i].Name != "TodoWrite" {
+				continue
+			}
+			if got, err := TodoWrite(items[i].Input, ""); err == nil && slices.EqualFunc(got.Tasks, want.Tasks, sameTask) {
+				side = sidechain(l.Text)
+				return true, nil
+			}
+		}
+		return false, nil
+	})
+	if errors.Is(err, capture.ErrNoList) {
+		err = nil
+	}
+	return side, err
+}
+
+func sameTask(a, b capture.Task) bool {
+	return a.ID == b.ID && a.Text == b.Text && a.Status == b.Status && a.ActiveForm == b.ActiveForm
 }
 
 // sidechain reports whether a transcript line is a subagent's (Claude Code
