@@ -6,6 +6,7 @@
 #                  exporting LINEAR_API_URL and LINEAR_API_KEY
 #   load1          the 1-minute load average; over1 L: whether L is above 1
 #                  (a shared machine: ratios mean little, print none)
+#   wait_quiet [S] wait up to S seconds (default 120) for the load to fall to 1
 # shellcheck shell=bash
 # shellcheck disable=SC2034 # used by the scripts that source this one
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
