@@ -383,3 +383,20 @@ func TestLauncherCccBin(t *testing.T) {
 		assert.Equal(t, 1, r.code)
 	}
 }
+
+// TestLauncherStartsNothingBeforeTheBinary: on the hooks' path, the
+// launcher finds its directory and reads the plugin's version with the
+// shell alone, so a hook pays for sh and ccc, not for dirname, sed and head
+// each time (issue 24: a PostToolUse hook's CPU as the plugin wires it).
+// PATH holds sh only: any other program it started would fail the run.
+func TestLauncherStartsNothingBeforeTheBinary(t *testing.T) {
+	needTools(t)
+	sh, err := exec.LookPath("sh")
+	require.NoError(t, err)
+	path := t.TempDir()
+	require.NoError(t, os.Symlink(sh, filepath.Join(path, "sh")))
+	mine := filepath.Join(t.TempDir(), "my-ccc")
+	writeExec(t, mine, "#!/bin/sh\necho \"my-ccc $*\"\n")
+	r := launch(t, path, t.TempDir(), closedURL(t), map[string]string{"CCC_BIN": mine}, "hook", "post-tool-use")
+	assert.Equal(t, result{stdout: "my-ccc hook post-tool-use\n"}, r)
+}
