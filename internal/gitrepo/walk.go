@@ -61,8 +61,9 @@ func walk(abs string, start fs.FileInfo, env discoveryEnv) (Found, walked) {
 		}
 	}
 	fi := start // dir's, followed: dir has no symlink left in it
+	from := dir
 	for {
-		f, w, here := walkOne(dir, abs, fi)
+		f, w, here := walkOne(dir, from, abs, fi)
 		if here {
 			return f, w
 		}
@@ -85,7 +86,9 @@ func walk(abs string, start fs.FileInfo, env discoveryEnv) (Found, walked) {
 
 // walkOne looks at one directory of the walk: here false means nothing
 // of git's is in it, go up.
-func walkOne(dir, abs string, dirInfo fs.FileInfo) (f Found, w walked, here bool) {
+//
+// from is where the walk started (abs, resolved).
+func walkOne(dir, from, abs string, dirInfo fs.FileInfo) (f Found, w walked, here bool) {
 	dotGit := filepath.Join(dir, ".git")
 	fi, err := os.Lstat(dotGit)
 	switch {
@@ -118,6 +121,15 @@ func walkOne(dir, abs string, dirInfo fs.FileInfo) (f Found, w walked, here bool
 	f, ok := readGitDir(dir, gitDir, dirInfo, fi)
 	if !ok {
 		return Found{}, askGit, true
+	}
+	if gitDir == dotGit && f.CommonDir == dotGit {
+		// git prints a .git directory relative to where it was asked
+		// (".git", "../.git"), which finish joins to the directory as
+		// asked, symlinks and all; records.Dir compares that with the root
+		// as given, so the walk answers the same.
+		if rel, err := filepath.Rel(from, dotGit); err == nil {
+			f.CommonDir = filepath.Join(abs, rel)
+		}
 	}
 	f.dir = abs
 	return f, walkedFound, true
