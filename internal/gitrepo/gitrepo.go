@@ -4,7 +4,7 @@
 // CLI rather than reimplementing git, so hooks, config and locks behave as
 // they do for the user. The one exception is finding the repository: in the
 // plain shapes (walk.go) it reads .git's few files itself, since that git
-// process was a quarter of every automated checkpoint, and asks git for
+// process was an eighth of a quiet automated checkpoint, and asks git for
 // everything else.
 package gitrepo
 
