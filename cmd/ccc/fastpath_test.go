@@ -251,10 +251,11 @@ func TestQuietCheckpointSyscalls(t *testing.T) {
 // The budgets of TestQuietCheckpointSyscalls (go1.26, Linux; issue 26
 // measured 319 stats and 36 opens, 111 stats once the project root was
 // resolved once per process, 104 and 32 once a backup listed its
-// directory once, 103 once the repository was read from .git's files
-// rather than by a git process); lower them as work goes, never raise
+// directory once; 103–104 once the repository was read from .git's files
+// rather than by a git process, by whether the runs share a second: a
+// record id taken already costs a stat); lower them as work goes, never raise
 // them without saying why.
 const (
-	maxQuietStats = 103
+	maxQuietStats = 104
 	maxQuietOpens = 32
 )
