@@ -66,6 +66,21 @@ func TestWalkAgreesWithGit(t *testing.T) {
 	bare := filepath.Join(parent, "bare.git")
 	git(t, repo, "init", "-q", "--bare", bare)
 
+	bareish := seededRepo(t)
+	git(t, bareish, "config", "core.bare", "true")
+
+	lostGitdir := mk("lost-gitdir")
+	require.NoError(t, os.WriteFile(filepath.Join(lostGitdir, ".git"), []byte("gitdir: "+filepath.Join(parent, "nowhere")+"\n"), 0o644))
+
+	packedWt := filepath.Join(parent, "packed-wt")
+	git(t, packed, "worktree", "add", "-q", "-b", "side", packedWt)
+	git(t, packed, "pack-refs", "--all")
+
+	notMine := seededRepo(t)
+	if os.Geteuid() == 0 { // only root can give it away
+		require.NoError(t, os.Chown(filepath.Join(notMine, ".git"), 4242, 4242))
+	}
+
 	tests := []struct {
 		name string
 		dir  string
@@ -90,7 +105,17 @@ func TestWalkAgreesWithGit(t *testing.T) {
 		{"inside .git", filepath.Join(repo, ".git"), askGit},
 		{"inside .git/refs", filepath.Join(repo, ".git", "refs"), askGit},
 		{"bare repository", bare, askGit},
+		{"core.bare in a work tree", bareish, askGit},
+		{"gitdir file that leads nowhere", lostGitdir, askGit},
+		{"linked worktree, packed refs", packedWt, walkedFound},
 		{"not a repository", mk("plain-dir"), walkedNone},
+	}
+	if os.Geteuid() == 0 {
+		tests = append(tests, struct {
+			name string
+			dir  string
+			want walked
+		}{"another user's .git", notMine, askGit})
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
