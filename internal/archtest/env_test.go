@@ -19,7 +19,8 @@ import (
 var envReaders = map[string]string{
 	"cmd/ccc/factory.go": "the process's one source of the environment: Factory.Getenv = os.Getenv, read once into config.Settings",
 	"internal/gitrepo/gitrepo.go": "git's subprocess environment is append(os.Environ(), LC_ALL=C, …): git must see " +
-		"the user's HOME, PATH and GIT_* as `git commit` would; ccc reads none of it",
+		"the user's HOME, PATH and GIT_* as `git commit` would; discovery reads .git's files itself only when " +
+		"no GIT_* variable that git's discovery reads is there (readDiscoveryEnv), so it finds what git would",
 	"internal/gitrepo/plumbing.go": "the checkpoint branch's git commands get the user's environment less the variables " +
 		"git exports to a hook (GIT_DIR, GIT_INDEX_FILE, …), so a ccc run from a hook works on its own repository; ccc reads none of it",
 	"state/records/dir.go":          "the same for its one git command (the main worktree's common directory)",

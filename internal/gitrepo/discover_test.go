@@ -88,6 +88,9 @@ func TestDiscover(t *testing.T) {
 // moves the HEAD it remembers.
 func TestOpenCached(t *testing.T) {
 	dir := seededRepo(t)
+	// A variable that steers discovery: every Open would ask git, were it
+	// not for the cache (a plain repository is read without git: walk).
+	t.Setenv("GIT_DISCOVERY_ACROSS_FILESYSTEM", "1")
 	ctx := WithCache(context.Background())
 	first, err := Open(ctx, filepath.Join(dir, "dir"))
 	require.NoError(t, err)
@@ -123,6 +126,7 @@ func TestOpenCached(t *testing.T) {
 // git rev-parse again (issue 26).
 func TestNotRepoCached(t *testing.T) {
 	testutil.IsolateGit(t)
+	t.Setenv("GIT_DISCOVERY_ACROSS_FILESYSTEM", "1") // walk asks git: the cache is what answers below
 	dir := t.TempDir()
 	ctx := WithCache(context.Background())
 	_, err := Open(ctx, dir)

@@ -2,7 +2,10 @@
 // reading the branch and HEAD for drift detection, listing changed files, and
 // committing exactly the files a session declared in scope. It execs the git
 // CLI rather than reimplementing git, so hooks, config and locks behave as
-// they do for the user.
+// they do for the user. The one exception is finding the repository: in the
+// plain shapes (walk.go) it reads .git's few files itself, since that git
+// process was an eighth of a quiet automated checkpoint, and asks git for
+// everything else.
 package gitrepo
 
 import (
@@ -204,12 +207,13 @@ type Found struct {
 	dir          string // the directory asked about, absolute
 }
 
-// Discover asks git, once, for everything ccc needs to know about dir's
-// repository: `git rev-parse --show-toplevel --git-common-dir HEAD
-// --abbrev-ref HEAD`. A directory no repository encloses is ErrNotRepo;
-// in a bare repository or inside a .git directory it returns the common
-// directory and no Top. A repository without commits costs two more
-// calls, and Branch and Head ask git then.
+// Discover finds, once, everything ccc needs to know about dir's
+// repository: what `git rev-parse --show-toplevel --git-common-dir HEAD
+// --abbrev-ref HEAD` prints. A plain work tree (walk) is read from its
+// files without git; any other shape asks git that. A directory no
+// repository encloses is ErrNotRepo; in a bare repository or inside a .git
+// directory it returns the common directory and no Top. On a branch
+// without commits Branch and Head ask git.
 func Discover(ctx context.Context, dir string) (Found, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
@@ -246,6 +250,17 @@ func discover(ctx context.Context, abs string) (Found, error) {
 	if !fi.IsDir() {
 		return Found{}, fmt.Errorf("gitrepo: open %s: not a directory", abs)
 	}
+	switch f, w := walk(abs, fi, readDiscoveryEnv()); w {
+	case walkedFound:
+		return f, nil
+	case walkedNone:
+		return Found{}, fmt.Errorf("gitrepo: open %s: %w", abs, ErrNotRepo)
+	}
+	return discoverByGit(ctx, abs)
+}
+
+// discoverByGit is discover by the one rev-parse.
+func discoverByGit(ctx context.Context, abs string) (Found, error) {
 	f := Found{dir: abs}
 	out, err := run(ctx, abs, nil, "rev-parse", "--show-toplevel", "--git-common-dir", "HEAD", "--abbrev-ref", "HEAD")
 	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
@@ -276,6 +291,48 @@ func discover(ctx context.Context, abs string) (Found, error) {
 		return discoverSlowly(ctx, abs)
 	}
 	return f.finish(abs), nil
+}
+
+// discoveryEnv is what of git's environment walk must know: the
+// ceilings, and whether anything else there steers discovery.
+type discoveryEnv struct {
+	ceilings string
+	plain    bool // no variable but the ceilings that git's discovery reads
+}
+
+// discoveryNeutral are GIT_ variables that change nothing rev-parse
+// answers about a work tree: identity, transport, prompts, tracing, and
+// the global and system config files (which cannot set core.worktree,
+// core.bare or extensions; safe.directory matters only for a repository
+// another user owns, which walk leaves to git).
+var discoveryNeutral = map[string]bool{
+	"GIT_CONFIG_GLOBAL": true, "GIT_CONFIG_SYSTEM": true, "GIT_CONFIG_NOSYSTEM": true,
+	"GIT_TERMINAL_PROMPT": true, "GIT_ASKPASS": true, "GIT_EDITOR": true, "GIT_SEQUENCE_EDITOR": true, "GIT_PAGER": true,
+	"GIT_AUTHOR_NAME": true, "GIT_AUTHOR_EMAIL": true, "GIT_AUTHOR_DATE": true,
+	"GIT_COMMITTER_NAME": true, "GIT_COMMITTER_EMAIL": true, "GIT_COMMITTER_DATE": true,
+	"GIT_SSH": true, "GIT_SSH_COMMAND": true, "GIT_SSH_VARIANT": true, "GIT_SSL_CAINFO": true, "GIT_SSL_CAPATH": true,
+	"GIT_SSL_NO_VERIFY": true, "GIT_HTTP_USER_AGENT": true, "GIT_PROXY_COMMAND": true,
+	"GIT_TRACE": true, "GIT_TRACE2": true, "GIT_TRACE2_EVENT": true, "GIT_TRACE2_PERF": true,
+}
+
+// readDiscoveryEnv reads git's environment as the git process would get
+// it (os.Environ, the same list run passes on): any GIT_ variable not
+// known neutral (GIT_DIR, GIT_WORK_TREE, GIT_COMMON_DIR,
+// GIT_DISCOVERY_ACROSS_FILESYSTEM, GIT_CONFIG_PARAMETERS, …), or SUDO_UID
+// for root (git then checks ownership against it), leaves discovery to git.
+func readDiscoveryEnv() discoveryEnv {
+	e := discoveryEnv{plain: true}
+	for _, kv := range os.Environ() {
+		k, v, _ := strings.Cut(kv, "=")
+		switch {
+		case k == "GIT_CEILING_DIRECTORIES":
+			e.ceilings = v
+		case k == "SUDO_UID" && euid() == 0,
+			strings.HasPrefix(k, "GIT_") && !discoveryNeutral[k]:
+			e.plain = false
+		}
+	}
+	return e
 }
 
 // discoverSlowly is discover without HEAD, one question at a time: for an

@@ -18,12 +18,13 @@ import (
 const SubDir = ".ccc/checkpoints"
 
 // Dir is the shared records directory: <main worktree root>/.ccc/checkpoints,
-// found through `git rev-parse --git-common-dir` from root, so that every
+// found through the git common directory (gitrepo.Discover: what
+// `git rev-parse --git-common-dir` prints) from root, so that every
 // worktree of a repository shares it; outside git, root/.ccc/checkpoints.
 // It does not create the directory.
 func Dir(ctx context.Context, root string) (string, error) {
-	// The same git call as every other question about the repository, so
-	// a checkpoint asks git once.
+	// The same discovery as every other question about the repository, so
+	// a checkpoint finds it once (without git in a plain work tree).
 	found, err := gitrepo.Discover(ctx, root)
 	if errors.Is(err, gitrepo.ErrNotRepo) || errors.Is(err, exec.ErrNotFound) {
 		return confined(root, filepath.Join(root, filepath.FromSlash(SubDir)))

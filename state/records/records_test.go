@@ -26,11 +26,16 @@ func TestDir(t *testing.T) {
 	git(t, repo, "worktree", "add", "-q", "-b", "agent-a", wt)
 	require.NoError(t, os.MkdirAll(filepath.Join(repo, "sub"), 0o755))
 	plain := tempDir(t)
+	// A root given through a symlink (--dir, CCC_PROJECT_ROOT): the
+	// records stay there, whether git or gitrepo's walk found the repository.
+	link := filepath.Join(tempDir(t), "link")
+	require.NoError(t, os.Symlink(repo, link))
 
 	for _, tt := range []struct {
 		name, root, want string
 	}{
 		{"outside git", plain, filepath.Join(plain, ".ccc", "checkpoints")},
+		{"root through a symlink", link, filepath.Join(link, ".ccc", "checkpoints")},
 		{"main worktree", repo, filepath.Join(repo, ".ccc", "checkpoints")},
 		{"linked worktree shares the main one's", wt, filepath.Join(repo, ".ccc", "checkpoints")},
 		{"subdirectory as the project root", filepath.Join(repo, "sub"), filepath.Join(repo, ".ccc", "checkpoints")},
