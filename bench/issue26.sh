@@ -52,8 +52,6 @@ unset CCC_PROJECT_ROOT CCC_AGENT
 mkdir -p "$HOME"
 echo '{"query":"query Viewer { viewer { id } }"}' >"$work/doc.json"
 
-load1() { uptime | sed -E 's/.*load averages?: *//' | cut -d, -f1 | tr -d ' '; }
-over1() { awk -v l="$1" 'BEGIN { exit !(l > 1) }'; }
 us() { local t0=$EPOCHREALTIME; "$@" >/dev/null 2>"$work/stderr" || { cat "$work/stderr" >&2; return 1; }; local t1=$EPOCHREALTIME; echo $((${t1/./} - ${t0/./})); }
 median() { sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 ms() { awk -v us="$1" 'BEGIN { printf "%.2f", us / 1000 }'; }
