@@ -22,6 +22,7 @@ import (
 	statuscomment "github.com/ccc-checkpoint/ccc/internal/comment"
 	"github.com/ccc-checkpoint/ccc/sinks"
 	"github.com/ccc-checkpoint/ccc/sinks/github"
+	"github.com/ccc-checkpoint/ccc/sinks/httpapi"
 )
 
 // Defaults for Config.
@@ -65,6 +66,8 @@ type Sink struct {
 	base    *url.URL
 	baseErr error
 
+	api *httpapi.Client
+
 	mu sync.Mutex
 	// user is the id of the token's account, once asked (GET /user).
 	user int64
@@ -83,26 +86,10 @@ func New(cfg Config) *Sink {
 	}
 	cfg.Tuning = cfg.Tuning.WithDefaults(DefaultMaxBody)
 	s := &Sink{cfg: cfg}
-	s.base, s.baseErr = parseBase(cfg.URL)
+	s.base, s.baseErr = httpapi.ParseBase(cfg.URL, "want the instance's http(s) address without credentials or query, e.g. https://gitlab.example.com")
+	s.api = s.client()
 	return s
 }
-
-func parseBase(raw string) (*url.URL, error) {
-	u, err := url.Parse(strings.TrimRight(raw, "/"))
-	if err != nil {
-		return nil, err
-	}
-	if (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.User != nil || u.RawQuery != "" {
-		return nil, &url.Error{Op: "parse", URL: u.Redacted(), Err: errNotBase}
-	}
-	return u, nil
-}
-
-type constError string
-
-func (e constError) Error() string { return string(e) }
-
-const errNotBase = constError("want the instance's http(s) address without credentials or query, e.g. https://gitlab.example.com")
 
 // Name implements sinks.Sink.
 func (s *Sink) Name() string { return "gitlab" }
@@ -166,10 +153,10 @@ func (s *Sink) Upsert(ctx context.Context, d sinks.Delivery) (sinks.Result, erro
 	u := &upsert{run: r, d: d, t: t, ref: d.Prev}
 	u.body = u.tagged(statuscomment.WithMarker(d.Body, github.TaggedMarker(d.Target.Agent, u.placeholder()), d.FullText, s.cfg.MaxBody, s.cfg.ProgressPath))
 	n, action, f := u.do(ctx)
-	res := sinks.Result{Requests: r.requests, Ref: u.ref}
+	res := sinks.Result{Requests: r.Requests, Ref: u.ref}
 	if f != nil {
 		res.Action = sinks.Failed
-		return res, r.error(f)
+		return res, r.Error(f)
 	}
 	res.Action = action
 	res.Ref = sinks.Ref{ID: strconv.FormatInt(n.ID, 10), URL: s.noteURL(t, n.ID), UpdatedAt: n.UpdatedAt}
@@ -198,7 +185,7 @@ func (u *upsert) do(ctx context.Context) (*note, sinks.Action, *failure) {
 		if f == nil {
 			return n, sinks.Updated, nil
 		}
-		if !f.notFound {
+		if !f.NotFound {
 			return nil, "", f
 		}
 	}
@@ -221,7 +208,7 @@ func (u *upsert) do(ctx context.Context) (*note, sinks.Action, *failure) {
 		if f == nil {
 			return n, action, nil
 		}
-		if !f.notFound {
+		if !f.NotFound {
 			return nil, "", f
 		}
 	}
@@ -301,9 +288,9 @@ func (u *upsert) notes() []string {
 
 func (u *upsert) update(ctx context.Context, id int64) (*note, *failure) {
 	var n *note
-	f := u.retry(ctx, func() *failure {
+	f := u.Retry(ctx, func() *failure {
 		var got note
-		if f := u.call(ctx, "update note", http.MethodPut, u.endpoint(nil, append(u.notes(), strconv.FormatInt(id, 10))...), map[string]string{"body": u.body}, &got); f != nil {
+		if f := u.Call(ctx, "update note", http.MethodPut, u.endpoint(nil, append(u.notes(), strconv.FormatInt(id, 10))...), map[string]string{"body": u.body}, &got); f != nil {
 			return f
 		}
 		n = &got
@@ -318,13 +305,13 @@ func (u *upsert) create(ctx context.Context) (*note, sinks.Action, *failure) {
 	ref := sinks.Ref{PendingID: u.s.cfg.NewID()}
 	if u.d.Persist != nil {
 		if err := u.d.Persist(ref); err != nil {
-			return nil, "", &failure{op: "persist", cause: "could not store the pending create", permanent: true, err: err}
+			return nil, "", &failure{Op: "persist", Cause: "could not store the pending create", Fatal: true, Err: err}
 		}
 	}
 	u.ref = ref
 	var n *note
 	landed := false
-	f := u.retry(ctx, func() *failure {
+	f := u.Retry(ctx, func() *failure {
 		if landed {
 			own, f := u.findOwn(ctx, false)
 			if f != nil {
@@ -337,16 +324,16 @@ func (u *upsert) create(ctx context.Context) (*note, sinks.Action, *failure) {
 			landed = false
 		}
 		var got note
-		if f := u.call(ctx, "create note", http.MethodPost, u.endpoint(nil, u.notes()...), map[string]string{"body": u.body}, &got); f != nil {
-			if f.notFound {
-				f.cause = u.t.String() + " not found"
+		if f := u.Call(ctx, "create note", http.MethodPost, u.endpoint(nil, u.notes()...), map[string]string{"body": u.body}, &got); f != nil {
+			if f.NotFound {
+				f.Cause = u.t.String() + " not found"
 			}
-			landed = f.ambiguous
+			landed = f.Ambiguous
 			return f
 		}
 		if got.ID <= 0 {
 			landed = true
-			return &failure{op: "create note", cause: "unexpected answer from GitLab", ambiguous: true}
+			return &failure{Op: "create note", Cause: "unexpected answer from GitLab", Ambiguous: true}
 		}
 		if a := got.author(); a != 0 {
 			u.s.setUser(a)
@@ -372,17 +359,17 @@ func (u *upsert) findOwn(ctx context.Context, retrying bool) (*note, *failure) {
 		q := url.Values{"per_page": {strconv.Itoa(perPage)}, "page": {page}, "sort": {"asc"}, "order_by": {"created_at"}}
 		fetch := func() *failure {
 			batch = nil
-			return u.call(ctx, "list notes", http.MethodGet, u.endpoint(q, u.notes()...), nil, &batch)
+			return u.Call(ctx, "list notes", http.MethodGet, u.endpoint(q, u.notes()...), nil, &batch)
 		}
 		var f *failure
 		if retrying {
-			f = u.retry(ctx, fetch)
+			f = u.Retry(ctx, fetch)
 		} else {
 			f = fetch()
 		}
 		if f != nil {
-			if f.notFound {
-				f.cause, f.notFound = u.t.String()+" not found", false
+			if f.NotFound {
+				f.Cause, f.NotFound = u.t.String()+" not found", false
 			}
 			return nil, f
 		}
@@ -391,7 +378,7 @@ func (u *upsert) findOwn(ctx context.Context, retrying bool) (*note, *failure) {
 				marked = append(marked, n)
 			}
 		}
-		page = strings.TrimSpace(u.header.Get("X-Next-Page"))
+		page = strings.TrimSpace(u.Header.Get("X-Next-Page"))
 	}
 	if len(marked) == 0 {
 		return nil, nil
@@ -420,10 +407,10 @@ func (r *run) whoAmI(ctx context.Context, retrying bool) (int64, *failure) {
 		ID       int64  `json:"id"`
 		Username string `json:"username"`
 	}
-	fetch := func() *failure { return r.call(ctx, "get user", http.MethodGet, r.endpoint(nil, "user"), nil, &me) }
+	fetch := func() *failure { return r.Call(ctx, "get user", http.MethodGet, r.endpoint(nil, "user"), nil, &me) }
 	var f *failure
 	if retrying {
-		f = r.retry(ctx, fetch)
+		f = r.Retry(ctx, fetch)
 	} else {
 		f = fetch()
 	}
@@ -431,7 +418,7 @@ func (r *run) whoAmI(ctx context.Context, retrying bool) (int64, *failure) {
 		return 0, f
 	}
 	if me.ID == 0 {
-		return 0, &failure{op: "get user", cause: "unexpected answer from GitLab", permanent: true}
+		return 0, &failure{Op: "get user", Cause: "unexpected answer from GitLab", Fatal: true}
 	}
 	r.s.setUser(me.ID)
 	return me.ID, nil

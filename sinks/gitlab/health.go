@@ -34,34 +34,34 @@ func (s *Sink) Health(ctx context.Context, target string) (sinks.Health, error) 
 		ID       int64  `json:"id"`
 		Username string `json:"username"`
 	}
-	f := r.retry(ctx, func() *failure { return r.call(ctx, "get user", http.MethodGet, r.endpoint(nil, "user"), nil, &me) })
-	h.RateLimit = rateLimit(r.header)
+	f := r.Retry(ctx, func() *failure { return r.Call(ctx, "get user", http.MethodGet, r.endpoint(nil, "user"), nil, &me) })
+	h.RateLimit = rateLimit(r.Header)
 	if f != nil {
-		h.Requests = r.requests
-		return h, r.error(f)
+		h.Requests = r.Requests
+		return h, r.Error(f)
 	}
 	s.setUser(me.ID)
 	h.Account = me.Username
 	if target == "" {
-		h.Requests = r.requests
+		h.Requests = r.Requests
 		return h, nil
 	}
 	var it struct {
 		Title  string `json:"title"`
 		WebURL string `json:"web_url"`
 	}
-	f = r.retry(ctx, func() *failure {
-		return r.call(ctx, "get "+t.path(), http.MethodGet, r.endpoint(nil, "projects", t.Project, t.path(), strconv.Itoa(t.IID)), nil, &it)
+	f = r.Retry(ctx, func() *failure {
+		return r.Call(ctx, "get "+t.path(), http.MethodGet, r.endpoint(nil, "projects", t.Project, t.path(), strconv.Itoa(t.IID)), nil, &it)
 	})
-	if rl := rateLimit(r.header); rl.Known {
+	if rl := rateLimit(r.Header); rl.Known {
 		h.RateLimit = rl
 	}
-	h.Requests = r.requests
+	h.Requests = r.Requests
 	if f != nil {
-		if f.notFound {
-			f.cause, f.notFound = t.String()+" not found", false
+		if f.NotFound {
+			f.Cause, f.NotFound = t.String()+" not found", false
 		}
-		return h, r.error(f)
+		return h, r.Error(f)
 	}
 	h.Target = fmt.Sprintf("%s %q", t, it.Title)
 	h.TargetURL = it.WebURL

@@ -1,13 +1,9 @@
 package gitlab
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"slices"
@@ -15,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ccc-checkpoint/ccc/sinks"
+	"github.com/ccc-checkpoint/ccc/sinks/httpapi"
 )
 
 // maxAnswer bounds how much of one answer is read: a page of 100 notes of
@@ -28,24 +25,25 @@ const maxAnswer = 128 << 20
 const rateLimitWait = time.Minute
 
 // failure is one classified failed request.
-type failure struct {
-	op    string
-	cause string
-	// permanent failures are not retried.
-	permanent bool
-	// notFound: GitLab answered 404.
-	notFound bool
-	// ambiguous: the request may have been carried out.
-	ambiguous bool
-	// message is GitLab's own message, cut to a report line.
-	message string
-	// wait is the server's hint of when to try again.
-	wait time.Duration
-	err  error
+type failure = httpapi.Failure
+
+// run is one delivery's or health check's requests.
+type run struct {
+	*httpapi.Run
+	s *Sink
 }
 
-func (f *failure) Permanent() bool           { return f.permanent }
-func (f *failure) RetryAfter() time.Duration { return f.wait }
+func (s *Sink) newRun(ctx context.Context) *run { return &run{Run: s.api.NewRun(ctx), s: s} }
+
+// client is how the sink reaches GitLab (New): the token as PRIVATE-TOKEN.
+func (s *Sink) client() *httpapi.Client {
+	return &httpapi.Client{
+		Sink: "gitlab", Service: "GitLab", HTTP: s.cfg.HTTPClient, Version: s.cfg.Version,
+		Authorize: func(req *http.Request) { req.Header.Set("PRIVATE-TOKEN", s.cfg.Token) },
+		Classify:  s.classify, MaxAnswer: maxAnswer, Secrets: []string{s.cfg.Token}, BadBase: "invalid GITLAB_URL",
+		Tuning: s.cfg.Tuning,
+	}
+}
 
 // apiError is GitLab's error document: {"message": "404 Not found"}, a
 // validation's {"message": {"note": ["is too long ..."]}}, or OAuth's
@@ -76,22 +74,6 @@ func (e apiError) text() string {
 	return e.Error
 }
 
-// run is the state of one delivery or health check.
-type run struct {
-	s        *Sink
-	requests int
-	header   http.Header
-	budget   time.Duration
-}
-
-func (s *Sink) newRun(ctx context.Context) *run {
-	r := &run{s: s}
-	if dl, ok := ctx.Deadline(); ok {
-		r.budget = dl.Sub(s.cfg.Now())
-	}
-	return r
-}
-
 // endpoint is the API address of path below the instance's /api/v4, each
 // element one segment: a project path's slashes are encoded (%2F), as
 // GitLab wants a project named by its path.
@@ -108,100 +90,44 @@ func (r *run) endpoint(query url.Values, path ...string) string {
 	return b.String()
 }
 
-// call sends one request and decodes a 2xx answer into out (when not nil).
-func (r *run) call(ctx context.Context, op, method, target string, in, out any) *failure {
-	r.header = nil
-	var body io.Reader
-	if in != nil {
-		b, err := json.Marshal(in)
-		if err != nil {
-			return &failure{op: op, cause: "could not encode the request", permanent: true, err: err}
-		}
-		body = bytes.NewReader(b)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, target, body)
-	if err != nil {
-		return &failure{op: op, cause: "invalid GITLAB_URL", permanent: true, err: err}
-	}
-	req.Header.Set("Accept", "application/json")
-	req.Header.Set("User-Agent", "ccc/"+r.s.cfg.Version)
-	req.Header.Set("PRIVATE-TOKEN", r.s.cfg.Token)
-	if in != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	r.requests++
-	resp, err := r.s.cfg.HTTPClient.Do(req)
-	if err != nil {
-		return r.transport(ctx, op, err)
-	}
-	defer resp.Body.Close()
-	r.header = resp.Header
-	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswer))
-	if err != nil {
-		f := r.transport(ctx, op, err)
-		f.ambiguous = true
-		return f
-	}
-	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
-		if out == nil || resp.StatusCode == http.StatusNoContent {
-			return nil
-		}
-		if err := json.Unmarshal(raw, out); err != nil {
-			return &failure{op: op, cause: "unexpected answer from GitLab", ambiguous: true, err: err}
-		}
-		return nil
-	}
-	return r.classify(op, resp.StatusCode, resp.Header, raw)
-}
-
-func (r *run) transport(ctx context.Context, op string, err error) *failure {
-	if ctx.Err() != nil {
-		return r.ctxFailure(ctx, op)
-	}
-	f := &failure{op: op, cause: "network error: " + sinks.NetCause(err), err: err}
-	var oerr *net.OpError
-	f.ambiguous = !(errors.As(err, &oerr) && oerr.Op == "dial")
-	return f
-}
-
 // classify reads a failed answer as GitLab documents it: 429 with
 // Retry-After and RateLimit-Reset (epoch seconds), or neither; 401 bad
 // token; 403 no permission; 404 no such project, issue or note (or no
 // permission to see it); 400 and 422 refused; 5xx transient.
-func (r *run) classify(op string, status int, h http.Header, raw []byte) *failure {
-	f := &failure{op: op}
+func (s *Sink) classify(status int, h http.Header, raw []byte) *failure {
+	f := &failure{}
 	var ae apiError
 	if json.Unmarshal(raw, &ae) == nil {
-		f.message = sinks.Short(ae.text())
+		f.Message = sinks.Short(ae.text())
 	}
-	now := r.s.cfg.Now()
+	now := s.cfg.Now()
 	switch {
 	case status == http.StatusTooManyRequests:
-		f.wait = max(sinks.RetryAfterHeader(h, now), resetWait(h, now))
-		if f.wait == 0 {
-			f.wait = rateLimitWait
+		f.Wait = max(sinks.RetryAfterHeader(h, now), resetWait(h, now))
+		if f.Wait == 0 {
+			f.Wait = rateLimitWait
 		}
-		f.cause = "rate limited, retry after " + sinks.HumanDuration(f.wait, time.Second)
+		f.Cause = "rate limited, retry after " + sinks.HumanDuration(f.Wait, time.Second)
 		return f
 	case status == http.StatusUnauthorized:
-		f.cause, f.permanent = "authentication failed: check GITLAB_TOKEN", true
+		f.Cause, f.Fatal = "authentication failed: check GITLAB_TOKEN", true
 		return f
 	case status == http.StatusForbidden:
-		f.cause, f.permanent = "permission denied", true
+		f.Cause, f.Fatal = "permission denied", true
 	case status == http.StatusNotFound:
-		f.cause, f.notFound, f.permanent = "not found", true, true
+		f.Cause, f.NotFound, f.Fatal = "not found", true, true
 		return f
 	case status == http.StatusBadRequest || status == http.StatusUnprocessableEntity || status == http.StatusRequestEntityTooLarge:
-		f.cause, f.permanent = "rejected by GitLab", true
+		f.Cause, f.Fatal = "rejected by GitLab", true
 	case status >= 500:
-		f.wait = sinks.RetryAfterHeader(h, now)
-		f.cause, f.ambiguous = fmt.Sprintf("HTTP %d", status), true
+		f.Wait = sinks.RetryAfterHeader(h, now)
+		f.Cause, f.Ambiguous = fmt.Sprintf("HTTP %d", status), true
 		return f
 	default:
-		f.cause, f.permanent = fmt.Sprintf("HTTP %d", status), true
+		f.Cause, f.Fatal = fmt.Sprintf("HTTP %d", status), true
 	}
-	if f.message != "" {
-		f.cause += ": " + f.message
+	if f.Message != "" {
+		f.Cause += ": " + f.Message
 	}
 	return f
 }
@@ -220,20 +146,4 @@ func resetWait(h http.Header, now time.Time) time.Duration {
 // -Remaining, -Reset); Known false without them.
 func rateLimit(h http.Header) sinks.RateLimit {
 	return sinks.RateLimitHeaders(h, "RateLimit-", time.Second)
-}
-
-func (r *run) ctxFailure(ctx context.Context, op string) *failure {
-	return &failure{op: op, permanent: true, err: ctx.Err(), cause: sinks.ContextCause(ctx, r.budget)}
-}
-
-func (r *run) retry(ctx context.Context, attempt func() *failure) *failure {
-	return sinks.Retry(ctx, r.s.cfg.Policy(), attempt, func(last *failure) *failure { return r.ctxFailure(ctx, last.op) })
-}
-
-// error turns a failure into the sink's error, keeping the credentials out
-// of its text.
-func (r *run) error(f *failure) error {
-	e := sinks.NewError("gitlab", f.op, f.cause, f.permanent, f.err, r.s.cfg.Token)
-	e.RetryAfter = f.wait
-	return e
 }

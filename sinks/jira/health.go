@@ -35,18 +35,18 @@ func (s *Sink) Health(ctx context.Context, target string) (sinks.Health, error) 
 		DisplayName  string `json:"displayName"`
 		EmailAddress string `json:"emailAddress"`
 	}
-	f := r.retry(ctx, func() *failure {
-		return r.call(ctx, "get myself", http.MethodGet, r.endpoint(nil, "rest", "api", "3", "myself"), nil, &me)
+	f := r.Retry(ctx, func() *failure {
+		return r.Call(ctx, "get myself", http.MethodGet, r.endpoint(nil, "rest", "api", "3", "myself"), nil, &me)
 	})
-	h.RateLimit = rateLimit(r.header)
+	h.RateLimit = rateLimit(r.Header)
 	if f != nil {
-		h.Requests = r.requests
-		return h, r.error(f)
+		h.Requests = r.Requests
+		return h, r.Error(f)
 	}
 	s.setAccount(me.AccountID)
 	h.Account = me.DisplayName
 	if key == "" {
-		h.Requests = r.requests
+		h.Requests = r.Requests
 		return h, nil
 	}
 	var is struct {
@@ -55,18 +55,18 @@ func (s *Sink) Health(ctx context.Context, target string) (sinks.Health, error) 
 			Summary string `json:"summary"`
 		} `json:"fields"`
 	}
-	f = r.retry(ctx, func() *failure {
-		return r.call(ctx, "get issue", http.MethodGet, r.endpoint(map[string][]string{"fields": {"summary"}}, "rest", "api", "3", "issue", key), nil, &is)
+	f = r.Retry(ctx, func() *failure {
+		return r.Call(ctx, "get issue", http.MethodGet, r.endpoint(map[string][]string{"fields": {"summary"}}, "rest", "api", "3", "issue", key), nil, &is)
 	})
-	if rl := rateLimit(r.header); rl.Known {
+	if rl := rateLimit(r.Header); rl.Known {
 		h.RateLimit = rl
 	}
-	h.Requests = r.requests
+	h.Requests = r.Requests
 	if f != nil {
-		if f.notFound {
-			f.cause, f.notFound = key+" not found (or not visible to "+s.cfg.credentialName()+")", false
+		if f.NotFound {
+			f.Cause, f.NotFound = key+" not found (or not visible to "+s.cfg.credentialName()+")", false
 		}
-		return h, r.error(f)
+		return h, r.Error(f)
 	}
 	h.Target = fmt.Sprintf("%s %q", is.Key, is.Fields.Summary)
 	h.TargetURL = s.base.JoinPath("browse", is.Key).String()

@@ -22,6 +22,7 @@ import (
 	"github.com/ccc-checkpoint/ccc/config"
 	statuscomment "github.com/ccc-checkpoint/ccc/internal/comment"
 	"github.com/ccc-checkpoint/ccc/sinks"
+	"github.com/ccc-checkpoint/ccc/sinks/httpapi"
 )
 
 // DefaultMaxBody is the longest status body sent, in characters of
@@ -99,6 +100,8 @@ type Sink struct {
 	base    *url.URL
 	baseErr error
 
+	api *httpapi.Client
+
 	mu sync.Mutex
 	// account is the accountId the credentials write as, once asked.
 	account string
@@ -114,26 +117,10 @@ func New(cfg Config) *Sink {
 	}
 	cfg.Tuning = cfg.Tuning.WithDefaults(DefaultMaxBody)
 	s := &Sink{cfg: cfg}
-	s.base, s.baseErr = parseBase(cfg.BaseURL)
+	s.base, s.baseErr = httpapi.ParseBase(cfg.BaseURL, "want the site's http(s) address without credentials or query, e.g. https://acme.atlassian.net")
+	s.api = s.client()
 	return s
 }
-
-func parseBase(raw string) (*url.URL, error) {
-	u, err := url.Parse(strings.TrimRight(raw, "/"))
-	if err != nil {
-		return nil, err
-	}
-	if (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.User != nil || u.RawQuery != "" {
-		return nil, &url.Error{Op: "parse", URL: u.Redacted(), Err: errNotBase}
-	}
-	return u, nil
-}
-
-type constError string
-
-func (e constError) Error() string { return string(e) }
-
-const errNotBase = constError("want the site's http(s) address without credentials or query, e.g. https://acme.atlassian.net")
 
 // Name implements sinks.Sink.
 func (s *Sink) Name() string { return "jira" }
@@ -211,10 +198,10 @@ func (s *Sink) Upsert(ctx context.Context, d sinks.Delivery) (sinks.Result, erro
 	u := &upsert{run: r, d: d, key: key, ref: d.Prev}
 	u.build()
 	c, action, f := u.do(ctx)
-	res := sinks.Result{Requests: r.requests, Ref: u.ref}
+	res := sinks.Result{Requests: r.Requests, Ref: u.ref}
 	if f != nil {
 		res.Action = sinks.Failed
-		return res, r.error(f)
+		return res, r.Error(f)
 	}
 	res.Action = action
 	res.Ref = sinks.Ref{ID: c.ID, URL: s.commentURL(key, c.ID)}
@@ -289,7 +276,7 @@ func (u *upsert) do(ctx context.Context) (*comment, sinks.Action, *failure) {
 		if f == nil {
 			return c, sinks.Updated, nil
 		}
-		if !f.notFound {
+		if !f.NotFound {
 			return nil, "", f
 		}
 	}
@@ -312,7 +299,7 @@ func (u *upsert) do(ctx context.Context) (*comment, sinks.Action, *failure) {
 		if f == nil {
 			return c, action, nil
 		}
-		if !f.notFound {
+		if !f.NotFound {
 			return nil, "", f
 		}
 	}
@@ -341,10 +328,10 @@ func (u *upsert) request() request {
 
 func (u *upsert) update(ctx context.Context, id string) (*comment, *failure) {
 	var c *comment
-	f := u.retry(ctx, func() *failure {
+	f := u.Retry(ctx, func() *failure {
 		var got comment
 		target := u.endpoint(url.Values{"notifyUsers": {"false"}}, "rest", "api", "3", "issue", u.key, "comment", id)
-		if f := u.call(ctx, "update comment", http.MethodPut, target, u.request(), &got); f != nil {
+		if f := u.Call(ctx, "update comment", http.MethodPut, target, u.request(), &got); f != nil {
 			return f
 		}
 		c = &got
@@ -359,13 +346,13 @@ func (u *upsert) create(ctx context.Context) (*comment, sinks.Action, *failure) 
 	ref := sinks.Ref{PendingID: u.s.cfg.NewID()}
 	if u.d.Persist != nil {
 		if err := u.d.Persist(ref); err != nil {
-			return nil, "", &failure{op: "persist", cause: "could not store the pending create", permanent: true, err: err}
+			return nil, "", &failure{Op: "persist", Cause: "could not store the pending create", Fatal: true, Err: err}
 		}
 	}
 	u.ref = ref
 	var c *comment
 	landed := false
-	f := u.retry(ctx, func() *failure {
+	f := u.Retry(ctx, func() *failure {
 		if landed {
 			own, f := u.findOwn(ctx, false)
 			if f != nil {
@@ -379,16 +366,16 @@ func (u *upsert) create(ctx context.Context) (*comment, sinks.Action, *failure) 
 		}
 		var got comment
 		target := u.endpoint(nil, "rest", "api", "3", "issue", u.key, "comment")
-		if f := u.call(ctx, "create comment", http.MethodPost, target, u.request(), &got); f != nil {
-			if f.notFound {
-				f.cause = u.key + " not found (or not visible to " + u.s.cfg.credentialName() + ")"
+		if f := u.Call(ctx, "create comment", http.MethodPost, target, u.request(), &got); f != nil {
+			if f.NotFound {
+				f.Cause = u.key + " not found (or not visible to " + u.s.cfg.credentialName() + ")"
 			}
-			landed = f.ambiguous
+			landed = f.Ambiguous
 			return f
 		}
 		if got.ID == "" {
 			landed = true
-			return &failure{op: "create comment", cause: "unexpected answer from Jira", ambiguous: true}
+			return &failure{Op: "create comment", Cause: "unexpected answer from Jira", Ambiguous: true}
 		}
 		if a := got.author(); a != "" {
 			u.s.setAccount(a)
@@ -412,18 +399,18 @@ func (u *upsert) findOwn(ctx context.Context, retrying bool) (*comment, *failure
 		fetch := func() *failure {
 			p = page{}
 			q := url.Values{"startAt": {strconv.Itoa(start)}, "maxResults": {strconv.Itoa(perPage)}, "orderBy": {"created"}}
-			return u.call(ctx, "list comments", http.MethodGet, u.endpoint(q, "rest", "api", "3", "issue", u.key, "comment"), nil, &p)
+			return u.Call(ctx, "list comments", http.MethodGet, u.endpoint(q, "rest", "api", "3", "issue", u.key, "comment"), nil, &p)
 		}
 		var f *failure
 		if retrying {
-			f = u.retry(ctx, fetch)
+			f = u.Retry(ctx, fetch)
 		} else {
 			f = fetch()
 		}
 		if f != nil {
-			if f.notFound {
-				f.cause = u.key + " not found (or not visible to " + u.s.cfg.credentialName() + ")"
-				f.notFound = false
+			if f.NotFound {
+				f.Cause = u.key + " not found (or not visible to " + u.s.cfg.credentialName() + ")"
+				f.NotFound = false
 			}
 			return nil, f
 		}
@@ -465,11 +452,11 @@ func (r *run) whoAmI(ctx context.Context, retrying bool) (string, *failure) {
 		DisplayName string `json:"displayName"`
 	}
 	fetch := func() *failure {
-		return r.call(ctx, "get myself", http.MethodGet, r.endpoint(nil, "rest", "api", "3", "myself"), nil, &me)
+		return r.Call(ctx, "get myself", http.MethodGet, r.endpoint(nil, "rest", "api", "3", "myself"), nil, &me)
 	}
 	var f *failure
 	if retrying {
-		f = r.retry(ctx, fetch)
+		f = r.Retry(ctx, fetch)
 	} else {
 		f = fetch()
 	}
@@ -477,7 +464,7 @@ func (r *run) whoAmI(ctx context.Context, retrying bool) (string, *failure) {
 		return "", f
 	}
 	if me.AccountID == "" {
-		return "", &failure{op: "get myself", cause: "unexpected answer from Jira", permanent: true}
+		return "", &failure{Op: "get myself", Cause: "unexpected answer from Jira", Fatal: true}
 	}
 	r.s.setAccount(me.AccountID)
 	return me.AccountID, nil

@@ -1,13 +1,9 @@
 package jira
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -15,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ccc-checkpoint/ccc/sinks"
+	"github.com/ccc-checkpoint/ccc/sinks/httpapi"
 )
 
 // maxAnswer bounds how much of one answer is read: a page of 100 comments
@@ -26,24 +23,24 @@ const maxAnswer = 64 << 20
 const rateLimitWait = 30 * time.Second
 
 // failure is one classified failed request.
-type failure struct {
-	op    string
-	cause string
-	// permanent failures are not retried.
-	permanent bool
-	// notFound: Jira answered 404.
-	notFound bool
-	// ambiguous: the request may have been carried out.
-	ambiguous bool
-	// message is Jira's own message, cut to a report line.
-	message string
-	// wait is the server's hint of when to try again.
-	wait time.Duration
-	err  error
+type failure = httpapi.Failure
+
+// run is one delivery's or health check's requests.
+type run struct {
+	*httpapi.Run
+	s *Sink
 }
 
-func (f *failure) Permanent() bool           { return f.permanent }
-func (f *failure) RetryAfter() time.Duration { return f.wait }
+func (s *Sink) newRun(ctx context.Context) *run { return &run{Run: s.api.NewRun(ctx), s: s} }
+
+// client is how the sink reaches Jira (New).
+func (s *Sink) client() *httpapi.Client {
+	return &httpapi.Client{
+		Sink: "jira", Service: "Jira", HTTP: s.cfg.HTTPClient, Version: s.cfg.Version,
+		Authorize: s.cfg.authorize, Classify: s.classify, MaxAnswer: maxAnswer,
+		Secrets: []string{s.cfg.APIToken, s.cfg.BearerToken}, BadBase: "invalid JIRA_BASE_URL", Tuning: s.cfg.Tuning,
+	}
+}
 
 // apiError is Jira's error document: {"errorMessages": [...], "errors":
 // {"field": "message"}}.
@@ -60,22 +57,6 @@ func (e apiError) text() string {
 	return strings.Join(msgs, "; ")
 }
 
-// run is the state of one delivery or health check.
-type run struct {
-	s        *Sink
-	requests int
-	header   http.Header
-	budget   time.Duration
-}
-
-func (s *Sink) newRun(ctx context.Context) *run {
-	r := &run{s: s}
-	if dl, ok := ctx.Deadline(); ok {
-		r.budget = dl.Sub(s.cfg.Now())
-	}
-	return r
-}
-
 // endpoint is the address of path below the site's base.
 func (r *run) endpoint(query url.Values, path ...string) string {
 	u := r.s.base.JoinPath(path...)
@@ -85,105 +66,49 @@ func (r *run) endpoint(query url.Values, path ...string) string {
 	return u.String()
 }
 
-// call sends one request and decodes a 2xx answer into out (when not nil).
-func (r *run) call(ctx context.Context, op, method, target string, in, out any) *failure {
-	r.header = nil
-	var body io.Reader
-	if in != nil {
-		b, err := json.Marshal(in)
-		if err != nil {
-			return &failure{op: op, cause: "could not encode the request", permanent: true, err: err}
-		}
-		body = bytes.NewReader(b)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, target, body)
-	if err != nil {
-		return &failure{op: op, cause: "invalid JIRA_BASE_URL", permanent: true, err: err}
-	}
-	req.Header.Set("Accept", "application/json")
-	req.Header.Set("User-Agent", "ccc/"+r.s.cfg.Version)
-	r.s.cfg.authorize(req)
-	if in != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	r.requests++
-	resp, err := r.s.cfg.HTTPClient.Do(req)
-	if err != nil {
-		return r.transport(ctx, op, err)
-	}
-	defer resp.Body.Close()
-	r.header = resp.Header
-	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswer))
-	if err != nil {
-		f := r.transport(ctx, op, err)
-		f.ambiguous = true
-		return f
-	}
-	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
-		if out == nil || resp.StatusCode == http.StatusNoContent {
-			return nil
-		}
-		if err := json.Unmarshal(raw, out); err != nil {
-			return &failure{op: op, cause: "unexpected answer from Jira", ambiguous: true, err: err}
-		}
-		return nil
-	}
-	return r.classify(op, resp.StatusCode, resp.Header, raw)
-}
-
-func (r *run) transport(ctx context.Context, op string, err error) *failure {
-	if ctx.Err() != nil {
-		return r.ctxFailure(ctx, op)
-	}
-	f := &failure{op: op, cause: "network error: " + sinks.NetCause(err), err: err}
-	var oerr *net.OpError
-	f.ambiguous = !(errors.As(err, &oerr) && oerr.Op == "dial")
-	return f
-}
-
 // classify reads a failed answer as Atlassian documents it: 429 with
 // Retry-After (seconds) and X-RateLimit-Reset (an ISO 8601 time), the
 // limit named by RateLimit-Reason; 401 bad credentials; 403 no permission;
 // 404 no such issue or comment (or no permission to see it); 5xx
 // transient, sometimes with a Retry-After.
-func (r *run) classify(op string, status int, h http.Header, raw []byte) *failure {
-	f := &failure{op: op}
+func (s *Sink) classify(status int, h http.Header, raw []byte) *failure {
+	f := &failure{}
 	var ae apiError
 	if json.Unmarshal(raw, &ae) == nil {
-		f.message = sinks.Short(ae.text())
+		f.Message = sinks.Short(ae.text())
 	}
-	now := r.s.cfg.Now()
+	now := s.cfg.Now()
 	switch {
 	case status == http.StatusTooManyRequests:
-		f.wait = max(sinks.RetryAfterHeader(h, now), resetWait(h, now))
-		if f.wait == 0 {
-			f.wait = rateLimitWait
+		f.Wait = max(sinks.RetryAfterHeader(h, now), resetWait(h, now))
+		if f.Wait == 0 {
+			f.Wait = rateLimitWait
 		}
-		f.cause = "rate limited"
+		f.Cause = "rate limited"
 		if reason := h.Get("RateLimit-Reason"); reason != "" {
-			f.cause += " (" + sinks.Short(reason) + ")"
+			f.Cause += " (" + sinks.Short(reason) + ")"
 		}
-		f.cause += ", retry after " + sinks.HumanDuration(f.wait, time.Second)
+		f.Cause += ", retry after " + sinks.HumanDuration(f.Wait, time.Second)
 		return f
 	case status == http.StatusUnauthorized:
-		f.cause, f.permanent = "authentication failed: check "+r.s.cfg.credentialName(), true
+		f.Cause, f.Fatal = "authentication failed: check "+s.cfg.credentialName(), true
 		return f
 	case status == http.StatusForbidden:
-		f.cause, f.permanent = "permission denied", true
+		f.Cause, f.Fatal = "permission denied", true
 	case status == http.StatusNotFound:
-		f.cause, f.notFound, f.permanent = "not found", true, true
+		f.Cause, f.NotFound, f.Fatal = "not found", true, true
 		return f
 	case status == http.StatusBadRequest || status == http.StatusRequestEntityTooLarge:
-		f.cause, f.permanent = "rejected by Jira", true
+		f.Cause, f.Fatal = "rejected by Jira", true
 	case status >= 500:
-		f.wait = sinks.RetryAfterHeader(h, now)
-		f.cause, f.ambiguous = fmt.Sprintf("HTTP %d", status), true
+		f.Wait = sinks.RetryAfterHeader(h, now)
+		f.Cause, f.Ambiguous = fmt.Sprintf("HTTP %d", status), true
 		return f
 	default:
-		f.cause, f.permanent = fmt.Sprintf("HTTP %d", status), true
+		f.Cause, f.Fatal = fmt.Sprintf("HTTP %d", status), true
 	}
-	if f.message != "" {
-		f.cause += ": " + f.message
+	if f.Message != "" {
+		f.Cause += ": " + f.Message
 	}
 	return f
 }
@@ -217,20 +142,4 @@ func rateLimit(h http.Header) sinks.RateLimit {
 		return sinks.RateLimit{}
 	}
 	return sinks.RateLimit{Known: true, Limit: limit, Remaining: remaining, Reset: resetTime(h)}
-}
-
-func (r *run) ctxFailure(ctx context.Context, op string) *failure {
-	return &failure{op: op, permanent: true, err: ctx.Err(), cause: sinks.ContextCause(ctx, r.budget)}
-}
-
-func (r *run) retry(ctx context.Context, attempt func() *failure) *failure {
-	return sinks.Retry(ctx, r.s.cfg.Policy(), attempt, func(last *failure) *failure { return r.ctxFailure(ctx, last.op) })
-}
-
-// error turns a failure into the sink's error, keeping the credentials out
-// of its text.
-func (r *run) error(f *failure) error {
-	e := sinks.NewError("jira", f.op, f.cause, f.permanent, f.err, r.s.cfg.APIToken, r.s.cfg.BearerToken)
-	e.RetryAfter = f.wait
-	return e
 }
