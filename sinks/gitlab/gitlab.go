@@ -150,10 +150,10 @@ func (s *Sink) Upsert(ctx context.Context, d sinks.Delivery) (sinks.Result, erro
 		return fail("invalid GITLAB_URL", s.baseErr)
 	}
 	r := s.newRun(ctx)
-	u := &upsert{run: r, d: d, t: t, ref: d.Prev}
+	u := &upsert{run: r, d: d, t: t}
 	u.body = u.tagged(statuscomment.WithMarker(d.Body, github.TaggedMarker(d.Target.Agent, u.placeholder()), d.FullText, s.cfg.MaxBody, s.cfg.ProgressPath))
-	n, action, f := u.do(ctx)
-	res := sinks.Result{Requests: r.Requests, Ref: u.ref}
+	n, action, ref, f := httpapi.Upsert[*note](ctx, r.Run, u, d, s.cfg.NewID)
+	res := sinks.Result{Requests: r.Requests, Ref: ref}
 	if f != nil {
 		res.Action = sinks.Failed
 		return res, r.Error(f)
@@ -176,68 +176,33 @@ type upsert struct {
 	d    sinks.Delivery
 	t    Target
 	body string
-	ref  sinks.Ref
 }
 
-func (u *upsert) do(ctx context.Context) (*note, sinks.Action, *failure) {
-	if id, ok := u.storedID(); ok {
-		n, f := u.update(ctx, id)
-		if f == nil {
-			return n, sinks.Updated, nil
-		}
-		if !f.NotFound {
-			return nil, "", f
-		}
-	}
-	own, f := u.findOwn(ctx, true)
-	if f != nil {
-		return nil, "", f
-	}
-	if own != nil {
-		action := sinks.Updated
-		if u.d.Prev.ID == "" && u.d.Prev.PendingID != "" {
-			action = sinks.Created
-		}
-		if own.Body == u.body {
-			if action != sinks.Created {
-				action = sinks.Unchanged
-			}
-			return own, action, nil
-		}
-		n, f := u.update(ctx, own.ID)
-		if f == nil {
-			return n, action, nil
-		}
-		if !f.NotFound {
-			return nil, "", f
-		}
-	}
-	return u.create(ctx)
-}
-
-// storedID is d.Prev.ID when it can name a note of this target: not an
+// Stored is d.Prev.ID when it can name a note of this target: not an
 // Unverified one, and not one whose address names another target.
-func (u *upsert) storedID() (int64, bool) {
+func (u *upsert) Stored() (string, bool) {
 	if u.d.Unverified {
-		return 0, false
+		return "", false
 	}
-	id, err := strconv.ParseInt(u.d.Prev.ID, 10, 64)
-	if err != nil || id <= 0 {
-		return 0, false
+	if id, err := strconv.ParseInt(u.d.Prev.ID, 10, 64); err != nil || id <= 0 {
+		return "", false
 	}
 	if u.d.Prev.URL != "" {
 		prev, err := url.Parse(u.d.Prev.URL)
 		if err != nil {
-			return 0, false
+			return "", false
 		}
 		prev.Fragment = ""
 		t, err := ParseTarget(prev.String())
 		if err != nil || t != u.t {
-			return 0, false
+			return "", false
 		}
 	}
-	return id, true
+	return u.d.Prev.ID, true
 }
+
+func (u *upsert) ID(n *note) string  { return strconv.FormatInt(n.ID, 10) }
+func (u *upsert) Holds(n *note) bool { return n.Body == u.body }
 
 // tag binds a marker to the text above it, the target and the agent, with
 // the user's key; "" without a Tag.
@@ -286,11 +251,12 @@ func (u *upsert) notes() []string {
 	return []string{"projects", u.t.Project, u.t.path(), strconv.Itoa(u.t.IID), "notes"}
 }
 
-func (u *upsert) update(ctx context.Context, id int64) (*note, *failure) {
+// Update writes the body on note id.
+func (u *upsert) Update(ctx context.Context, id string) (*note, *failure) {
 	var n *note
 	f := u.Retry(ctx, func() *failure {
 		var got note
-		if f := u.Call(ctx, "update note", http.MethodPut, u.endpoint(nil, append(u.notes(), strconv.FormatInt(id, 10))...), map[string]string{"body": u.body}, &got); f != nil {
+		if f := u.Call(ctx, "update note", http.MethodPut, u.endpoint(nil, append(u.notes(), id)...), map[string]string{"body": u.body}, &got); f != nil {
 			return f
 		}
 		n = &got
@@ -299,59 +265,29 @@ func (u *upsert) update(ctx context.Context, id int64) (*note, *failure) {
 	return n, f
 }
 
-// create posts the agent's note; a create that may have landed is followed
-// by a marker search, not by a second create.
-func (u *upsert) create(ctx context.Context) (*note, sinks.Action, *failure) {
-	ref := sinks.Ref{PendingID: u.s.cfg.NewID()}
-	if u.d.Persist != nil {
-		if err := u.d.Persist(ref); err != nil {
-			return nil, "", &failure{Op: "persist", Cause: "could not store the pending create", Fatal: true, Err: err}
+// Post creates the agent's note, once.
+func (u *upsert) Post(ctx context.Context) (*note, *failure) {
+	var got note
+	if f := u.Call(ctx, "create note", http.MethodPost, u.endpoint(nil, u.notes()...), map[string]string{"body": u.body}, &got); f != nil {
+		if f.NotFound {
+			f.Cause = u.t.String() + " not found"
 		}
+		return nil, f
 	}
-	u.ref = ref
-	var n *note
-	landed := false
-	f := u.Retry(ctx, func() *failure {
-		if landed {
-			own, f := u.findOwn(ctx, false)
-			if f != nil {
-				return f
-			}
-			if own != nil {
-				n = own
-				return nil
-			}
-			landed = false
-		}
-		var got note
-		if f := u.Call(ctx, "create note", http.MethodPost, u.endpoint(nil, u.notes()...), map[string]string{"body": u.body}, &got); f != nil {
-			if f.NotFound {
-				f.Cause = u.t.String() + " not found"
-			}
-			landed = f.Ambiguous
-			return f
-		}
-		if got.ID <= 0 {
-			landed = true
-			return &failure{Op: "create note", Cause: "unexpected answer from GitLab", Ambiguous: true}
-		}
-		if a := got.author(); a != 0 {
-			u.s.setUser(a)
-		}
-		n = &got
-		return nil
-	})
-	if f != nil {
-		return nil, "", f
+	if got.ID <= 0 {
+		return nil, &failure{Op: "create note", Cause: "unexpected answer from GitLab", Ambiguous: true}
 	}
-	return n, sinks.Created, nil
+	if a := got.author(); a != 0 {
+		u.s.setUser(a)
+	}
+	return &got, nil
 }
 
-// findOwn returns the newest note on the target whose last line is the
+// FindOwn returns the newest note on the target whose last line is the
 // agent's marker and whose author is the token's account, nil when there is
 // none. It reads every page (X-Next-Page), oldest first; system notes are
 // GitLab's own and never ccc's.
-func (u *upsert) findOwn(ctx context.Context, retrying bool) (*note, *failure) {
+func (u *upsert) FindOwn(ctx context.Context, retrying bool) (*note, *failure) {
 	var marked []note
 	page := "1"
 	for pages := 0; page != "" && pages < maxPages; pages++ {

@@ -195,10 +195,10 @@ func (s *Sink) Upsert(ctx context.Context, d sinks.Delivery) (sinks.Result, erro
 		return fail("invalid JIRA_BASE_URL", s.baseErr)
 	}
 	r := s.newRun(ctx)
-	u := &upsert{run: r, d: d, key: key, ref: d.Prev}
+	u := &upsert{run: r, d: d, key: key}
 	u.build()
-	c, action, f := u.do(ctx)
-	res := sinks.Result{Requests: r.Requests, Ref: u.ref}
+	c, action, ref, f := httpapi.Upsert[*comment](ctx, r.Run, u, d, s.cfg.NewID)
+	res := sinks.Result{Requests: r.Requests, Ref: ref}
 	if f != nil {
 		res.Action = sinks.Failed
 		return res, r.Error(f)
@@ -223,9 +223,8 @@ type upsert struct {
 	*run
 	d   sinks.Delivery
 	key string
-	// body is the document sent; text its Markdown.
+	// body is the document sent.
 	body Doc
-	ref  sinks.Ref
 }
 
 // build converts the delivery's Markdown, cut to MaxBody with the marker
@@ -270,46 +269,10 @@ func (u *upsert) owns(c *comment) bool {
 	return subtle.ConstantTimeCompare([]byte(tag), []byte(u.tag(content))) == 1
 }
 
-func (u *upsert) do(ctx context.Context) (*comment, sinks.Action, *failure) {
-	if id, ok := u.storedID(); ok {
-		c, f := u.update(ctx, id)
-		if f == nil {
-			return c, sinks.Updated, nil
-		}
-		if !f.NotFound {
-			return nil, "", f
-		}
-	}
-	own, f := u.findOwn(ctx, true)
-	if f != nil {
-		return nil, "", f
-	}
-	if own != nil {
-		action := sinks.Updated
-		if u.d.Prev.ID == "" && u.d.Prev.PendingID != "" {
-			action = sinks.Created
-		}
-		if PlainText(own.Body.Content) == PlainText(u.body.Content) {
-			if action != sinks.Created {
-				action = sinks.Unchanged
-			}
-			return own, action, nil
-		}
-		c, f := u.update(ctx, own.ID)
-		if f == nil {
-			return c, action, nil
-		}
-		if !f.NotFound {
-			return nil, "", f
-		}
-	}
-	return u.create(ctx)
-}
-
-// storedID is d.Prev.ID when it can name a comment of this issue: not an
+// Stored is d.Prev.ID when it can name a comment of this issue: not an
 // Unverified one (a committed state may name anyone's comment), and not
 // one stored for another issue.
-func (u *upsert) storedID() (string, bool) {
+func (u *upsert) Stored() (string, bool) {
 	if u.d.Unverified || u.d.Prev.ID == "" {
 		return "", false
 	}
@@ -326,7 +289,15 @@ func (u *upsert) request() request {
 	return request{Body: u.body, Properties: []property{{Key: PropertyKey, Value: map[string]any{"agent": u.d.Target.Agent}}}}
 }
 
-func (u *upsert) update(ctx context.Context, id string) (*comment, *failure) {
+// ID and Holds: Jira may restructure a stored document (ids,
+// attributes) but keeps its text.
+func (u *upsert) ID(c *comment) string { return c.ID }
+func (u *upsert) Holds(c *comment) bool {
+	return PlainText(c.Body.Content) == PlainText(u.body.Content)
+}
+
+// Update writes the body on comment id, without mailing the watchers.
+func (u *upsert) Update(ctx context.Context, id string) (*comment, *failure) {
 	var c *comment
 	f := u.Retry(ctx, func() *failure {
 		var got comment
@@ -340,59 +311,29 @@ func (u *upsert) update(ctx context.Context, id string) (*comment, *failure) {
 	return c, f
 }
 
-// create posts the agent's comment; a create that may have landed is
-// followed by a marker search, not by a second create.
-func (u *upsert) create(ctx context.Context) (*comment, sinks.Action, *failure) {
-	ref := sinks.Ref{PendingID: u.s.cfg.NewID()}
-	if u.d.Persist != nil {
-		if err := u.d.Persist(ref); err != nil {
-			return nil, "", &failure{Op: "persist", Cause: "could not store the pending create", Fatal: true, Err: err}
+// Post creates the agent's comment, once.
+func (u *upsert) Post(ctx context.Context) (*comment, *failure) {
+	var got comment
+	target := u.endpoint(nil, "rest", "api", "3", "issue", u.key, "comment")
+	if f := u.Call(ctx, "create comment", http.MethodPost, target, u.request(), &got); f != nil {
+		if f.NotFound {
+			f.Cause = u.key + " not found (or not visible to " + u.s.cfg.credentialName() + ")"
 		}
+		return nil, f
 	}
-	u.ref = ref
-	var c *comment
-	landed := false
-	f := u.Retry(ctx, func() *failure {
-		if landed {
-			own, f := u.findOwn(ctx, false)
-			if f != nil {
-				return f
-			}
-			if own != nil {
-				c = own
-				return nil
-			}
-			landed = false
-		}
-		var got comment
-		target := u.endpoint(nil, "rest", "api", "3", "issue", u.key, "comment")
-		if f := u.Call(ctx, "create comment", http.MethodPost, target, u.request(), &got); f != nil {
-			if f.NotFound {
-				f.Cause = u.key + " not found (or not visible to " + u.s.cfg.credentialName() + ")"
-			}
-			landed = f.Ambiguous
-			return f
-		}
-		if got.ID == "" {
-			landed = true
-			return &failure{Op: "create comment", Cause: "unexpected answer from Jira", Ambiguous: true}
-		}
-		if a := got.author(); a != "" {
-			u.s.setAccount(a)
-		}
-		c = &got
-		return nil
-	})
-	if f != nil {
-		return nil, "", f
+	if got.ID == "" {
+		return nil, &failure{Op: "create comment", Cause: "unexpected answer from Jira", Ambiguous: true}
 	}
-	return c, sinks.Created, nil
+	if a := got.author(); a != "" {
+		u.s.setAccount(a)
+	}
+	return &got, nil
 }
 
-// findOwn returns the newest comment on the issue whose last paragraph is
+// FindOwn returns the newest comment on the issue whose last paragraph is
 // the agent's marker and whose author is the credentials' account, nil when
 // there is none. It reads every page, oldest first.
-func (u *upsert) findOwn(ctx context.Context, retrying bool) (*comment, *failure) {
+func (u *upsert) FindOwn(ctx context.Context, retrying bool) (*comment, *failure) {
 	var marked []comment
 	for start, pages := 0, 0; pages < maxPages; pages++ {
 		var p page
