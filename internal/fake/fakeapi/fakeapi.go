@@ -1,4 +1,4 @@
-// Package fakeapi is what the fake trackers (githubfake, linearfake) share:
+// Package fakeapi is what the fake trackers (githubfake, gitlabfake, jirafake, linearfake) share:
 // a queue of scripted faults with the log of the requests that met them, and
 // the parts of an answer a fault decides (holding it back, dropping the
 // connection, an error answer instead of the request's own).

@@ -26,7 +26,6 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -136,34 +135,17 @@ type Request struct {
 	Fault string
 }
 
-// Fault scripts one answer. A request takes the first queued fault whose Op
-// is its operation (an empty Op matches any request), and the fault is used
-// up.
-type Fault struct {
-	// Name shows in Request.Fault.
-	Name string
-	Op   string
-	// Status, Header and Body answer instead of the request being run
-	// (Status 0: run it normally). The usual headers are sent too unless
-	// Header overrides them.
-	Status int
-	Header http.Header
-	Body   string
-	// Delay holds the answer back; a client that gives up first gets
-	// nothing and the request is not run.
-	Delay time.Duration
-	// Drop closes the connection without an answer. Apply runs the request
-	// first, before the drop or the Status answer: the client cannot know
-	// it succeeded.
-	Drop  bool
-	Apply bool
-}
+// Fault scripts one answer: fakeapi.Fault, the REST fakes' common kind.
+type Fault = fakeapi.Fault
 
-// On returns f restricted to requests for op.
-func (f Fault) On(op string) Fault {
-	f.Op = op
-	return f
-}
+// The faults every REST fake scripts alike (fakeapi).
+var (
+	Slow         = fakeapi.Slow
+	Dropped      = fakeapi.Dropped
+	LostResponse = fakeapi.LostResponse
+	Landed       = fakeapi.Landed
+	Repeat       = fakeapi.Repeat
+)
 
 // Unavailable is an HTTP 5xx from GitHub's edge.
 func Unavailable(status int) Fault {
@@ -241,28 +223,6 @@ func Invalid(message string) Fault {
 func ForkReadOnly() Fault {
 	return Fault{Name: "readonly", Status: http.StatusForbidden, Body: errorBody(msgIntegration, docsCreateComment, http.StatusForbidden)}
 }
-
-// Slow answers normally after d.
-func Slow(d time.Duration) Fault { return Fault{Name: "slow", Delay: d} }
-
-// Dropped closes the connection without running the request.
-func Dropped() Fault { return Fault{Name: "dropped", Drop: true} }
-
-// LostResponse runs the next request for op, then drops the connection.
-func LostResponse(op string) Fault {
-	return Fault{Name: "lost", Op: op, Drop: true, Apply: true}
-}
-
-// Landed returns f (an error answer) made to run the request first, as an
-// edge that fails after the write went through does.
-func Landed(f Fault) Fault {
-	f.Name += "-landed"
-	f.Apply = true
-	return f
-}
-
-// Repeat returns n copies of f.
-func Repeat(n int, f Fault) []Fault { return slices.Repeat([]Fault{f}, n) }
 
 const msgIntegration = "Resource not accessible by integration"
 

@@ -96,17 +96,17 @@ type Request struct {
 	Invalid string
 }
 
-// Fault scripts one answer (see githubfake.Fault: the same rules).
-type Fault struct {
-	Name   string
-	Op     string
-	Status int
-	Header http.Header
-	Body   string
-	Delay  time.Duration
-	Drop   bool
-	Apply  bool
-}
+// Fault scripts one answer: fakeapi.Fault, the REST fakes' common kind.
+type Fault = fakeapi.Fault
+
+// The faults every REST fake scripts alike (fakeapi).
+var (
+	Slow         = fakeapi.Slow
+	Dropped      = fakeapi.Dropped
+	LostResponse = fakeapi.LostResponse
+	Landed       = fakeapi.Landed
+	Repeat       = fakeapi.Repeat
+)
 
 func message(m string) string {
 	b, _ := json.Marshal(map[string]string{"message": m})
@@ -144,15 +144,6 @@ func Unauthorized() Fault {
 func Forbidden() Fault {
 	return Fault{Name: "forbidden", Status: http.StatusForbidden, Body: message("403 Forbidden")}
 }
-
-// Slow answers normally after d.
-func Slow(d time.Duration) Fault { return Fault{Name: "slow", Delay: d} }
-
-// LostResponse runs the next request for op, then drops the connection.
-func LostResponse(op string) Fault { return Fault{Name: "lost", Op: op, Drop: true, Apply: true} }
-
-// Repeat returns n copies of f.
-func Repeat(n int, f Fault) []Fault { return slices.Repeat([]Fault{f}, n) }
 
 type user struct {
 	id       int64

@@ -120,17 +120,17 @@ type Request struct {
 	Invalid string
 }
 
-// Fault scripts one answer (see githubfake.Fault: the same rules).
-type Fault struct {
-	Name   string
-	Op     string
-	Status int
-	Header http.Header
-	Body   string
-	Delay  time.Duration
-	Drop   bool
-	Apply  bool
-}
+// Fault scripts one answer: fakeapi.Fault, the REST fakes' common kind.
+type Fault = fakeapi.Fault
+
+// The faults every REST fake scripts alike (fakeapi).
+var (
+	Slow         = fakeapi.Slow
+	Dropped      = fakeapi.Dropped
+	LostResponse = fakeapi.LostResponse
+	Landed       = fakeapi.Landed
+	Repeat       = fakeapi.Repeat
+)
 
 // errorBody is Jira's error document.
 func errorBody(messages []string, fields map[string]string) string {
@@ -172,21 +172,6 @@ func BadCredentials() Fault {
 func Forbidden() Fault {
 	return Fault{Name: "forbidden", Status: http.StatusForbidden,
 		Body: errorBody([]string{"You do not have permission to create comments for this issue."}, nil)}
-}
-
-// Slow answers normally after d.
-func Slow(d time.Duration) Fault { return Fault{Name: "slow", Delay: d} }
-
-// LostResponse runs the next request for op, then drops the connection.
-func LostResponse(op string) Fault { return Fault{Name: "lost", Op: op, Drop: true, Apply: true} }
-
-// Repeat returns n copies of f.
-func Repeat(n int, f Fault) []Fault { return slices.Repeat([]Fault{f}, n) }
-
-// On returns f restricted to requests for op.
-func (f Fault) On(op string) Fault {
-	f.Op = op
-	return f
 }
 
 type account struct{ id, name, email string }
