@@ -742,20 +742,11 @@ func TestSecretsNeverLeak(t *testing.T) {
 				h, herr := s.Health(ctx, "octo/app#404")
 				require.Error(t, herr)
 
-				var seen strings.Builder
-				for _, e := range []error{err, herr} {
-					fmt.Fprintf(&seen, "%v\n%+v\n%#v\n", e, e, e)
-					if serr := (*sinks.Error)(nil); errors.As(e, &serr) {
-						seen.WriteString(serr.Cause + "\n")
-						fmt.Fprintf(&seen, "%v\n", errors.Unwrap(serr))
-					}
-				}
-				fmt.Fprintf(&seen, "%+v\n%+v\n", res, h)
 				recorded, jerr := json.Marshal(srv.Requests())
 				require.NoError(t, jerr)
-				seen.Write(recorded)
-				assert.NotContains(t, seen.String(), token)
-				assert.NotContains(t, seen.String(), token[len(token)-12:], "not even part of it")
+				seen := sinktest.Shown([]error{err, herr}, res, h, recorded)
+				assert.NotContains(t, seen, token)
+				assert.NotContains(t, seen, token[len(token)-12:], "not even part of it")
 			})
 		}
 	}

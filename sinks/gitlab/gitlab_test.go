@@ -3,7 +3,6 @@ package gitlab_test
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -160,18 +159,10 @@ func TestSecretsNeverLeak(t *testing.T) {
 			srv.ClearFaults()
 			h, herr := s.Health(context.Background(), "acme/tools/app#404")
 			require.Error(t, herr)
-			var seen strings.Builder
-			for _, e := range []error{err, herr} {
-				fmt.Fprintf(&seen, "%v\n%+v\n%#v\n", e, e, e)
-				if serr := (*sinks.Error)(nil); errors.As(e, &serr) {
-					seen.WriteString(serr.Cause + "\n")
-				}
-			}
-			fmt.Fprintf(&seen, "%+v\n%+v\n", res, h)
 			recorded, _ := json.Marshal(srv.Requests())
-			seen.Write(recorded)
-			assert.NotContains(t, seen.String(), gitlabfake.Token)
-			assert.NotContains(t, seen.String(), gitlabfake.Token[len(gitlabfake.Token)-12:])
+			seen := sinktest.Shown([]error{err, herr}, res, h, recorded)
+			assert.NotContains(t, seen, gitlabfake.Token)
+			assert.NotContains(t, seen, gitlabfake.Token[len(gitlabfake.Token)-12:])
 		})
 	}
 }

@@ -3,7 +3,6 @@ package jira_test
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -185,18 +184,10 @@ func TestSecretsNeverLeak(t *testing.T) {
 			srv.ClearFaults()
 			h, herr := s.Health(context.Background(), "PROJ-404")
 			require.Error(t, herr)
-			var seen strings.Builder
-			for _, e := range []error{err, herr} {
-				fmt.Fprintf(&seen, "%v\n%+v\n%#v\n", e, e, e)
-				if serr := (*sinks.Error)(nil); errors.As(e, &serr) {
-					seen.WriteString(serr.Cause + "\n")
-				}
-			}
-			fmt.Fprintf(&seen, "%+v\n%+v\n", res, h)
 			recorded, _ := json.Marshal(srv.Requests())
-			seen.Write(recorded)
+			seen := sinktest.Shown([]error{err, herr}, res, h, recorded)
 			for _, secret := range []string{jirafake.APIToken, jirafake.APIToken[len(jirafake.APIToken)-12:]} {
-				assert.NotContains(t, seen.String(), secret)
+				assert.NotContains(t, seen, secret)
 			}
 		})
 	}

@@ -490,6 +490,29 @@ func testClosedBlocks(t *testing.T, h Harness) {
 	}
 }
 
+// Shown is everything a failed delivery shows a user or a log: each error
+// as %v, %+v and %#v, its sinks.Error cause and what it wraps, then each of
+// more (%+v, or bytes as they are, such as a fake's recorded requests). A
+// test asserts that no credential appears in it.
+func Shown(errs []error, more ...any) string {
+	var b strings.Builder
+	for _, e := range errs {
+		fmt.Fprintf(&b, "%v\n%+v\n%#v\n", e, e, e)
+		if serr := (*sinks.Error)(nil); errors.As(e, &serr) {
+			b.WriteString(serr.Cause + "\n")
+			fmt.Fprintf(&b, "%v\n", errors.Unwrap(serr))
+		}
+	}
+	for _, m := range more {
+		if raw, ok := m.([]byte); ok {
+			b.Write(raw)
+			continue
+		}
+		fmt.Fprintf(&b, "%+v\n", m)
+	}
+	return b.String()
+}
+
 // Waits records a sink's retry waits instead of spending them: Sleep goes
 // in the sink's config.
 type Waits struct {
