@@ -163,6 +163,9 @@ type Context struct {
 	notice string
 	// stateCorrupt says where and how (set with stateReadOnly).
 	stateCorrupt *state.CorruptError
+	// stateWrote is what this run last wrote to the state file: a save
+	// over it needs no backup (state.SaveOver).
+	stateWrote []byte
 
 	// What the steps returned, each set by the step named and read by the
 	// steps after it: a step hands nothing on any other way.

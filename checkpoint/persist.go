@@ -521,7 +521,7 @@ func (cp *Context) saveState() error {
 	if err := cp.State.Touch(cp.Now, !fileExists(state.Path(cp.Root))); err != nil {
 		return err
 	}
-	return state.Save(cp.Root, cp.State, cp.Now)
+	return cp.saveOwn(cp.State)
 }
 
 // updateState re-reads the state under the lock, changes it and saves it:
@@ -550,7 +550,16 @@ func (cp *Context) updateState(ctx context.Context, change func(*state.State) er
 		return err
 	}
 	cp.State = loaded.State
-	return state.Save(cp.Root, loaded.State, cp.Now)
+	return cp.saveOwn(loaded.State)
+}
+
+// saveOwn saves st, with no backup of what this run itself wrote there.
+func (cp *Context) saveOwn(st *state.State) error {
+	wrote, err := state.SaveOver(cp.Root, st, cp.Now, cp.stateWrote)
+	if err == nil {
+		cp.stateWrote = wrote
+	}
+	return err
 }
 
 // stateNotUpdated is the error of a state change refused because the file

@@ -117,7 +117,7 @@ func run(ctx context.Context, s Step, cp *Context) (res Result, err error) {
 // Run runs every step in order, whatever the earlier ones returned, and
 // reports on all of them.
 func Run(ctx context.Context, cp *Context, steps []Step) Report {
-	cp.persisted, cp.snapshot, cp.drained, cp.recorded = persisted{}, snapshot{}, drained{}, nil
+	cp.persisted, cp.snapshot, cp.drained, cp.recorded, cp.stateWrote = persisted{}, snapshot{}, drained{}, nil, nil
 	r := Report{Profile: cp.Profile}
 	for _, s := range steps {
 		res, err := run(ctx, s, cp)

@@ -375,32 +375,49 @@ func Load(root string, now time.Time) (Loaded, error) {
 // Save backs up the current state file and replaces it atomically. It
 // refuses to overwrite a file that is not valid JSON. Callers hold Lock.
 func Save(root string, st *State, now time.Time) error {
+	_, err := SaveOver(root, st, now, nil)
+	return err
+}
+
+// SaveOver is Save for a caller that may have written the file itself
+// earlier in the same run: ours is what that save returned (nil: none).
+// When the file still holds exactly ours, it is replaced without a backup:
+// the version before it was backed up by that save, and this one was never
+// anyone's but this run's (a checkpoint saves the state, then saves it
+// again to remember the tracker comment it wrote; that second backup read
+// every same-size backup and wrote a copy that replaced the run's first
+// one, a sixth of a tracker checkpoint's CPU — issue 26). Whatever another
+// writer put there meanwhile differs from ours and is backed up as Save
+// does. It returns the bytes it wrote.
+func SaveOver(root string, st *State, now time.Time, ours []byte) ([]byte, error) {
 	path := Path(root)
 	if fi, err := os.Stat(path); err == nil && fi.Size() > MaxSize {
 		ce := tooBig(fi.Size())
 		ce.Path = path
-		return fmt.Errorf("state: refusing to overwrite: %w", ce)
+		return nil, fmt.Errorf("state: refusing to overwrite: %w", ce)
 	}
 	old, err := projectfs.ReadProjectFile(root, path, MaxSize)
 	switch {
 	case err != nil && !os.IsNotExist(err):
-		return fmt.Errorf("state: refusing to overwrite: %w", err)
+		return nil, fmt.Errorf("state: refusing to overwrite: %w", err)
 	case err == nil:
 		if _, perr := Parse(old); perr != nil {
 			ce := perr.(*CorruptError)
 			ce.Path = path
-			return fmt.Errorf("state: refusing to overwrite: %w", ce)
+			return nil, fmt.Errorf("state: refusing to overwrite: %w", ce)
 		}
 	}
 	data, err := st.Marshal()
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if _, err := projectfs.Backup(root, path, now); err != nil {
-		return fmt.Errorf("state: %w", err)
+	if ours == nil || !bytes.Equal(old, ours) {
+		if _, err := projectfs.Backup(root, path, now); err != nil {
+			return nil, fmt.Errorf("state: %w", err)
+		}
 	}
 	if err := projectfs.WriteFileAtomic(path, data, 0o644); err != nil {
-		return fmt.Errorf("state: %w", err)
+		return nil, fmt.Errorf("state: %w", err)
 	}
-	return nil
+	return data, nil
 }

@@ -277,3 +277,37 @@ func TestLoadTooBigIsCorruptAndLeftAlone(t *testing.T) {
 	_, err = Parse(ok)
 	assert.NoError(t, err)
 }
+
+// A save over what the same run wrote makes no backup of it: the version
+// before was backed up by that run's first save. Anything another writer
+// put there in between is backed up as usual.
+func TestSaveOverOwnWriteMakesNoBackup(t *testing.T) {
+	root := t.TempDir()
+	before := []byte(`{"linearIssue": "CIA-1"}`)
+	require.NoError(t, os.WriteFile(Path(root), before, 0o644))
+	ours, err := SaveOver(root, mustParse(t, `{"linearIssue": "CIA-2"}`), t0, nil)
+	require.NoError(t, err)
+	onDisk, _ := os.ReadFile(Path(root))
+	require.Equal(t, onDisk, ours, "SaveOver returns what it wrote")
+
+	_, err = SaveOver(root, mustParse(t, `{"linearIssue": "CIA-3"}`), t0.Add(time.Second), ours)
+	require.NoError(t, err)
+	paths, err := projectfs.Backups(root, FileName)
+	require.NoError(t, err)
+	require.Len(t, paths, 1, "the run's own write is not backed up")
+	kept, _ := os.ReadFile(paths[0])
+	assert.Equal(t, before, kept, "the backup is the file as it was before the run")
+
+	// Another writer replaced the file after the run's save: its version is
+	// backed up before it is overwritten.
+	ours, err = SaveOver(root, mustParse(t, `{"linearIssue": "CIA-4"}`), t0.Add(2*time.Second), nil)
+	require.NoError(t, err)
+	theirs := []byte(`{"linearIssue": "CIA-5", "phase": "theirs"}`)
+	require.NoError(t, os.WriteFile(Path(root), theirs, 0o644))
+	_, err = SaveOver(root, mustParse(t, `{"linearIssue": "CIA-6"}`), t0.Add(3*time.Second), ours)
+	require.NoError(t, err)
+	paths, err = projectfs.Backups(root, FileName)
+	require.NoError(t, err)
+	kept, _ = os.ReadFile(paths[0])
+	assert.Equal(t, theirs, kept, "another writer's version is backed up")
+}
