@@ -38,7 +38,8 @@ func ParseProfile(s string) (Profile, error) {
 
 // Steps returns a profile's ordered steps. The record and the outbox drain
 // are steps of their own that print no line of their own (unlisted): the
-// report shows the protocol's steps.
+// report shows the protocol's steps. The record is written while the drain
+// and the tracker wait on the network (Run: alongside, remote).
 func (p Profile) Steps(cp *Context) []Step {
 	switch p {
 	case Post:
@@ -49,19 +50,19 @@ func (p Profile) Steps(cp *Context) []Step {
 	case Automated:
 		return []Step{
 			persistStep{},            // first: every later step reads what it saved
-			recordStep{},             // right after persist: no snapshot to wait for
-			handoffStep{},            // after the record it carries; one git process when on
+			recordStep{},             // right after persist, while the two below wait on the tracker
 			drainStep{cp.Trackers},   // before the tracker: older queued updates go first
 			trackerStep{cp.Trackers}, // best-effort; the stop hook carries the prompt
+			handoffStep{},            // after the record it carries; one git process when on
 		}
 	default:
 		return []Step{
 			persistStep{},            // first: every later step reads what it saved
 			gitStep{},                // before the tracker, so a crash loses no work
 			recordStep{},             // after the snapshot, with the HEAD it made
-			handoffStep{},            // after the record it carries, naming the snapshot
 			drainStep{cp.Trackers},   // before the tracker: older queued updates go first
 			trackerStep{cp.Trackers}, // best-effort, after the local work is safe
+			handoffStep{},            // after the record it carries, naming the snapshot
 			promptStep{},             // last: the human copies it as the session ends
 		}
 	}

@@ -6,8 +6,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/ccc-checkpoint/ccc/progress"
@@ -114,17 +116,36 @@ func run(ctx context.Context, s Step, cp *Context) (res Result, err error) {
 	return res, err
 }
 
+// alongside marks a local step that may run while the remote steps right
+// after it wait on the network: it reads nothing they write and they read
+// nothing it writes (the agent's record).
+type alongside interface {
+	alongside()
+}
+
+// remote marks the steps that talk to trackers (the outbox drain, the
+// tracker update): most of their time is a round trip.
+type remote interface {
+	remote()
+}
+
+func (recordStep) alongside() {}
+func (drainStep) remote()     {}
+func (trackerStep) remote()   {}
+
 // Run runs every step in order, whatever the earlier ones returned, and
-// reports on all of them.
+// reports on all of them. A run of alongside steps followed by a run of
+// remote steps runs as two groups at once: the local writes (a record's
+// copy, its fsyncs) overlap the tracker's round trip instead of adding to
+// it (issue 26). Each group keeps its order, and the report its steps'.
 func Run(ctx context.Context, cp *Context, steps []Step) Report {
 	cp.persisted, cp.snapshot, cp.drained, cp.recorded, cp.stateWrote = persisted{}, snapshot{}, drained{}, nil, nil
 	r := Report{Profile: cp.Profile}
-	for _, s := range steps {
-		res, err := run(ctx, s, cp)
+	add := func(s Step, res Result, err error) (stop bool) {
 		if stop := stopReport(err); stop != nil {
 			r = *stop
 			r.Profile = cp.Profile
-			break
+			return true
 		}
 		if _, ok := s.(persistStep); ok && !cp.persisted.saved {
 			r.Unsaved = true
@@ -133,12 +154,39 @@ func Run(ctx context.Context, cp *Context, steps []Step) Report {
 			if res.Status == Failed {
 				cp.warnf("%s: %s", strings.ToLower(res.Name), res.Message)
 			}
-			continue
+			return false
 		}
 		if res.Status != Failed {
 			r.Succeeded++
 		}
 		r.Steps = append(r.Steps, res)
+		return false
+	}
+	for i := 0; i < len(steps); {
+		local, net := runOf[alongside](steps[i:]), 0
+		if local > 0 {
+			net = runOf[remote](steps[i+local:])
+		}
+		if net == 0 {
+			res, err := run(ctx, steps[i], cp)
+			if add(steps[i], res, err) {
+				break
+			}
+			i++
+			continue
+		}
+		group := steps[i : i+local+net]
+		results, errs := cp.runAlongside(ctx, group[:local], group[local:])
+		stopped := false
+		for k, s := range group {
+			if stopped = add(s, results[k], errs[k]); stopped {
+				break
+			}
+		}
+		if stopped {
+			break
+		}
+		i += len(group)
 	}
 	for _, s := range steps {
 		if _, ok := s.(unlisted); !ok {
@@ -154,6 +202,60 @@ func Run(ctx context.Context, cp *Context, steps []Step) Report {
 	}
 	r.redactor = cp.Redactor
 	return r.redacted()
+}
+
+// runOf is how many steps at the start of steps are T's.
+func runOf[T any](steps []Step) int {
+	n := 0
+	for _, s := range steps {
+		if _, ok := s.(T); !ok {
+			break
+		}
+		n++
+	}
+	return n
+}
+
+// runAlongside runs the local steps in this goroutine while the remote ones
+// run in another, on a copy of the context that holds what they write: the
+// state they save, the drain's result, the body they sent, their warnings.
+// The copy's results are merged back once both are done. Debug output is
+// serialised between the two.
+func (cp *Context) runAlongside(ctx context.Context, local, net []Step) ([]Result, []error) {
+	results, errs := make([]Result, len(local)+len(net)), make([]error, len(local)+len(net))
+	if cp.Debug != nil {
+		cp.Debug = &lockedWriter{w: cp.Debug}
+		defer func(w io.Writer) { cp.Debug = w }(cp.Debug.(*lockedWriter).w)
+	}
+	nc := *cp
+	nc.Warnings, nc.Alerts, nc.note, nc.sinkResults = nil, nil, "", nil
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for k, s := range net {
+			results[len(local)+k], errs[len(local)+k] = run(ctx, s, &nc)
+		}
+	})
+	for k, s := range local {
+		results[k], errs[k] = run(ctx, s, cp)
+	}
+	wg.Wait()
+	cp.State, cp.stateWrote, cp.drained, cp.StatusBody = nc.State, nc.stateWrote, nc.drained, nc.StatusBody
+	cp.stateReadOnly, cp.stateCorrupt = nc.stateReadOnly, nc.stateCorrupt
+	cp.Warnings = append(cp.Warnings, nc.Warnings...)
+	cp.Alerts = append(cp.Alerts, nc.Alerts...)
+	return results, errs
+}
+
+// lockedWriter serialises writes to w.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
 
 // stopReport is the report of a run that a step's error ends with nothing

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -182,8 +183,8 @@ func TestProfilesListEverySideEffect(t *testing.T) {
 		}
 		return out
 	}
-	assert.Equal(t, []string{"Persist progress", "Git snapshot", "Agent record", "Checkpoint branch", "Outbox drain", "Tracker update", "Continuation prompt"}, names(Manual))
-	assert.Equal(t, []string{"Persist progress", "Agent record", "Checkpoint branch", "Outbox drain", "Tracker update"}, names(Automated))
+	assert.Equal(t, []string{"Persist progress", "Git snapshot", "Agent record", "Outbox drain", "Tracker update", "Checkpoint branch", "Continuation prompt"}, names(Manual))
+	assert.Equal(t, []string{"Persist progress", "Agent record", "Outbox drain", "Tracker update", "Checkpoint branch"}, names(Automated))
 	assert.Equal(t, []string{"Outbox drain", "Tracker update"}, names(Post))
 }
 
@@ -204,4 +205,66 @@ func TestUnlistedStepHasNoLineAndItsFailureIsAWarning(t *testing.T) {
 	assert.Equal(t, 2, r.Succeeded)
 	require.Len(t, r.Steps, 2)
 	assert.Equal(t, []string{"agent record: panic: boom"}, r.Warnings)
+}
+
+// gateStep is a fake step that signals when it starts and, when wait is set,
+// waits (a second at most) for another step to start.
+type gateStep struct {
+	fakeStep
+	started chan struct{}
+	wait    chan struct{}
+	waited  *bool
+}
+
+func (s gateStep) Run(ctx context.Context, cp *Context) error {
+	close(s.started)
+	if s.wait != nil {
+		select {
+		case <-s.wait:
+			*s.waited = true
+		case <-time.After(time.Second):
+		}
+	}
+	cp.warnf("%s warned", s.name)
+	return s.fakeStep.Run(ctx, cp)
+}
+
+type localGate struct{ gateStep }
+
+func (localGate) alongside() {}
+
+type remoteGate struct{ gateStep }
+
+func (remoteGate) remote() {}
+
+// The agent's record is written while the tracker waits on the network: a
+// local step marked alongside runs at the same time as the remote steps
+// after it, and the report keeps every step's line, in order, and both
+// groups' warnings (issue 26).
+func TestAlongsideStepsOverlapTheRemoteOnes(t *testing.T) {
+	var ran, ranNet []string
+	localStarted, remoteStarted := make(chan struct{}), make(chan struct{})
+	waited := false
+	steps := []Step{
+		fakeStep{name: "Persist progress", ran: &ran},
+		localGate{gateStep{fakeStep: fakeStep{name: "Record", ran: &ran}, started: localStarted, wait: remoteStarted, waited: &waited}},
+		remoteGate{gateStep{fakeStep: fakeStep{name: "Tracker update", ran: &ranNet, note: "updated"}, started: remoteStarted}},
+		fakeStep{name: "Continuation prompt", ran: &ran},
+	}
+	r := Run(context.Background(), &Context{Profile: Automated}, steps)
+	assert.True(t, waited, "the tracker started while the record step ran")
+	assert.Equal(t, []string{"Persist progress", "Record", "Continuation prompt"}, ran)
+	assert.Equal(t, []string{"Tracker update"}, ranNet)
+	assert.Equal(t, 4, r.Succeeded)
+	assert.Equal(t, []string{"Persist progress", "Record", "Tracker update", "Continuation prompt"}, stepNames(r))
+	assert.Equal(t, "updated", r.Steps[2].Message, "a step's note stays its own")
+	assert.Equal(t, []string{"Record warned", "Tracker update warned"}, r.Warnings)
+}
+
+func stepNames(r Report) []string {
+	var out []string
+	for _, s := range r.Steps {
+		out = append(out, s.Name)
+	}
+	return out
 }
