@@ -18,7 +18,6 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"flag"
 	"fmt"
@@ -59,13 +58,20 @@ func (c spec) argv(i int) []string {
 // sample is one run's wall and CPU time.
 type sample struct{ wall, cpu time.Duration }
 
-// once runs the case's command for run i and times it.
-func (c spec) once(i int) (sample, error) {
+// once runs the case's command for run i and times it. Its output goes to
+// files, not pipes: a pipe costs this program a goroutine copying it while
+// the clock runs. errs holds its standard error, shown when it fails.
+func (c spec) once(i int, null, errs *os.File) (sample, error) {
 	argv := c.argv(i)
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = c.dir
-	var stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = io.Discard, &stderr
+	if err := errs.Truncate(0); err != nil {
+		return sample{}, err
+	}
+	if _, err := errs.Seek(0, io.SeekStart); err != nil {
+		return sample{}, err
+	}
+	cmd.Stdout, cmd.Stderr = null, errs
 	if c.stdin != "" {
 		f, err := os.Open(c.stdin)
 		if err != nil {
@@ -78,7 +84,8 @@ func (c spec) once(i int) (sample, error) {
 	err := cmd.Run()
 	wall := time.Since(start)
 	if err != nil {
-		return sample{}, fmt.Errorf("%s: %w\n%s", c.name, err, stderr.String())
+		msg, _ := os.ReadFile(errs.Name())
+		return sample{}, fmt.Errorf("%s: %w\n%s", c.name, err, msg)
 	}
 	ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage)
 	if !ok {
@@ -102,11 +109,22 @@ type result struct {
 
 // measure runs every case warmup times untimed, then runs times each, round robin.
 func measure(cases []spec, runs, warmup int) ([]result, error) {
+	null, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer null.Close()
+	errs, err := os.CreateTemp("", "sidebyside-stderr-*")
+	if err != nil {
+		return nil, err
+	}
+	defer os.Remove(errs.Name())
+	defer errs.Close()
 	walls := make([][]time.Duration, len(cases))
 	cpus := make([][]time.Duration, len(cases))
 	for r := -warmup; r < runs; r++ {
 		for k, c := range cases {
-			s, err := c.once(os.Getpid()*1000 + r + warmup)
+			s, err := c.once(os.Getpid()*1000+r+warmup, null, errs)
 			if err != nil {
 				return nil, err
 			}
