@@ -17,21 +17,22 @@
 #                            (target <= 3x)
 #   parse + render 10k       the Go benchmarks of progress (target <= 10 ms)
 #
-# After the builds it waits up to QUIET_WAIT seconds (default 120) for the
-# 1-minute load average to fall to 1. Prints `uptime` before and after; when
-# the 1-minute load average is above 1
-# at either point the machine is shared, so it prints the raw figures with a
-# warning and no ratios (times taken while other builds run are not figures;
-# the CPU times and RSS are printed either way).
+# Every case is timed by bench/sidebyside (each started the same way, round
+# robin; wall time and the process's CPU time from rusage). After the builds
+# it waits up to QUIET_WAIT seconds (default 120) for the 1-minute load
+# average to fall to 1. Prints `uptime` before and after; when the 1-minute
+# load average is above 1 at either point the machine is shared, so it prints
+# the raw figures with a warning and no ratios (times taken while other
+# builds run are not figures; the CPU times and RSS are printed either way).
 #
-#   bench/issue26.sh [RUNS]        default 20 runs per timed case
+#   bench/issue26.sh [RUNS]        default 20 runs per fast case (5 for the
+#                                  10k and 100k checkpoints)
 set -euo pipefail
 
 runs=${1:-20}
 # shellcheck source=bench/lib.sh
 source "$(dirname "$0")/lib.sh"
 
-[[ -n ${EPOCHREALTIME:-} ]] || { echo "needs bash 5 (EPOCHREALTIME)" >&2; exit 1; }
 command -v curl >/dev/null || { echo "needs curl" >&2; exit 1; }
 [[ -x /usr/bin/time ]] || { echo "needs GNU time at /usr/bin/time (CPU, peak RSS)" >&2; exit 1; }
 
@@ -40,6 +41,7 @@ build=(env CGO_ENABLED=0 go build -trimpath -ldflags='-s -w')
 (cd "$repo" &&
   "${build[@]}" -o "$work/ccc" ./cmd/ccc &&
   "${build[@]}" -o "$work/yardstick" ./bench/yardstick &&
+  go build -o "$work/sidebyside" ./bench/sidebyside &&
   go build -o "$work/linearfake" ./internal/cmd/linearfake &&
   go test -c -o "$work/progress.test" ./progress/)
 ccc=$work/ccc
@@ -52,19 +54,8 @@ unset CCC_PROJECT_ROOT CCC_AGENT
 mkdir -p "$HOME"
 echo '{"query":"query Viewer { viewer { id } }"}' >"$work/doc.json"
 
-us() { local t0=$EPOCHREALTIME; "$@" >/dev/null 2>"$work/stderr" || { cat "$work/stderr" >&2; return 1; }; local t1=$EPOCHREALTIME; echo $((${t1/./} - ${t0/./})); }
-median() { sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 ms() { awk -v us="$1" 'BEGIN { printf "%.2f", us / 1000 }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2fx", a / b }'; }
-# cpu N K: user+system CPU per run of K runs each finishing one more task of
-# the N-task file, in µs (GNU time counts hundredths of a second: K runs in
-# one measure make that finer)
-cpu() {
-  # shellcheck disable=SC2016 # expanded by the inner bash
-  (cd "$work/t$1" && /usr/bin/time -f '%U %S' bash -c \
-    'for ((i = 0; i < $1; i++)); do "$0" checkpoint --profile automated --skip-tracker --done "" >/dev/null 2>&1; done' "$ccc" "$2" 2>&1) |
-    tail -1 | awk -v k="$2" '{ printf "%d\n", ($1 + $2) * 1000000 / k }'
-}
 rss() { /usr/bin/time -f %M "$@" 2>&1 >/dev/null | tail -1; } # KB
 
 project() { # DIR: a git repository with one commit
@@ -83,17 +74,12 @@ tasks() { # DIR N: a progress file of N tasks, one current
 # Set-up, untimed.
 p=$work/linear
 project "$p"
-k=0
-checkpoint() { k=$((k + 1)); (cd "$p" && "$ccc" checkpoint --profile automated --issue BENCH-1 --next "step $k"); }
-yardstick() { "$work/yardstick" "$api" "$LINEAR_API_KEY"; }
-curlpost() { curl -sSf -o /dev/null -H Content-Type:application/json -H "Authorization:$LINEAR_API_KEY" --data-binary @"$work/doc.json" "$api"; }
-checkpoint >/dev/null 2>&1
+(cd "$p" && "$ccc" checkpoint --profile automated --issue BENCH-1 --next start >/dev/null 2>&1)
 for n in 10000 100000; do
   project "$work/t$n"
   tasks "$work/t$n" "$n"
   (cd "$work/t$n" && "$ccc" checkpoint --profile automated --skip-tracker --next start >/dev/null 2>&1)
 done
-done_one() { (cd "$work/t$1" && "$ccc" checkpoint --profile automated --skip-tracker --done ""); }
 for n in 10 1000; do
   d=$work/status$n
   project "$d"
@@ -103,7 +89,21 @@ for n in 10 1000; do
     sed -e "s/\"agent\": \"main\"/\"agent\": \"a$i\"/" -e "s/\"id\": \"main-/\"id\": \"a$i-/" "$rec" >"$d/.ccc/checkpoints/a$i.json"
   done
 done
-status() { (cd "$work/status$1" && "$ccc" status); }
+# name|dir|stdin|command for bench/sidebyside, which starts every case the
+# same way (fork and exec), round robin, and prints name, median wall ms,
+# ratio to the first case, median CPU ms (user + system).
+fast=(
+  "yardstick|$work||$work/yardstick $api $LINEAR_API_KEY"
+  "curl|$work||curl -sSf -o /dev/null -H Content-Type:application/json -H Authorization:$LINEAR_API_KEY --data-binary @$work/doc.json $api"
+  "checkpoint|$p||$ccc checkpoint --profile automated --issue BENCH-1 --next step{i}"
+  "status10|$work/status10||$ccc status"
+  "status1000|$work/status1000||$ccc status"
+)
+# Each run finishes one more task (--done= : the current one).
+big=(
+  "t10k|$work/t10000||$ccc checkpoint --profile automated --skip-tracker --done="
+  "t100k|$work/t100000||$ccc checkpoint --profile automated --skip-tracker --done="
+)
 
 wait_quiet "${QUIET_WAIT:-120}"
 echo
@@ -111,26 +111,13 @@ echo "$(uname -sm), $(nproc 2>/dev/null || echo '?') CPUs, $(go version | awk '{
 echo "uptime before: $(uptime)"
 load_before=$(load1)
 
-# Round robin, so that every case sees the same minutes of the machine.
-declare -A t
-for ((r = 0; r < runs; r++)); do
-  t[yard]+="$(us yardstick) "
-  t[curl]+="$(us curlpost) "
-  t[cp]+="$(us checkpoint) "
-  t[st10]+="$(us status 10) "
-  t[st1000]+="$(us status 1000) "
-  if ((r < 5)); then
-    t[t10k]+="$(us done_one 10000) "
-    t[t100k]+="$(us done_one 100000) "
-  fi
-done
-declare -A m
-for c in "${!t[@]}"; do
-  # shellcheck disable=SC2086 # one figure a word
-  m[$c]=$(printf '%s\n' ${t[$c]} | median)
-done
-cpu10k=$(cpu 10000 10)
-cpu100k=$(cpu 100000 3)
+"$work/sidebyside" -runs "$runs" "${fast[@]}" >"$work/fast"
+"$work/sidebyside" -runs 5 -warmup 1 "${big[@]}" >"$work/big"
+declare -A m cpu
+while read -r name w _ c; do
+  m[$name]=$(awk -v x="$w" 'BEGIN { printf "%d", x * 1000 }')   # µs
+  cpu[$name]=$(awk -v x="$c" 'BEGIN { printf "%d", x * 1000 }') # µs
+done < <(cat "$work/fast" "$work/big")
 size=$(stat -c %s "$work/t100000/.ccc-progress.md")
 kb=$(cd "$work/t100000" && rss "$ccc" checkpoint --profile automated --skip-tracker --done "")
 bench=$(cd "$repo/progress" && "$work/progress.test" -test.run '^$' -test.bench 'Parse$/tasks=10000|Render/tasks=10000' -test.benchmem -test.benchtime 50x | grep -E '^Benchmark')
@@ -146,16 +133,16 @@ row case "ccc (ms)" "compared (ms)" "result"
 if [[ -n $loaded ]]; then
   echo "WARNING: 1-minute load average $load_before before, $load_after after (> 1): the machine is"
   echo "shared, so the wall times are raw upper bounds and no ratios are reported."
-  row "checkpoint + Linear vs yardstick, curl" "$(ms "${m[cp]}")" "$(ms "${m[yard]}"), $(ms "${m[curl]}")" "-"
-  row "status 1,000 vs 10 records" "$(ms "${m[st1000]}")" "$(ms "${m[st10]}")" "-"
+  row "checkpoint + Linear vs yardstick, curl" "$(ms "${m[checkpoint]}")" "$(ms "${m[yardstick]}"), $(ms "${m[curl]}")" "-"
+  row "status 1,000 vs 10 records" "$(ms "${m[status1000]}")" "$(ms "${m[status10]}")" "-"
   row "checkpoint 100k vs 10k tasks (wall)" "$(ms "${m[t100k]}")" "$(ms "${m[t10k]}")" "-"
 else
-  row "checkpoint + Linear vs yardstick" "$(ms "${m[cp]}")" "$(ms "${m[yard]}")" "$(ratio "${m[cp]}" "${m[yard]}"); target <= 2.5x"
-  row "checkpoint + Linear vs curl" "$(ms "${m[cp]}")" "$(ms "${m[curl]}")" "+$(ms $((m[cp] - m[curl]))) ms; target <= +5 ms"
-  row "status 1,000 vs 10 records" "$(ms "${m[st1000]}")" "$(ms "${m[st10]}")" "$(ratio "${m[st1000]}" "${m[st10]}"); target <= 3x"
+  row "checkpoint + Linear vs yardstick" "$(ms "${m[checkpoint]}")" "$(ms "${m[yardstick]}")" "$(ratio "${m[checkpoint]}" "${m[yardstick]}"); target <= 2.5x"
+  row "checkpoint + Linear vs curl" "$(ms "${m[checkpoint]}")" "$(ms "${m[curl]}")" "+$(ms $((m[checkpoint] - m[curl]))) ms; target <= +5 ms"
+  row "status 1,000 vs 10 records" "$(ms "${m[status1000]}")" "$(ms "${m[status10]}")" "$(ratio "${m[status1000]}" "${m[status10]}"); target <= 3x"
   row "checkpoint 100k vs 10k tasks (wall)" "$(ms "${m[t100k]}")" "$(ms "${m[t10k]}")" "$(ratio "${m[t100k]}" "${m[t10k]}"); target <= 12x, < 2 s"
 fi
-row "checkpoint 100k vs 10k tasks (CPU)" "$(ms "$cpu100k")" "$(ms "$cpu10k")" "$(ratio "$cpu100k" "$cpu10k"); targets: 10k <= 40 ms, 100k < 2 s"
+row "checkpoint 100k vs 10k tasks (CPU)" "$(ms "${cpu[t100k]}")" "$(ms "${cpu[t10k]}")" "$(ratio "${cpu[t100k]}" "${cpu[t10k]}"); targets: 10k <= 40 ms, 100k < 2 s"
 row "5.3 MB file (100k tasks): peak RSS" "$((kb / 1024)) MB" "$(awk -v s="$size" 'BEGIN { printf "%.1f MB", s / 1048576 }')" "target <= 100 MB"
 echo
 echo "parse and render of 10,000 tasks (target: together <= 10 ms):"
