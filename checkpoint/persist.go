@@ -14,6 +14,7 @@ import (
 	"github.com/ccc-checkpoint/ccc/internal/redact"
 	"github.com/ccc-checkpoint/ccc/progress"
 	"github.com/ccc-checkpoint/ccc/state"
+	"github.com/ccc-checkpoint/ccc/state/records"
 )
 
 // writeAttempts bounds how often persist re-reads a progress file that
@@ -73,7 +74,10 @@ func (p persistStep) persist(ctx context.Context, cp *Context) (persisted, error
 		return persisted{}, err
 	}
 	defer unlock()
-	if rep := projectfs.RemoveStaleTemp(cp.Root); len(rep.Removed) > 0 {
+	// The folders this run writes in, its own history among them; the rest
+	// of .ccc is ccc doctor's (issue 26).
+	hist := filepath.Join(cp.Root, filepath.FromSlash(records.SubDir), records.HistoryDir, cp.Agent)
+	if rep := projectfs.RemoveStaleTempNear(cp.Root, hist); len(rep.Removed) > 0 {
 		cp.debugf("persist: removed %d temp file(s) left by an interrupted write", len(rep.Removed))
 	}
 	if err := cp.loadState(); err != nil {

@@ -196,8 +196,24 @@ type TempReport struct {
 // (a live pid may be a reused one; the age also covers the instant between
 // creating a file and locking it, and file systems without flock). It needs
 // no project lock: not every writer takes it, the temp file's own lock is
-// what counts.
+// what counts. `ccc doctor` sweeps this way.
 func RemoveStaleTemp(root string) TempReport {
+	return removeStaleTemp(root, -1, nil)
+}
+
+// RemoveStaleTempNear is RemoveStaleTemp over what a checkpoint writes: the
+// project root, .ccc and the folders directly in it (backups, outbox,
+// checkpoints, …), and the extra directories given (the agent's own
+// history). The rest of .ccc's tree is left to `ccc doctor`: a project of
+// many agents keeps up to 100 history records each, and every checkpoint
+// walked them all (issue 26).
+func RemoveStaleTempNear(root string, extra ...string) TempReport {
+	return removeStaleTemp(root, 1, extra)
+}
+
+// removeStaleTemp sweeps the root, .ccc down to depth folders below it (-1:
+// all), and the extra directories.
+func removeStaleTemp(root string, depth int, extra []string) TempReport {
 	cutoff := time.Now().Add(-StaleTemp)
 	var rep TempReport
 	visit := func(path string, d fs.DirEntry) {
@@ -223,13 +239,22 @@ func RemoveStaleTemp(root string) TempReport {
 			rep.Removed = append(rep.Removed, path)
 		}
 	}
-	if entries, err := os.ReadDir(root); err == nil {
-		for _, e := range entries {
-			visit(filepath.Join(root, e.Name()), e)
+	for _, dir := range append([]string{root}, extra...) {
+		if entries, err := os.ReadDir(dir); err == nil {
+			for _, e := range entries {
+				visit(filepath.Join(dir, e.Name()), e)
+			}
 		}
 	}
-	_ = filepath.WalkDir(filepath.Join(root, Dir), func(path string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() {
+	top := filepath.Join(root, Dir)
+	_ = filepath.WalkDir(top, func(path string, d fs.DirEntry, err error) error {
+		switch {
+		case err != nil:
+		case d.IsDir():
+			if depth >= 0 && path != top && strings.Count(path[len(top):], string(filepath.Separator)) > depth {
+				return fs.SkipDir
+			}
+		default:
 			visit(path, d)
 		}
 		return nil

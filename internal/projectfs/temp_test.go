@@ -106,3 +106,34 @@ func TestHangingWrite(t *testing.T) {
 		return nil
 	})
 }
+
+// A checkpoint sweeps what it writes: the root, .ccc and the folders
+// directly in it, and the directories it names (its agent's history); the
+// rest of .ccc's tree (other agents' histories, up to 100 records each) is
+// left alone, and RemoveStaleTemp (ccc doctor) still sweeps it all.
+func TestRemoveStaleTempNearSweepsWhatACheckpointWrites(t *testing.T) {
+	root := t.TempDir()
+	mk := func(rel string) string {
+		p := filepath.Join(root, rel)
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		require.NoError(t, os.WriteFile(p, []byte("torn"), 0o644))
+		old := time.Now().Add(-2 * StaleTemp)
+		require.NoError(t, os.Chtimes(p, old, old))
+		return p
+	}
+	hist := filepath.Join(root, Dir, "checkpoints", "history")
+	near := []string{
+		mk(".ccc-state.json.tmp-1"),
+		mk(filepath.Join(Dir, ".lock.tmp-2")),
+		mk(filepath.Join(Dir, "backups", ".x.tmp-3")),
+		mk(filepath.Join(Dir, "checkpoints", ".main.json.tmp-4")),
+		mk(filepath.Join(Dir, "checkpoints", "history", "main", ".h.json.tmp-5")),
+	}
+	far := mk(filepath.Join(Dir, "checkpoints", "history", "other", ".h.json.tmp-6"))
+	rep := RemoveStaleTempNear(root, filepath.Join(hist, "main"))
+	assert.ElementsMatch(t, near, rep.Removed)
+	assert.Empty(t, rep.Failed)
+	assert.FileExists(t, far, "another agent's history is left to ccc doctor")
+
+	assert.Equal(t, []string{far}, RemoveStaleTemp(root).Removed)
+}
