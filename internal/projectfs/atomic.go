@@ -236,3 +236,79 @@ func RemoveStaleTemp(root string) TempReport {
 	})
 	return rep
 }
+
+// linkFile is os.Link; a test replaces it to see the copy a refused link
+// falls back to.
+var linkFile = os.Link
+
+// KeepCopy keeps the file at src, which the caller has just read as data,
+// at dest as WriteCopy does. When src is a regular file that ccc only
+// ever replaces by rename (a record, never the progress or state file, which
+// users and agents edit in place), the copy is a hard link to it rather
+// than a second write of its bytes: the file at src is about to be replaced,
+// and its old inode then lives on under dest alone. A link that cannot be
+// made (another file system, a file system without links, EPERM, src gone or
+// swapped meanwhile) falls back to writing data. dest is replaced by rename
+// either way, never written through. It reports whether it linked; the
+// caller that then fails to replace src undoes the sharing with Unshare.
+func KeepCopy(src, dest string, data []byte, perm os.FileMode, link bool) (linked bool, err error) {
+	if link {
+		if linked = linkAt(src, dest, int64(len(data))); linked {
+			return true, nil
+		}
+	}
+	return false, WriteCopy(dest, data, perm)
+}
+
+// linkAt links dest to the regular file src of the given size, through a
+// temp name renamed over dest; false when it did not.
+func linkAt(src, dest string, size int64) bool {
+	fi, err := os.Lstat(src)
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() != size {
+		return false
+	}
+	if di, err := os.Lstat(dest); err == nil && os.SameFile(fi, di) {
+		// Already that file (rename of one inode's two names does nothing and
+		// would leave the temp name behind).
+		return true
+	}
+	dir := filepath.Dir(dest)
+	tmp := filepath.Join(dir, "."+filepath.Base(dest)+".tmp-"+strconv.Itoa(os.Getpid())+"-link")
+	_ = os.Remove(tmp) // a leftover of this pid's earlier, killed, run
+	if err := linkFile(src, tmp); err != nil {
+		return false
+	}
+	// The name src may have been replaced between the Lstat and the link:
+	// only the inode the caller's check saw may be kept.
+	if ti, err := os.Lstat(tmp); err != nil || !os.SameFile(fi, ti) {
+		_ = os.Remove(tmp)
+		return false
+	}
+	if err := os.Rename(tmp, dest); err != nil {
+		_ = os.Remove(tmp)
+		return false
+	}
+	return true
+}
+
+// Unshare makes dest a file of its own again when it is a hard link to live
+// (KeepCopy linked it, then replacing live failed): a written copy of data
+// takes its name, so a later in-place edit of live cannot change the copy.
+// When even that fails, dest is removed: a backup that is the live file is
+// no backup.
+func Unshare(dest, live string, data []byte) error {
+	di, err := os.Lstat(dest)
+	if err != nil {
+		return nil // gone: nothing shared
+	}
+	li, err := os.Lstat(live)
+	if err != nil || !os.SameFile(di, li) {
+		return nil
+	}
+	if err := WriteCopy(dest, data, di.Mode().Perm()); err != nil {
+		if rerr := os.Remove(dest); rerr != nil && !errors.Is(rerr, fs.ErrNotExist) {
+			return fmt.Errorf("unshare %s: %w", dest, err)
+		}
+	}
+	return nil
+}

@@ -51,13 +51,38 @@ func Backup(root, path string, now time.Time) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("backup: %w", err)
 	}
+	return backup(root, path, data, now, false)
+}
+
+// BackupOf is Backup of a file the caller has just read, through the
+// project's reader, as data: the file is not read again (a record of 10,000
+// tasks is 2 MB, and the second read was most of its backup's cost, issue
+// 26). link is KeepCopy's: true only for a file ccc replaces by rename and
+// never edits in place (a record), whose backup is then a hard link to it,
+// found again without reading when it is kept already; the caller that
+// then fails to replace the file calls Unshare on the path returned.
+func BackupOf(root, path string, data []byte, now time.Time, link bool) (string, error) {
+	if int64(len(data)) > MaxCopySize {
+		return "", fmt.Errorf("backup: %w", tooLarge(path, MaxCopySize))
+	}
+	if err := Inside(root, path); err != nil {
+		return "", fmt.Errorf("backup: %w", err)
+	}
+	return backup(root, path, data, now, link)
+}
+
+func backup(root, path string, data []byte, now time.Time, link bool) (string, error) {
 	base := filepath.Base(path)
 	name := base + "." + Stamp(now)
 	// One listing serves the whole backup (it was three: the kept copy, the
 	// newest, the prune), a directory read and a path check each (issue 26).
 	// A backup another process adds meanwhile is pruned by the next one.
 	paths, listErr := Backups(root, base)
-	if same, newest := keptBackup(root, paths, data); same != "" {
+	var live os.FileInfo
+	if link {
+		live, _ = os.Lstat(path)
+	}
+	if same, newest := keptBackup(root, paths, data, live); same != "" {
 		if newest {
 			return same, nil
 		}
@@ -68,7 +93,7 @@ func Backup(root, path string, now time.Time) (string, error) {
 	}
 	// A backup is a copy of a file that is itself written durably: no
 	// fsync (writeCopy's durable false).
-	dest, err := writeCopy(root, name, data, false)
+	dest, err := keepCopy(root, name, data, path, link)
 	if err != nil {
 		return "", err
 	}
@@ -270,12 +295,15 @@ func keptCopy(root, base string, data []byte) string {
 
 // keptBackup finds the rotating backup among paths (Backups' list) that
 // holds exactly data, and whether it is the newest; "" when there is none.
-func keptBackup(root string, paths []string, data []byte) (path string, newest bool) {
+// live, when not nil, is the file backed up, a record that BackupOf links:
+// a backup that is that very file holds its bytes without being read.
+func keptBackup(root string, paths []string, data []byte, live os.FileInfo) (path string, newest bool) {
 	for i, p := range paths {
-		if fi, err := os.Stat(p); err != nil || fi.Size() != int64(len(data)) {
+		fi, err := os.Lstat(p)
+		if err != nil || !fi.Mode().IsRegular() || fi.Size() != int64(len(data)) {
 			continue
 		}
-		if sameContent(root, p, data) {
+		if live != nil && os.SameFile(fi, live) || sameContent(root, p, data) {
 			return p, i == 0
 		}
 	}
@@ -303,6 +331,26 @@ func sameContent(root, p string, data []byte) bool {
 			return (err == io.EOF || err == io.ErrUnexpectedEOF) && len(data) == 0
 		}
 	}
+}
+
+// keepCopy is writeCopy of a backup (not durable), or KeepCopy's link to
+// src when link is true.
+func keepCopy(root, name string, data []byte, src string, link bool) (string, error) {
+	if !link {
+		return writeCopy(root, name, data, false)
+	}
+	dir, err := ProjectDir(root, BackupDir)
+	if err != nil {
+		return "", fmt.Errorf("backup: %w", err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("backup: %w", err)
+	}
+	dest := filepath.Join(dir, name)
+	if _, err := KeepCopy(src, dest, data, 0o600, true); err != nil {
+		return "", fmt.Errorf("backup: %w", err)
+	}
+	return dest, nil
 }
 
 // writeCopy writes data as root/.ccc/backups/name; durable fsyncs it (and
