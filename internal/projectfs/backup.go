@@ -320,7 +320,13 @@ func sameContent(root, p string, data []byte) bool {
 		return false
 	}
 	defer f.Close()
-	buf := make([]byte, 64<<10)
+	return holds(f, data)
+}
+
+// holds reports whether f, read from where it is to its end, holds exactly
+// data, reading 64 KB at a time.
+func holds(f *os.File, data []byte) bool {
+	buf := make([]byte, min(64<<10, len(data)+1))
 	for {
 		n, err := io.ReadFull(f, buf[:min(len(buf), len(data)+1)])
 		if n > len(data) || !bytes.Equal(buf[:n], data[:n]) {

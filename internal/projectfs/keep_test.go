@@ -1,8 +1,10 @@
 package projectfs
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
+	"runtime"
 	"syscall"
 	"testing"
 
@@ -141,4 +143,28 @@ func temps(t *testing.T, dir string) []string {
 	m, err := filepath.Glob(filepath.Join(dir, ".*.tmp-*"))
 	require.NoError(t, err)
 	return m
+}
+
+// ReplaceFile's compare reads the file a piece at a time instead of whole
+// (issue 26: the 10,000-task progress file is 0.5 MB): a replace of a 1 MB
+// file allocates far less than the file.
+func TestReplaceFileComparesInPieces(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "f.md")
+	old := bytes.Repeat([]byte("- task: migrate an endpoint\n"), 40_000) // 1.1 MB
+	require.NoError(t, os.WriteFile(path, old, 0o644))
+	next := append(bytes.Clone(old), "- one more\n"...)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	require.NoError(t, ReplaceFile(path, old, next, 0o644))
+	runtime.ReadMemStats(&after)
+	assert.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(len(old)/4), "bytes allocated by one replace")
+	assertFile(t, path, string(next), 0o644)
+
+	// and still refuses a file that changed, in size or in place
+	for _, changed := range [][]byte{old[:len(old)-1], append(bytes.Clone(old[:len(old)-1]), 'X')} {
+		require.NoError(t, os.WriteFile(path, changed, 0o644))
+		assert.ErrorIs(t, ReplaceFile(path, old, next, 0o644), ErrChanged)
+		assertFile(t, path, string(changed), 0o644)
+	}
 }
