@@ -90,6 +90,11 @@ func CheckParse(path string, src []byte) (*Document, error) {
 // reported. Markers count wherever they start a line, in a code block too; an example meant to show one
 // is indented.
 func Conflicts(path string, src []byte) []Problem {
+	// Every conflict starts with seven '<': a file without them (every checkpoint's) is not copied or
+	// cut into lines at all (issue 26: 0.5 MB copied per checkpoint of 10,000 tasks).
+	if !bytes.Contains(src, []byte("<<<<<<<")) {
+		return nil
+	}
 	// Lines are cut one at a time, never all at once: a file of a few megabytes of short lines must not
 	// cost millions of strings before a hook has read anything.
 	s := string(src)

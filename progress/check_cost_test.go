@@ -78,3 +78,15 @@ func TestCountDroppedAgreesWithMatchingByKey(t *testing.T) {
 		}
 	}
 }
+
+// A file without conflict markers, every checkpoint's, is judged without a
+// copy of it (issue 26).
+func TestConflictsOfACleanFileAllocateNothing(t *testing.T) {
+	src := benchDoc(10_000)
+	allocs := testing.AllocsPerRun(5, func() {
+		if c := Conflicts("p.md", src); c != nil {
+			t.Fatal(c)
+		}
+	})
+	assert.Zero(t, allocs)
+}
