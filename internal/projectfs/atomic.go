@@ -262,29 +262,24 @@ func KeepCopy(src, dest string, data []byte, perm os.FileMode, link bool) (linke
 }
 
 // linkAt links dest to the regular file src of the given size, through a
-// temp name renamed over dest; false when it did not.
+// temp name renamed over dest; false when it did not. What was linked is
+// checked after the link, one lstat for the check before it and the one
+// after (the stat calls of a quiet checkpoint are counted, issue 26): a
+// symlink at src is linked as itself, and a file swapped in meanwhile is
+// most often of another size.
 func linkAt(src, dest string, size int64) bool {
-	fi, err := os.Lstat(src)
-	if err != nil || !fi.Mode().IsRegular() || fi.Size() != size {
-		return false
-	}
-	if di, err := os.Lstat(dest); err == nil && os.SameFile(fi, di) {
-		// Already that file (rename of one inode's two names does nothing and
-		// would leave the temp name behind).
-		return true
-	}
-	dir := filepath.Dir(dest)
-	tmp := filepath.Join(dir, "."+filepath.Base(dest)+".tmp-"+strconv.Itoa(os.Getpid())+"-link")
+	tmp := filepath.Join(filepath.Dir(dest), "."+filepath.Base(dest)+".tmp-"+strconv.Itoa(os.Getpid())+"-link")
 	_ = os.Remove(tmp) // a leftover of this pid's earlier, killed, run
 	if err := linkFile(src, tmp); err != nil {
 		return false
 	}
-	// The name src may have been replaced between the Lstat and the link:
-	// only the inode the caller's check saw may be kept.
-	if ti, err := os.Lstat(tmp); err != nil || !os.SameFile(fi, ti) {
+	if ti, err := os.Lstat(tmp); err != nil || !ti.Mode().IsRegular() || ti.Size() != size {
 		_ = os.Remove(tmp)
 		return false
 	}
+	// dest already that very file (a run killed before it replaced src
+	// linked it): the rename does nothing and the temp name stays, for
+	// RemoveStaleTemp, as any killed writer's.
 	if err := os.Rename(tmp, dest); err != nil {
 		_ = os.Remove(tmp)
 		return false

@@ -59,9 +59,9 @@ func Backup(root, path string, now time.Time) (string, error) {
 // project's reader, as data: the file is not read again (a record of 10,000
 // tasks is 2 MB, and the second read was most of its backup's cost, issue
 // 26). link is KeepCopy's: true only for a file ccc replaces by rename and
-// never edits in place (a record), whose backup is then a hard link to it,
-// found again without reading when it is kept already; the caller that
-// then fails to replace the file calls Unshare on the path returned.
+// never edits in place (a record), whose backup is then a hard link to it;
+// the caller that then fails to replace the file calls Unshare on the path
+// returned.
 func BackupOf(root, path string, data []byte, now time.Time, link bool) (string, error) {
 	if int64(len(data)) > MaxCopySize {
 		return "", fmt.Errorf("backup: %w", tooLarge(path, MaxCopySize))
@@ -79,11 +79,7 @@ func backup(root, path string, data []byte, now time.Time, link bool) (string, e
 	// newest, the prune), a directory read and a path check each (issue 26).
 	// A backup another process adds meanwhile is pruned by the next one.
 	paths, listErr := Backups(root, base)
-	var live os.FileInfo
-	if link {
-		live, _ = os.Lstat(path)
-	}
-	if same, newest := keptBackup(root, paths, data, live); same != "" {
+	if same, newest := keptBackup(root, paths, data); same != "" {
 		if newest {
 			return same, nil
 		}
@@ -386,15 +382,12 @@ func keptCopy(root, base string, data []byte) string {
 
 // keptBackup finds the rotating backup among paths (Backups' list) that
 // holds exactly data, and whether it is the newest; "" when there is none.
-// live, when not nil, is the file backed up, a record that BackupOf links:
-// a backup that is that very file holds its bytes without being read.
-func keptBackup(root string, paths []string, data []byte, live os.FileInfo) (path string, newest bool) {
+func keptBackup(root string, paths []string, data []byte) (path string, newest bool) {
 	for i, p := range paths {
-		fi, err := os.Lstat(p)
-		if err != nil || !fi.Mode().IsRegular() || fi.Size() != int64(len(data)) {
+		if fi, err := os.Stat(p); err != nil || fi.Size() != int64(len(data)) {
 			continue
 		}
-		if live != nil && os.SameFile(fi, live) || sameContent(root, p, data) {
+		if sameContent(root, p, data) {
 			return p, i == 0
 		}
 	}
