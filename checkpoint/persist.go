@@ -348,9 +348,15 @@ func (p persistStep) replace(cp *Context, path string, doc *progress.Document, r
 }
 
 // replaceProgress backs up the progress file and replaces it, failing with
-// projectfs.ErrChanged when it no longer holds orig.
+// projectfs.ErrChanged when it no longer holds orig. The backup is of orig,
+// the bytes readDoc read, not of a second read (issue 26); a file changed
+// since is not replaced, and the next attempt backs up what it reads.
 func replaceProgress(cp *Context, path string, orig, out []byte) (string, error) {
-	backup, err := projectfs.Backup(cp.Root, path, cp.Now)
+	if orig == nil {
+		return "", projectfs.ReplaceFile(path, nil, out, 0o644) // nothing to back up
+	}
+	// Copied, never linked: users and agents edit this file in place.
+	backup, err := projectfs.BackupOf(cp.Root, path, orig, cp.Now, false)
 	if err != nil {
 		return "", err
 	}

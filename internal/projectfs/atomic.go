@@ -7,7 +7,6 @@
 package projectfs
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -60,19 +59,21 @@ func syncFile(f *os.File) error {
 // serialise through Lock; the compare catches editors and agents that do not.
 func ReplaceFile(path string, expect, data []byte, perm os.FileMode) error {
 	return replace(path, data, perm, func() error {
-		// Never more than expect: a file that grew past it has changed.
-		cur, err := ReadProjectFile("", path, int64(len(expect)))
+		// Compared a piece at a time, never held whole: a 10,000-task
+		// progress file is 0.5 MB (issue 26). A file of another size has
+		// changed without a read.
+		f, size, err := openSized("", path, false)
 		switch {
 		case errors.Is(err, os.ErrNotExist):
 			if expect != nil {
 				return fmt.Errorf("%s: %w", path, ErrChanged)
 			}
 			return nil
-		case errors.Is(err, ErrTooLarge):
-			return fmt.Errorf("%s: %w", path, ErrChanged)
 		case err != nil:
 			return err
-		case expect == nil || !bytes.Equal(cur, expect):
+		}
+		defer f.Close()
+		if expect == nil || size != int64(len(expect)) || !holds(f, expect) {
 			return fmt.Errorf("%s: %w", path, ErrChanged)
 		}
 		return nil
@@ -260,4 +261,75 @@ func removeStaleTemp(root string, depth int, extra []string) TempReport {
 		return nil
 	})
 	return rep
+}
+
+// linkFile is os.Link; a test replaces it to see the copy a refused link
+// falls back to.
+var linkFile = os.Link
+
+// KeepCopy keeps the file at src, which the caller has just read as data,
+// at dest as WriteCopy does. When src is a regular file that ccc only
+// ever replaces by rename (a record, never the progress or state file, which
+// users and agents edit in place), the copy is a hard link to it rather
+// than a second write of its bytes: the file at src is about to be replaced,
+// and its old inode then lives on under dest alone. A link that cannot be
+// made (another file system, a file system without links, EPERM, src gone or
+// swapped meanwhile) falls back to writing data. dest is replaced by rename
+// either way, never written through. It reports whether it linked; the
+// caller that then fails to replace src undoes the sharing with Unshare.
+func KeepCopy(src, dest string, data []byte, perm os.FileMode, link bool) (linked bool, err error) {
+	if link {
+		if linked = linkAt(src, dest, int64(len(data))); linked {
+			return true, nil
+		}
+	}
+	return false, WriteCopy(dest, data, perm)
+}
+
+// linkAt links dest to the regular file src of the given size, through a
+// temp name renamed over dest; false when it did not. What was linked is
+// checked after the link, one lstat for the check before it and the one
+// after (the stat calls of a quiet checkpoint are counted, issue 26): a
+// symlink at src is linked as itself, and a file swapped in meanwhile is
+// most often of another size.
+func linkAt(src, dest string, size int64) bool {
+	tmp := filepath.Join(filepath.Dir(dest), "."+filepath.Base(dest)+".tmp-"+strconv.Itoa(os.Getpid())+"-link")
+	_ = os.Remove(tmp) // a leftover of this pid's earlier, killed, run
+	if err := linkFile(src, tmp); err != nil {
+		return false
+	}
+	if ti, err := os.Lstat(tmp); err != nil || !ti.Mode().IsRegular() || ti.Size() != size {
+		_ = os.Remove(tmp)
+		return false
+	}
+	// dest already that very file (a run killed before it replaced src
+	// linked it): the rename does nothing and the temp name stays, for
+	// RemoveStaleTemp, as any killed writer's.
+	if err := os.Rename(tmp, dest); err != nil {
+		_ = os.Remove(tmp)
+		return false
+	}
+	return true
+}
+
+// Unshare makes dest a file of its own again when it is a hard link to live
+// (KeepCopy linked it, then replacing live failed): a written copy of data
+// takes its name, so a later in-place edit of live cannot change the copy.
+// When even that fails, dest is removed: a backup that is the live file is
+// no backup.
+func Unshare(dest, live string, data []byte) error {
+	di, err := os.Lstat(dest)
+	if err != nil {
+		return nil // gone: nothing shared
+	}
+	li, err := os.Lstat(live)
+	if err != nil || !os.SameFile(di, li) {
+		return nil
+	}
+	if err := WriteCopy(dest, data, di.Mode().Perm()); err != nil {
+		if rerr := os.Remove(dest); rerr != nil && !errors.Is(rerr, fs.ErrNotExist) {
+			return fmt.Errorf("unshare %s: %w", dest, err)
+		}
+	}
+	return nil
 }

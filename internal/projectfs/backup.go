@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -51,6 +52,27 @@ func Backup(root, path string, now time.Time) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("backup: %w", err)
 	}
+	return backup(root, path, data, now, false)
+}
+
+// BackupOf is Backup of a file the caller has just read, through the
+// project's reader, as data: the file is not read again (a record of 10,000
+// tasks is 2 MB, and the second read was most of its backup's cost, issue
+// 26). link is KeepCopy's: true only for a file ccc replaces by rename and
+// never edits in place (a record), whose backup is then a hard link to it;
+// the caller that then fails to replace the file calls Unshare on the path
+// returned.
+func BackupOf(root, path string, data []byte, now time.Time, link bool) (string, error) {
+	if int64(len(data)) > MaxCopySize {
+		return "", fmt.Errorf("backup: %w", tooLarge(path, MaxCopySize))
+	}
+	if err := Inside(root, path); err != nil {
+		return "", fmt.Errorf("backup: %w", err)
+	}
+	return backup(root, path, data, now, link)
+}
+
+func backup(root, path string, data []byte, now time.Time, link bool) (string, error) {
 	base := filepath.Base(path)
 	name := base + "." + Stamp(now)
 	// One listing serves the whole backup (it was three: the kept copy, the
@@ -68,7 +90,7 @@ func Backup(root, path string, now time.Time) (string, error) {
 	}
 	// A backup is a copy of a file that is itself written durably: no
 	// fsync (writeCopy's durable false).
-	dest, err := writeCopy(root, name, data, false)
+	dest, err := keepCopy(root, name, data, path, link)
 	if err != nil {
 		return "", err
 	}
@@ -86,7 +108,7 @@ func Backup(root, path string, now time.Time) (string, error) {
 			// committed under that name (a FIFO, a link to /dev/zero): it is
 			// read as ccc's own file or not at all.
 			newest = false
-			if old, err := ReadOwnFile(root, prev, MaxCopySize); err == nil && sameButStamps(old, data) {
+			if sameButStampsAs(root, prev, data) {
 				_ = os.Remove(prev) // superseded: the new copy holds the same version
 				continue
 			}
@@ -114,7 +136,28 @@ func sameButStamps(a, b []byte) bool {
 	if bytes.Equal(a, b) {
 		return true
 	}
-	ra, rb := stampless{data: a}, stampless{data: b}
+	return sameStreams(&stampless{data: a, whole: true}, &stampless{data: b, whole: true})
+}
+
+// sameButStampsAs is sameButStamps of the backup at p, read as ReadOwnFile
+// reads it, and data; the backup is read only as far as the comparison
+// goes: the newest backup of a record most often differs from the next
+// within its first few kilobytes, and reading its 2 MB whole (10,000 tasks)
+// was a twentieth of a checkpoint (issue 26).
+func sameButStampsAs(root, p string, data []byte) bool {
+	f, size, err := openSized(root, p, true)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	if size > MaxCopySize {
+		return false
+	}
+	b := &stampless{data: make([]byte, 0, min(size+1, 64<<10)), src: f, size: size}
+	return sameStreams(&stampless{data: data, whole: true}, b) && !b.over
+}
+
+func sameStreams(ra, rb *stampless) bool {
 	var ca, cb []byte
 	for {
 		if len(ca) == 0 {
@@ -135,43 +178,94 @@ func sameButStamps(a, b []byte) bool {
 }
 
 // stampless reads data with each stamp replaced by "T", a chunk at a time.
+// With src, data is what has been read of it so far, and more is read only
+// when a chunk needs it.
 type stampless struct {
-	data []byte
-	pos  int
-	j, m int // the next stamp at or after pos; m == 0: not looked for yet
-	done bool
+	data  []byte
+	pos   int
+	j, m  int // the next stamp at or after pos; m == 0: not looked for yet
+	done  bool
+	whole bool      // data holds the whole text
+	src   io.Reader // the rest of the text, when not whole
+	over  bool      // src held more than MaxCopySize
+	size  int64     // src's size when it was opened
 }
 
 // chunk returns the next part: the text up to the next stamp, or "T" for
 // the stamp; nil at the end.
 func (s *stampless) chunk() []byte {
-	if s.pos >= len(s.data) {
-		return nil
+	for {
+		if s.pos >= len(s.data) {
+			if s.whole {
+				return nil
+			}
+			s.fill()
+			continue
+		}
+		if s.m == 0 && !s.done {
+			j, m, safe := nextStampIn(s.data, s.pos, s.whole)
+			switch {
+			case m > 0:
+				s.j, s.m = j, m
+			case s.whole:
+				s.done = true
+			case safe > s.pos: // no stamp starts before safe: that text is plain
+				c := s.data[s.pos:safe]
+				s.pos = safe
+				return c
+			default: // a stamp may start, or go on, past what has been read
+				s.fill()
+				continue
+			}
+		}
+		if s.done {
+			c := s.data[s.pos:]
+			s.pos = len(s.data)
+			return c
+		}
+		if s.pos < s.j {
+			c := s.data[s.pos:s.j]
+			s.pos = s.j
+			return c
+		}
+		s.pos, s.m = s.j+s.m, 0
+		return []byte("T")
 	}
-	if s.m == 0 && !s.done {
-		s.j, s.m = nextStamp(s.data, s.pos)
-		s.done = s.j < 0
+}
+
+// fill reads more of src into data: up to 64 KB at first, then the rest of
+// its size (one allocation more, not a doubling's garbage). At the end of
+// src, or past MaxCopySize, data is whole.
+func (s *stampless) fill() {
+	want := max(64<<10, len(s.data))
+	if len(s.data)+want > cap(s.data) {
+		s.data = slices.Grow(s.data, max(want, int(s.size)+1-len(s.data)))
 	}
-	if s.done {
-		c := s.data[s.pos:]
-		s.pos = len(s.data)
-		return c
+	n, err := s.src.Read(s.data[len(s.data) : len(s.data)+want])
+	s.data = s.data[:len(s.data)+n]
+	if err != nil || n == 0 {
+		s.whole = true
 	}
-	if s.pos < s.j {
-		c := s.data[s.pos:s.j]
-		s.pos = s.j
-		return c
+	if len(s.data) > MaxCopySize {
+		s.whole, s.over = true, true
 	}
-	s.pos, s.m = s.j+s.m, 0
-	return []byte("T")
 }
 
 // nextStamp finds the first stamp at or after from: its start and length,
-// or -1. A stamp starts with four digits and a "-", so the expression runs,
-// anchored, only where the byte after four digits is a "-": those places in
-// order are where the unanchored search would try, and the first that
-// matches is its match.
+// or -1.
 func nextStamp(data []byte, from int) (start, n int) {
+	start, n, _ = nextStampIn(data, from, true)
+	return start, n
+}
+
+// nextStampIn is nextStamp of a text of which data may be only the start
+// (whole false): it returns a stamp only when what follows data cannot
+// change it, and otherwise -1 and safe, the end of the text after from in
+// which no stamp starts. A stamp starts with four digits and a "-", so the
+// expression runs, anchored, only where the byte after four digits is a
+// "-": those places in order are where the unanchored search would try, and
+// the first that matches is its match.
+func nextStampIn(data []byte, from int, whole bool) (start, n, safe int) {
 	re := stampStartRe()
 	for p := from + 4; p < len(data); p++ {
 		k := bytes.IndexByte(data[p:], '-')
@@ -179,33 +273,51 @@ func nextStamp(data []byte, from int) (start, n int) {
 			break
 		}
 		p += k
-		if j := p - 4; digits(data[j:p]) {
-			if m := matchAnchored(re, data[j:]); m > 0 {
-				return j, m
-			}
+		j := p - 4
+		if !digits(data[j:p]) {
+			continue
+		}
+		m, sure := matchAnchored(re, data[j:], whole)
+		if !sure {
+			return -1, 0, j
+		}
+		if m > 0 {
+			return j, m, j
 		}
 	}
-	return -1, 0
+	if whole {
+		return -1, 0, len(data)
+	}
+	// The last four bytes may be the digits of a stamp whose "-" is unread.
+	return -1, 0, max(from, len(data)-4)
 }
 
 // stampStartRe is stampRe anchored at the start.
 var stampStartRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(?:` + stampRe().String() + `)`) })
 
+// stampHead is the length of a stamp's part that is not optional
+// ("2006-01-02T15:04"): with it all read, whether a stamp starts is known.
+const stampHead = 16
+
 // matchAnchored returns the length of re's match at the start of s (0 for
 // none), trying a short window first: Go's regexp prepares state in
 // proportion to its input, and a stamp is short unless its fraction of a
-// second is long.
-func matchAnchored(re *regexp.Regexp, s []byte) int {
+// second is long. sure is false when s is not the whole text (whole false)
+// and what follows it could change the answer.
+func matchAnchored(re *regexp.Regexp, s []byte, whole bool) (n int, sure bool) {
 	for w := 64; ; w *= 8 {
 		win := s[:min(len(s), w)]
 		loc := re.FindIndex(win)
 		if loc == nil {
-			return 0
+			return 0, whole || len(win) >= stampHead
 		}
 		// A match that ends near the window's end may have been cut
 		// short: a long fraction, or a zone (at most 6 bytes) cut off.
-		if loc[1] < len(win)-8 || len(win) == len(s) {
-			return loc[1]
+		if loc[1] < len(win)-8 {
+			return loc[1], true
+		}
+		if len(win) == len(s) {
+			return loc[1], whole
 		}
 	}
 }
@@ -292,7 +404,13 @@ func sameContent(root, p string, data []byte) bool {
 		return false
 	}
 	defer f.Close()
-	buf := make([]byte, 64<<10)
+	return holds(f, data)
+}
+
+// holds reports whether f, read from where it is to its end, holds exactly
+// data, reading 64 KB at a time.
+func holds(f *os.File, data []byte) bool {
+	buf := make([]byte, min(64<<10, len(data)+1))
 	for {
 		n, err := io.ReadFull(f, buf[:min(len(buf), len(data)+1)])
 		if n > len(data) || !bytes.Equal(buf[:n], data[:n]) {
@@ -303,6 +421,26 @@ func sameContent(root, p string, data []byte) bool {
 			return (err == io.EOF || err == io.ErrUnexpectedEOF) && len(data) == 0
 		}
 	}
+}
+
+// keepCopy is writeCopy of a backup (not durable), or KeepCopy's link to
+// src when link is true.
+func keepCopy(root, name string, data []byte, src string, link bool) (string, error) {
+	if !link {
+		return writeCopy(root, name, data, false)
+	}
+	dir, err := ProjectDir(root, BackupDir)
+	if err != nil {
+		return "", fmt.Errorf("backup: %w", err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("backup: %w", err)
+	}
+	dest := filepath.Join(dir, name)
+	if _, err := KeepCopy(src, dest, data, 0o600, true); err != nil {
+		return "", fmt.Errorf("backup: %w", err)
+	}
+	return dest, nil
 }
 
 // writeCopy writes data as root/.ccc/backups/name; durable fsyncs it (and

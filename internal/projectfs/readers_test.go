@@ -36,6 +36,9 @@ var allowedRawOpens = map[string]string{
 	`cmd/ccc/internal/install/installtest/installtest.go: now, _ := os.ReadFile(path)`:                                            "the installers' golden test, on files in a test's temp dir",
 	`cmd/ccc/internal/install/installtest/installtest.go: got, err := os.ReadFile(path)`:                                          "the installers' golden test, on files in a test's temp dir",
 	`cmd/ccc/internal/install/installtest/installtest.go: after, _ := os.ReadFile(path)`:                                          "the installers' golden test, on files in a test's temp dir",
+	"bench/sidebyside/main.go: f, err := os.Open(c.stdin)":                                                                        "the bench timer's stdin file for a case, given on its command line",
+	"bench/sidebyside/main.go: msg, _ := os.ReadFile(errs.Name())":                                                                "the bench timer's own temp file of a failed case's stderr",
+	"bench/sidebyside/main.go: null, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)":                                              "/dev/null for the timed commands' output: a write",
 }
 
 func TestEveryReadGoesThroughTheReader(t *testing.T) {

@@ -1,9 +1,16 @@
 package projectfs
 
 import (
+	"io"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // stampSeeds are texts where finding stamps without the expression's full
@@ -54,27 +61,81 @@ func TestUnstamped(t *testing.T) {
 		}
 		return b.String()
 	}
-	for range 20000 {
+	for i := range 20000 {
 		checkUnstamped(t, random())
 		a, b := random(), random()
+		if i%20 == 0 { // read in pieces: slower, so a twentieth
+			checkSameRead(t, a, b, 3)
+			checkSameRead(t, a, a+"T", 2)
+			continue
+		}
 		checkSame(t, a, b)
 		checkSame(t, a, a+"T")
 	}
 	for _, a := range stampSeeds {
 		for _, b := range stampSeeds {
-			checkSame(t, a, b)
+			piece := 1
+			if len(b) > 100 {
+				piece = 61 // the long fraction: byte by byte re-reads it quadratically
+			}
+			checkSameRead(t, a, b, piece, 7)
 		}
 	}
 	checkSame(t, "xT2026-11-21T13:45", "x2026-11-21T13:45T")
 	checkSame(t, "a 2026-11-21T13:45:00Z b", "a 2026-11-22T09:10:11.5+01:00 b")
 }
 
-func checkSame(t *testing.T, a, b string) {
+func checkSame(t *testing.T, a, b string) { checkSameRead(t, a, b) }
+
+// checkSameRead is checkSame, with the second text also read as a backup
+// is, in pieces of each size given.
+func checkSameRead(t *testing.T, a, b string, pieceSizes ...int) {
 	re := stampRe()
 	want := string(re.ReplaceAll([]byte(a), []byte("T"))) == string(re.ReplaceAll([]byte(b), []byte("T")))
 	if got := sameButStamps([]byte(a), []byte(b)); got != want {
 		t.Fatalf("sameButStamps(%q, %q) = %v, the replaced texts say %v", a, b, got, want)
 	}
+	// The backup's side read as the comparison goes, in pieces of every
+	// small size: a stamp cut anywhere between two reads.
+	for _, piece := range pieceSizes {
+		rb := &stampless{data: make([]byte, 0, len(b)+1), src: &pieces{s: b, n: piece}}
+		if got := sameStreams(&stampless{data: []byte(a), whole: true}, rb); got != want {
+			t.Fatalf("sameStreams(%q, %q read %d bytes at a time) = %v, the replaced texts say %v", a, b, piece, got, want)
+		}
+	}
+}
+
+// pieces reads s n bytes at a time.
+type pieces struct {
+	s string
+	n int
+}
+
+func (p *pieces) Read(b []byte) (int, error) {
+	if p.s == "" {
+		return 0, io.EOF
+	}
+	k := copy(b[:min(len(b), p.n)], p.s)
+	p.s = p.s[k:]
+	return k, nil
+}
+
+// The newest backup is read only as far as the comparison with the new one
+// goes: a 2 MB record that differs within its first kilobytes costs a read
+// of 64 KB, not of 2 MB (issue 26).
+func TestSameButStampsAsReadsOnlyWhatItNeeds(t *testing.T) {
+	root := t.TempDir()
+	p := filepath.Join(root, "main.json.20261121T134500.000000000Z")
+	big := strings.Repeat(`    "task 1: migrate endpoint /api/v1/resource1",`+"\n", 40_000) // 2 MB
+	older := `{"id": "main-none-20261121-134500", "updatedAt": "2026-11-21T13:45:00Z",` + "\n" + big
+	require.NoError(t, os.WriteFile(p, []byte(older), 0o600))
+	newer := []byte(`{"id": "main-none-20261121-134600", "updatedAt": "2026-11-21T13:46:00Z",` + "\n" + big)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	assert.False(t, sameButStampsAs(root, p, newer), "the ids differ")
+	runtime.ReadMemStats(&after)
+	assert.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(len(older)), "bytes allocated")
+	assert.True(t, sameButStampsAs(root, p, []byte(strings.Replace(older, "13:45:00Z", "13:47:00Z", 1))), "read to the end when it must")
 }
 
 func FuzzUnstamped(f *testing.F) {
@@ -83,7 +144,7 @@ func FuzzUnstamped(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, a, b string) {
 		checkUnstamped(t, a)
-		checkSame(t, a, b)
+		checkSameRead(t, a, b, 1, 7)
 		checkSame(t, a, string(stampRe().ReplaceAll([]byte(a), []byte("2026-11-21T13:45"))))
 	})
 }

@@ -42,13 +42,16 @@ func Put(ctx context.Context, dir string, r *Record, now time.Time) (string, err
 		return "", err
 	}
 	defer unlock()
-	if err := keepReplaced(dir, r.Agent, path, now); err != nil {
+	keep, err := keepReplaced(dir, r.Agent, path, now)
+	if err != nil {
 		return "", err
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		keep.unshare()
 		return "", fmt.Errorf("records: %w", err)
 	}
 	if err := projectfs.WriteFileAtomic(path, data, 0o644); err != nil {
+		keep.unshare()
 		return "", fmt.Errorf("records: write %s: %w", path, err)
 	}
 	return path, nil
@@ -56,28 +59,22 @@ func Put(ctx context.Context, dir string, r *Record, now time.Time) (string, err
 
 // keepReplaced keeps the record at path, about to be replaced, in agent's
 // history and as a backup (or sets it aside when it cannot be read).
-func keepReplaced(dir, agent, path string, now time.Time) error {
+func keepReplaced(dir, agent, path string, now time.Time) (kept, error) {
 	old, err := readFile(dir, path)
 	if errors.Is(err, os.ErrNotExist) {
-		return nil
+		return kept{}, nil
 	}
 	if err != nil {
-		return fmt.Errorf("records: %w", err)
+		return kept{}, fmt.Errorf("records: %w", err)
 	}
 	prev, _, derr := Decode(path, old)
 	if derr != nil {
 		if _, err := projectfs.SetAside(Root(dir), path, now); err != nil {
-			return fmt.Errorf("records: %w; and it could not be set aside: %v", derr, err)
+			return kept{}, fmt.Errorf("records: %w; and it could not be set aside: %v", derr, err)
 		}
-		return nil
+		return kept{}, nil
 	}
-	if err := keepHistory(dir, agent, prev, old); err != nil {
-		return err
-	}
-	if _, err := projectfs.Backup(Root(dir), path, now); err != nil {
-		return fmt.Errorf("records: %w", err)
-	}
-	return nil
+	return keepPrevious(dir, agent, path, prev, old, now)
 }
 
 // Retire ends an agent's current record without a status of its own (the
@@ -106,17 +103,25 @@ func Retire(ctx context.Context, dir, agent string, now time.Time) (string, erro
 	if err != nil {
 		return "", fmt.Errorf("records: %w", err)
 	}
-	var kept string
+	var entry string
+	linked := false
 	if r, _, derr := Decode(path, data); derr == nil {
-		if err := keepHistory(dir, agent, r, data); err != nil {
+		// The record leaves for history: a link to it, then its name removed.
+		if entry, err = keepHistory(dir, agent, r, data, path); err != nil {
+			if entry != "" {
+				_ = projectfs.Unshare(entry, path, data)
+			}
 			return "", err
 		}
-		kept = historyPath(dir, agent, historyID(agent, r))
-	} else if kept, err = projectfs.SetAside(Root(dir), path, now); err != nil {
+		linked = true
+	} else if entry, err = projectfs.SetAside(Root(dir), path, now); err != nil {
 		return "", fmt.Errorf("records: %w; and it could not be set aside: %v", derr, err)
 	}
 	if err := os.Remove(path); err != nil {
+		if linked {
+			_ = projectfs.Unshare(entry, path, data)
+		}
 		return "", fmt.Errorf("records: %w", err)
 	}
-	return kept, nil
+	return entry, nil
 }

@@ -237,17 +237,15 @@ func Write(ctx context.Context, dir string, s Snapshot, now time.Time) (*Record,
 
 	rec := build(prev, s, now)
 	rec.ID = uniqueID(dir, rec, prev)
-	if prev != nil {
-		if err := keepHistory(dir, s.Agent, prev, prevData); err != nil {
-			return nil, err
-		}
-		if _, err := projectfs.Backup(Root(dir), path, now); err != nil {
-			return nil, fmt.Errorf("records: %w", err)
-		}
-	}
 	data, err := Encode(rec)
 	if err != nil {
 		return nil, err
+	}
+	var keep kept
+	if prev != nil {
+		if keep, err = keepPrevious(dir, s.Agent, path, prev, prevData, now); err != nil {
+			return nil, err
+		}
 	}
 	switch rec.Status {
 	case StatusComplete:
@@ -257,7 +255,9 @@ func Write(ctx context.Context, dir string, s Snapshot, now time.Time) (*Record,
 			// or, unreadable, is set aside rather than overwritten.
 			r, _, derr := Decode(archive, old)
 			if derr == nil {
-				derr = keepHistory(dir, rec.Agent, r, old)
+				// A copy, not a link: the archive is replaced below, and a
+				// failure there must not leave history sharing it.
+				_, derr = keepHistory(dir, rec.Agent, r, old, "")
 			} else {
 				_, derr = projectfs.SetAside(Root(dir), archive, now)
 			}
@@ -272,9 +272,52 @@ func Write(ctx context.Context, dir string, s Snapshot, now time.Time) (*Record,
 		err = projectfs.WriteFileAtomic(path, data, 0o644)
 	}
 	if err != nil {
+		keep.unshare()
 		return nil, fmt.Errorf("records: write %s: %w", rec.Agent, err)
 	}
 	return rec, warning
+}
+
+// kept is where keepPrevious kept a record that is about to be replaced:
+// its history entry and its backup, hard links to the file (issue 26: each
+// was a 2 MB copy of a 10,000-task record) or copies where a link cannot be
+// made.
+type kept struct {
+	live  string // the record's path
+	data  []byte // its bytes, as read
+	paths []string
+}
+
+// keepPrevious keeps the record at path (read as data, decoded as prev) in
+// agent's history and as a rotating backup, before it is replaced.
+func keepPrevious(dir, agent, path string, prev *Record, data []byte, now time.Time) (kept, error) {
+	k := kept{live: path, data: data}
+	h, err := keepHistory(dir, agent, prev, data, path)
+	if h != "" {
+		k.paths = append(k.paths, h)
+	}
+	if err != nil {
+		k.unshare()
+		return k, err
+	}
+	b, err := projectfs.BackupOf(Root(dir), path, data, now, true)
+	if err != nil {
+		k.unshare()
+		return k, fmt.Errorf("records: %w", err)
+	}
+	if b != "" {
+		k.paths = append(k.paths, b)
+	}
+	return k, nil
+}
+
+// unshare undoes the links when the record they keep was not replaced after
+// all: a history entry or backup that is still the live file would change
+// with it.
+func (k kept) unshare() {
+	for _, p := range k.paths {
+		_ = projectfs.Unshare(p, k.live, k.data)
+	}
 }
 
 // moveOut writes a finished record to its archive, then removes the current
@@ -440,22 +483,25 @@ func uniqueID(dir string, r, prev *Record) string {
 }
 
 // keepHistory stores a replaced record in history, byte for byte, and
-// prunes the agent's history to the newest KeepHistory. agent is the one
-// whose file it was, not what the file says: a hand-edited agent field
-// must not choose where ccc writes.
-func keepHistory(dir, agent string, prev *Record, data []byte) error {
+// prunes the agent's history to the newest KeepHistory; it returns the
+// entry's path. agent is the one whose file it was, not what the file says:
+// a hand-edited agent field must not choose where ccc writes. src, when not
+// "", is the file data was read from, about to be replaced by rename: the
+// entry is then a hard link to it (projectfs.KeepCopy), and the caller
+// that fails to replace src unshares it.
+func keepHistory(dir, agent string, prev *Record, data []byte, src string) (string, error) {
 	path := historyPath(dir, agent, historyID(agent, prev))
 	if err := projectfs.Inside(dir, path); err != nil { // history/<agent> symlinked out
-		return fmt.Errorf("records: history: %w", err)
+		return "", fmt.Errorf("records: history: %w", err)
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return fmt.Errorf("records: history: %w", err)
+		return "", fmt.Errorf("records: history: %w", err)
 	}
 	// A copy of a record that is itself written durably: no fsync.
-	if err := projectfs.WriteCopy(path, data, 0o644); err != nil {
-		return fmt.Errorf("records: history: %w", err)
+	if _, err := projectfs.KeepCopy(src, path, data, 0o644, src != ""); err != nil {
+		return "", fmt.Errorf("records: history: %w", err)
 	}
-	return pruneHistory(filepath.Dir(path))
+	return path, pruneHistory(filepath.Dir(path)) // path also on error: it was written
 }
 
 // historyID is the name a record gets in history: its id, unless that
