@@ -181,12 +181,15 @@ to .ccc/sessions/.ccc-progress-<UTC time>.md and keeps the newest 20 copies.`,
 	)
 	cmd.AddCommand(NewCmdHookCapture(f, dir)...)
 	cmd.PersistentFlags().String("agent", "", "the agent running the hook: claude, codex or gemini (default: detected from the input)")
+	// Each agent's event names (sorted) become aliases of the ccc event
+	// they play: each name asked once, not once per sub-command.
+	aliases := map[string][]string{}
+	for _, native := range agents.NativeEvents() {
+		ev := hook.Event(native)
+		aliases[ev] = append(aliases[ev], native)
+	}
 	for _, sub := range cmd.Commands() {
-		for _, native := range agents.NativeEvents() {
-			if hook.Event(native) == sub.Name() {
-				sub.Aliases = append(sub.Aliases, native)
-			}
-		}
+		sub.Aliases = append(sub.Aliases, aliases[sub.Name()]...)
 	}
 	return cmd
 }
