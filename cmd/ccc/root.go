@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -13,9 +14,62 @@ import (
 	"github.com/ccc-checkpoint/ccc/sinks/linear/oauth"
 )
 
-// NewCmdRoot builds the command tree.
-func NewCmdRoot(f *Factory) *cobra.Command {
-	var dir string
+// NewCmdRoot builds the whole command tree (help, completion, gen-docs).
+func NewCmdRoot(f *Factory) *cobra.Command { return NewCmdRootFor(f, nil) }
+
+// NewCmdRootFor builds the tree a command line needs: when its first word
+// names a top-level command, the root with that command alone, else the
+// whole tree (DESIGN.md, "The command tree").
+func NewCmdRootFor(f *Factory, args []string) *cobra.Command {
+	root, dir := NewCmdRootOnly(f)
+	// ccc's top-level commands, in help's order: a command's names (its
+	// name, then its aliases), known without building it, and its builder.
+	top := []struct {
+		names []string
+		build func(f *Factory, dir *string) *cobra.Command
+	}{
+		{[]string{"checkpoint"}, func(f *Factory, dir *string) *cobra.Command { return NewCmdCheckpoint(f, dir, nil) }},
+		{[]string{"go"}, func(f *Factory, dir *string) *cobra.Command { return NewCmdGo(f, dir, nil) }},
+		{[]string{"validate"}, func(f *Factory, dir *string) *cobra.Command { return NewCmdValidate(f, dir, nil) }},
+		{[]string{"post"}, func(f *Factory, dir *string) *cobra.Command { return NewCmdPost(f, dir, nil) }},
+		{[]string{"sync"}, func(f *Factory, dir *string) *cobra.Command { return NewCmdSync(f, dir, nil) }},
+		{[]string{"doctor"}, func(f *Factory, dir *string) *cobra.Command { return NewCmdDoctor(f, dir, nil) }},
+		{[]string{"hook"}, NewCmdHook},
+		{[]string{"init"}, NewCmdInit},
+		{[]string{"status"}, func(f *Factory, dir *string) *cobra.Command { return NewCmdStatus(f, dir, nil) }},
+		{[]string{"heartbeat"}, func(f *Factory, dir *string) *cobra.Command { return NewCmdHeartbeat(f, dir, nil) }},
+		{[]string{"list", "history"}, func(f *Factory, dir *string) *cobra.Command { return NewCmdList(f, dir, nil) }},
+		{[]string{"show"}, func(f *Factory, dir *string) *cobra.Command { return NewCmdShow(f, dir, nil) }},
+		{[]string{"takeover"}, func(f *Factory, dir *string) *cobra.Command { return NewCmdTakeover(f, dir, nil) }},
+		{[]string{"cleanup"}, func(f *Factory, dir *string) *cobra.Command { return NewCmdCleanup(f, dir, nil) }},
+		{[]string{"import"}, func(f *Factory, dir *string) *cobra.Command { return NewCmdImport(f, dir, nil) }},
+		{[]string{"restore"}, func(f *Factory, dir *string) *cobra.Command { return NewCmdRestore(f, dir, nil) }},
+		{[]string{"linear"}, func(f *Factory, _ *string) *cobra.Command { return NewCmdLinear(f, nil) }},
+		{[]string{"environment"}, func(*Factory, *string) *cobra.Command { return NewCmdEnvironment() }},
+	}
+	for _, c := range top {
+		if len(args) > 0 && slices.Contains(c.names, args[0]) {
+			root.AddCommand(c.build(f, dir))
+			// cobra would add its completion command and its four shells
+			// at Execute; the first word is another command, so nothing
+			// could run them. (Its help command is one value: left.)
+			root.CompletionOptions.DisableDefaultCmd = true
+			strictGroups(root)
+			return root
+		}
+	}
+	for _, c := range top {
+		root.AddCommand(c.build(f, dir))
+	}
+	root.AddCommand(devCommands()...)
+	documentGenerated(root)
+	strictGroups(root)
+	return root
+}
+
+// NewCmdRootOnly builds the root without sub-commands; dir holds its --dir.
+func NewCmdRootOnly(f *Factory) (*cobra.Command, *string) {
+	dir := new(string)
 	cmd := &cobra.Command{
 		Use:   "ccc <command>",
 		Short: "Keep an AI coding session's progress safe across context boundaries",
@@ -48,37 +102,13 @@ tracker in a body.` + exitStatusHelp(
 	// same way (and is one line from a hook), and a repaired mode is said
 	// once per run rather than by each reader.
 	cmd.PersistentPreRunE = func(*cobra.Command, []string) error { return checkPrivateFiles(f) }
-	cmd.PersistentFlags().StringVar(&dir, "dir", "", "project root (default: $CCC_PROJECT_ROOT, else the git top level, else the current directory)")
+	cmd.PersistentFlags().StringVar(dir, "dir", "", "project root (default: $CCC_PROJECT_ROOT, else the git top level, else the current directory)")
 	cmd.SetVersionTemplate("ccc {{.Version}}\n")
 	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err} })
 	cmd.SetOut(f.IO.Out)
 	cmd.SetErr(f.IO.ErrOut)
 	cmd.SetIn(f.IO.In)
-
-	cmd.AddCommand(
-		NewCmdCheckpoint(f, &dir, nil),
-		NewCmdGo(f, &dir, nil),
-		NewCmdValidate(f, &dir, nil),
-		NewCmdPost(f, &dir, nil),
-		NewCmdSync(f, &dir, nil),
-		NewCmdDoctor(f, &dir, nil),
-		NewCmdHook(f, &dir),
-		NewCmdInit(f, &dir),
-		NewCmdStatus(f, &dir, nil),
-		NewCmdHeartbeat(f, &dir, nil),
-		NewCmdList(f, &dir, nil),
-		NewCmdShow(f, &dir, nil),
-		NewCmdTakeover(f, &dir, nil),
-		NewCmdCleanup(f, &dir, nil),
-		NewCmdImport(f, &dir, nil),
-		NewCmdRestore(f, &dir, nil),
-		NewCmdLinear(f, nil),
-		NewCmdEnvironment(),
-	)
-	cmd.AddCommand(devCommands()...)
-	documentGenerated(cmd)
-	strictGroups(cmd)
-	return cmd
+	return cmd, dir
 }
 
 // strictGroups makes an unknown sub-command of a command group (ccc init
