@@ -58,6 +58,29 @@ func NewCmdRootFor(f *Factory, args []string) *cobra.Command {
 			return root
 		}
 	}
+	// What only the root's own help and --version show: only a whole tree
+	// is asked for them.
+	root.Long = `ccc keeps an AI coding session's progress in .ccc-progress.md, snapshots the
+in-scope files into git, keeps one status comment on the tracking issue up to
+date, and prints the continuation prompt the next session starts from.
+
+Every duration flag (--timeout, --interval, ...) takes seconds (5), a Go
+duration (90s, 1h30m) or days (7d), as .ccc-preferences.yaml does.
+
+` + config.RootEnvironmentHelp() + `Credentials are never printed, logged, written to a file or sent to a
+tracker in a body.` + exitStatusHelp(
+		"0  success (each command's --help lists its own statuses)",
+		"1  the command failed (checkpoint: nothing saved)",
+		"2  usage error: an unknown command or flag, or a bad flag value",
+		"3  checkpoint, post: a step or a tracker failed, the rest ran (checkpoint: the progress was saved)",
+		"4  status: an agent is STALE",
+		"75 sync: updates are still queued",
+		"ccc hook ... always exits 0.")
+	root.Example = `  ccc checkpoint --issue CIA-1 --current "write parser" --add-task "write tests"
+  ccc checkpoint --done "write parser" --next "run the parser tests"
+  ccc go
+  ccc validate`
+	root.Version = versionString(version, buildInfo())
 	for _, c := range top {
 		root.AddCommand(c.build(f, dir))
 	}
@@ -67,33 +90,12 @@ func NewCmdRootFor(f *Factory, args []string) *cobra.Command {
 	return root
 }
 
-// NewCmdRootOnly builds the root without sub-commands; dir holds its --dir.
+// NewCmdRootOnly is the bare root (no sub-commands, long help or version).
 func NewCmdRootOnly(f *Factory) (*cobra.Command, *string) {
 	dir := new(string)
 	cmd := &cobra.Command{
-		Use:   "ccc <command>",
-		Short: "Keep an AI coding session's progress safe across context boundaries",
-		Long: `ccc keeps an AI coding session's progress in .ccc-progress.md, snapshots the
-in-scope files into git, keeps one status comment on the tracking issue up to
-date, and prints the continuation prompt the next session starts from.
-
-Every duration flag (--timeout, --interval, ...) takes seconds (5), a Go
-duration (90s, 1h30m) or days (7d), as .ccc-preferences.yaml does.
-
-` + config.RootEnvironmentHelp() + `Credentials are never printed, logged, written to a file or sent to a
-tracker in a body.` + exitStatusHelp(
-			"0  success (each command's --help lists its own statuses)",
-			"1  the command failed (checkpoint: nothing saved)",
-			"2  usage error: an unknown command or flag, or a bad flag value",
-			"3  checkpoint, post: a step or a tracker failed, the rest ran (checkpoint: the progress was saved)",
-			"4  status: an agent is STALE",
-			"75 sync: updates are still queued",
-			"ccc hook ... always exits 0."),
-		Example: `  ccc checkpoint --issue CIA-1 --current "write parser" --add-task "write tests"
-  ccc checkpoint --done "write parser" --next "run the parser tests"
-  ccc go
-  ccc validate`,
-		Version:       versionString(version, buildInfo()),
+		Use:           "ccc <command>",
+		Short:         "Keep an AI coding session's progress safe across context boundaries",
 		SilenceErrors: true,
 		SilenceUsage:  true,
 	}
