@@ -87,13 +87,27 @@ func TestCommandTreeMatchesWholeTree(t *testing.T) {
 	assert.GreaterOrEqual(t, checked, 18, "top-level commands checked")
 }
 
+// TestVersionMatchesWholeTree: ccc --version (and -v) builds the root
+// alone, and prints what the whole tree prints.
+func TestVersionMatchesWholeTree(t *testing.T) {
+	t.Parallel()
+	for _, flag := range []string{"--version", "-v"} {
+		assert.Empty(t, NewCmdRootFor(treeFactory(t), []string{flag}).Commands(), "the tree of ccc %s", flag)
+		wantCode, wantOut, wantErr := runWith(t, wholeTree, []string{flag})
+		code, out, errs := runWith(t, NewCmdRootFor, []string{flag})
+		assert.Equal(t, 0, wantCode)
+		assert.Contains(t, wantOut, "ccc ")
+		assert.Equal(t, []any{wantCode, wantOut, wantErr}, []any{code, out, errs}, "ccc %s", flag)
+	}
+}
+
 // TestWholeTreeWhenNeeded: every command line that does not start with a
 // top-level command's name gets the whole tree.
 func TestWholeTreeWhenNeeded(t *testing.T) {
 	t.Parallel()
 	want := len(NewCmdRoot(treeFactory(t)).Commands())
 	for _, args := range [][]string{
-		nil, {"--version"}, {"--help"}, {"--dir", "hook", "stop"}, {"--dir=x", "hook", "stop"},
+		nil, {"--version", "--dir", "x"}, {"-v", "hook"}, {"--help"}, {"--dir", "hook", "stop"}, {"--dir=x", "hook", "stop"},
 		{"help"}, {"help", "hook", "stop"}, {"completion", "bash"}, {cobra.ShellCompRequestCmd, "ch"},
 		{"chekpoint"}, {"Hook", "stop"}, {"gen-docs"}, {""},
 	} {
@@ -130,6 +144,26 @@ func TestHookStopStartupAllocations(t *testing.T) {
 	const budget = 450
 	if allocs > budget {
 		t.Errorf("ccc hook stop with no state allocates %.0f times, over the budget of %d", allocs, budget)
+	}
+}
+
+// TestVersionStartupAllocations pins what `ccc --version` allocates,
+// start-up (the command tree) included: 1,617 before NewCmdRootFor built
+// the root alone for it.
+func TestVersionStartupAllocations(t *testing.T) {
+	var stdout bytes.Buffer
+	allocs := testing.AllocsPerRun(20, func() {
+		stdout.Reset()
+		f := &Factory{IO: IOStreams{In: strings.NewReader(""), Out: &stdout, ErrOut: &bytes.Buffer{}}, Getenv: func(string) string { return "" }}
+		if code := run([]string{"--version"}, f); code != 0 {
+			t.Fatalf("ccc --version exited %d", code)
+		}
+	})
+	require.True(t, strings.HasPrefix(stdout.String(), "ccc "), "ccc --version printed %q", stdout.String())
+	t.Logf("ccc --version: %.0f allocations", allocs)
+	const budget = 200
+	if allocs > budget {
+		t.Errorf("ccc --version allocates %.0f times, over the budget of %d", allocs, budget)
 	}
 }
 

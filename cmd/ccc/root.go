@@ -17,8 +17,8 @@ import (
 // NewCmdRoot builds the whole command tree (help, completion, gen-docs).
 func NewCmdRoot(f *Factory) *cobra.Command { return NewCmdRootFor(f, nil) }
 
-// NewCmdRootFor builds the tree a command line needs: when its first word
-// names a top-level command, the root with that command alone, else the
+// NewCmdRootFor builds the tree a command line needs: the root with the one
+// top-level command its first word names, or alone for --version, else the
 // whole tree (DESIGN.md, "The command tree").
 func NewCmdRootFor(f *Factory, args []string) *cobra.Command {
 	root, dir := NewCmdRootOnly(f)
@@ -46,6 +46,13 @@ func NewCmdRootFor(f *Factory, args []string) *cobra.Command {
 		{[]string{"restore"}, func(f *Factory, dir *string) *cobra.Command { return NewCmdRestore(f, dir, nil) }},
 		{[]string{"linear"}, func(f *Factory, _ *string) *cobra.Command { return NewCmdLinear(f, nil) }},
 		{[]string{"environment"}, func(*Factory, *string) *cobra.Command { return NewCmdEnvironment() }},
+	}
+	if len(args) == 1 && (args[0] == "--version" || args[0] == "-v") {
+		// ccc --version: cobra prints the root's version before it looks
+		// for a command or runs anything.
+		root.Version = versionString(version, buildInfo())
+		root.CompletionOptions.DisableDefaultCmd = true
+		return root
 	}
 	for _, c := range top {
 		if len(args) > 0 && slices.Contains(c.names, args[0]) {
