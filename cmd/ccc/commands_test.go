@@ -3,8 +3,6 @@ package main
 import (
 	"bytes"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -113,57 +111,6 @@ func TestWholeTreeWhenNeeded(t *testing.T) {
 	} {
 		got := NewCmdRootFor(treeFactory(t), args)
 		assert.Len(t, got.Commands(), want, "ccc %q", args)
-	}
-}
-
-// TestHookStopStartupAllocations pins what `ccc hook stop` allocates in an
-// empty directory with no state, as a Stop hook outside a CCC project runs
-// it, start-up (the command tree) included: before NewCmdRootFor built the
-// whole tree for it, 1,753 allocations.
-func TestHookStopStartupAllocations(t *testing.T) {
-	home, project := t.TempDir(), t.TempDir()
-	vars := map[string]string{"HOME": home, "XDG_CONFIG_HOME": filepath.Join(home, ".config")}
-	var stderr bytes.Buffer
-	allocs := testing.AllocsPerRun(20, func() {
-		stderr.Reset()
-		f := &Factory{
-			IO:     IOStreams{In: strings.NewReader("{}"), Out: &bytes.Buffer{}, ErrOut: &stderr},
-			Getenv: func(k string) string { return vars[k] },
-			Getwd:  func() (string, error) { return project, nil },
-			Now:    func() time.Time { return hookNow },
-		}
-		if code := run([]string{"hook", "stop"}, f); code != 0 {
-			t.Fatalf("ccc hook stop exited %d", code)
-		}
-	})
-	require.Contains(t, stderr.String(), "no .ccc-state.json", "the stop hook ran to its answer")
-	entries, err := os.ReadDir(project)
-	require.NoError(t, err)
-	require.Empty(t, entries, "a stop with no state writes nothing")
-	t.Logf("ccc hook stop, no state: %.0f allocations", allocs)
-	const budget = 450
-	if allocs > budget {
-		t.Errorf("ccc hook stop with no state allocates %.0f times, over the budget of %d", allocs, budget)
-	}
-}
-
-// TestVersionStartupAllocations pins what `ccc --version` allocates,
-// start-up (the command tree) included: 1,617 before NewCmdRootFor built
-// the root alone for it.
-func TestVersionStartupAllocations(t *testing.T) {
-	var stdout bytes.Buffer
-	allocs := testing.AllocsPerRun(20, func() {
-		stdout.Reset()
-		f := &Factory{IO: IOStreams{In: strings.NewReader(""), Out: &stdout, ErrOut: &bytes.Buffer{}}, Getenv: func(string) string { return "" }}
-		if code := run([]string{"--version"}, f); code != 0 {
-			t.Fatalf("ccc --version exited %d", code)
-		}
-	})
-	require.True(t, strings.HasPrefix(stdout.String(), "ccc "), "ccc --version printed %q", stdout.String())
-	t.Logf("ccc --version: %.0f allocations", allocs)
-	const budget = 200
-	if allocs > budget {
-		t.Errorf("ccc --version allocates %.0f times, over the budget of %d", allocs, budget)
 	}
 }
 
