@@ -32,8 +32,8 @@ func agentOf(in Input) agent.Agent {
 }
 
 // AgentDir is the directory a hook's agent works in, when no root was named
-// on purpose (dir, --dir, and $CCC_PROJECT_ROOT win: they are the only way
-// to name a project below the git top level): the cwd of the hook's stdin
+// on purpose (dir, the --dir flag, and $CCC_PROJECT_ROOT win: they are the
+// only way to name a project below the git top level): the cwd of the stdin
 // (where the session works now), else $CLAUDE_PROJECT_DIR (where it
 // started), the first that is an existing absolute directory. An unset or
 // relative one is skipped without a look. ok is false when there is none:
