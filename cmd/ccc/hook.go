@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -181,12 +179,15 @@ to .ccc/sessions/.ccc-progress-<UTC time>.md and keeps the newest 20 copies.`,
 	)
 	cmd.AddCommand(NewCmdHookCapture(f, dir)...)
 	cmd.PersistentFlags().String("agent", "", "the agent running the hook: claude, codex or gemini (default: detected from the input)")
+	// Each agent's event names (sorted) become aliases of the ccc event
+	// they play: each name asked once, not once per sub-command.
+	aliases := map[string][]string{}
+	for _, native := range agents.NativeEvents() {
+		ev := hook.Event(native)
+		aliases[ev] = append(aliases[ev], native)
+	}
 	for _, sub := range cmd.Commands() {
-		for _, native := range agents.NativeEvents() {
-			if hook.Event(native) == sub.Name() {
-				sub.Aliases = append(sub.Aliases, native)
-			}
-		}
+		sub.Aliases = append(sub.Aliases, aliases[sub.Name()]...)
 	}
 	return cmd
 }
@@ -332,20 +333,12 @@ func (f *Factory) hookStopCheck(ctx context.Context, root string) (stoppedBy str
 	return by
 }
 
-// hookRoot finds a hook's project root. A root named on purpose wins
-// (--dir, then $CCC_PROJECT_ROOT): it is the only way to name a project
-// below the git top level. Otherwise the root is the git top level of
-// Claude Code's directory, else that directory: the cwd of the hook's
-// stdin (where the session works now), else $CLAUDE_PROJECT_DIR (where it
-// started), else the process's own. A directory that does not exist is
-// skipped.
+// hookRoot finds a hook's project root: --dir or $CCC_PROJECT_ROOT, else
+// the git top level of the directory the agent works in (hook.AgentDir),
+// else that directory, else the process's own.
 func (f *Factory) hookRoot(ctx context.Context, dir, cwd string) (string, error) {
-	if dir == "" && f.env().ProjectRoot == "" {
-		for _, d := range []string{cwd, f.env().Claude.ProjectDir} {
-			if fi, err := os.Stat(d); err == nil && fi.IsDir() && filepath.IsAbs(d) {
-				return config.FindRoot(ctx, "", f.env(), d)
-			}
-		}
+	if d, ok := hook.AgentDir(dir, f.env(), cwd); ok {
+		return config.FindRoot(ctx, "", f.env(), d)
 	}
 	return f.root(ctx, dir)
 }

@@ -18,13 +18,14 @@ func main() {
 	os.Exit(run(os.Args[1:], systemFactory()))
 }
 
-// run executes one command line and returns its exit status
-// (exitStatus maps the error).
-func run(args []string, f *Factory) int {
+// run executes one command line and returns its exit status (exitStatus
+// maps the error); runTree does so on the tree that tree builds for it.
+func run(args []string, f *Factory) int { return runTree(args, f, NewCmdRootFor) }
+func runTree(args []string, f *Factory, tree func(*Factory, []string) *cobra.Command) int {
 	out := &wroteWriter{w: f.IO.Out}
 	fc := *f
 	fc.IO.Out = out
-	cmd := NewCmdRoot(&fc)
+	cmd := tree(&fc, args)
 	cmd.SetArgs(args)
 	// One command is one process: what git says about the repository is
 	// asked once and shared by every step (internal/gitrepo.WithCache).

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -13,13 +14,60 @@ import (
 	"github.com/ccc-checkpoint/ccc/sinks/linear/oauth"
 )
 
-// NewCmdRoot builds the command tree.
-func NewCmdRoot(f *Factory) *cobra.Command {
-	var dir string
-	cmd := &cobra.Command{
-		Use:   "ccc <command>",
-		Short: "Keep an AI coding session's progress safe across context boundaries",
-		Long: `ccc keeps an AI coding session's progress in .ccc-progress.md, snapshots the
+// NewCmdRoot builds the whole command tree (help, completion, gen-docs).
+func NewCmdRoot(f *Factory) *cobra.Command { return NewCmdRootFor(f, nil) }
+
+// NewCmdRootFor builds the tree a command line needs: the root with the one
+// top-level command its first word names, or alone for --version, else the
+// whole tree (DESIGN.md, "The command tree").
+func NewCmdRootFor(f *Factory, args []string) *cobra.Command {
+	root, dir := NewCmdRootOnly(f)
+	// ccc's top-level commands, in help's order: a command's names (its
+	// name, then its aliases), known without building it, and its builder.
+	top := []struct {
+		names []string
+		build func(f *Factory, dir *string) *cobra.Command
+	}{
+		{[]string{"checkpoint"}, func(f *Factory, dir *string) *cobra.Command { return NewCmdCheckpoint(f, dir, nil) }},
+		{[]string{"go"}, func(f *Factory, dir *string) *cobra.Command { return NewCmdGo(f, dir, nil) }},
+		{[]string{"validate"}, func(f *Factory, dir *string) *cobra.Command { return NewCmdValidate(f, dir, nil) }},
+		{[]string{"post"}, func(f *Factory, dir *string) *cobra.Command { return NewCmdPost(f, dir, nil) }},
+		{[]string{"sync"}, func(f *Factory, dir *string) *cobra.Command { return NewCmdSync(f, dir, nil) }},
+		{[]string{"doctor"}, func(f *Factory, dir *string) *cobra.Command { return NewCmdDoctor(f, dir, nil) }},
+		{[]string{"hook"}, NewCmdHook},
+		{[]string{"init"}, NewCmdInit},
+		{[]string{"status"}, func(f *Factory, dir *string) *cobra.Command { return NewCmdStatus(f, dir, nil) }},
+		{[]string{"heartbeat"}, func(f *Factory, dir *string) *cobra.Command { return NewCmdHeartbeat(f, dir, nil) }},
+		{[]string{"list", "history"}, func(f *Factory, dir *string) *cobra.Command { return NewCmdList(f, dir, nil) }},
+		{[]string{"show"}, func(f *Factory, dir *string) *cobra.Command { return NewCmdShow(f, dir, nil) }},
+		{[]string{"takeover"}, func(f *Factory, dir *string) *cobra.Command { return NewCmdTakeover(f, dir, nil) }},
+		{[]string{"cleanup"}, func(f *Factory, dir *string) *cobra.Command { return NewCmdCleanup(f, dir, nil) }},
+		{[]string{"import"}, func(f *Factory, dir *string) *cobra.Command { return NewCmdImport(f, dir, nil) }},
+		{[]string{"restore"}, func(f *Factory, dir *string) *cobra.Command { return NewCmdRestore(f, dir, nil) }},
+		{[]string{"linear"}, func(f *Factory, _ *string) *cobra.Command { return NewCmdLinear(f, nil) }},
+		{[]string{"environment"}, func(*Factory, *string) *cobra.Command { return NewCmdEnvironment() }},
+	}
+	if len(args) == 1 && (args[0] == "--version" || args[0] == "-v") {
+		// ccc --version: cobra prints the root's version before it looks
+		// for a command or runs anything.
+		root.Version = versionString(version, buildInfo())
+		root.CompletionOptions.DisableDefaultCmd = true
+		return root
+	}
+	for _, c := range top {
+		if len(args) > 0 && slices.Contains(c.names, args[0]) {
+			root.AddCommand(c.build(f, dir))
+			// cobra would add its completion command and its four shells
+			// at Execute; the first word is another command, so nothing
+			// could run them. (Its help command is one value: left.)
+			root.CompletionOptions.DisableDefaultCmd = true
+			strictGroups(root)
+			return root
+		}
+	}
+	// What only the root's own help and --version show: only a whole tree
+	// is asked for them.
+	root.Long = `ccc keeps an AI coding session's progress in .ccc-progress.md, snapshots the
 in-scope files into git, keeps one status comment on the tracking issue up to
 date, and prints the continuation prompt the next session starts from.
 
@@ -28,18 +76,33 @@ duration (90s, 1h30m) or days (7d), as .ccc-preferences.yaml does.
 
 ` + config.RootEnvironmentHelp() + `Credentials are never printed, logged, written to a file or sent to a
 tracker in a body.` + exitStatusHelp(
-			"0  success (each command's --help lists its own statuses)",
-			"1  the command failed (checkpoint: nothing saved)",
-			"2  usage error: an unknown command or flag, or a bad flag value",
-			"3  checkpoint, post: a step or a tracker failed, the rest ran (checkpoint: the progress was saved)",
-			"4  status: an agent is STALE",
-			"75 sync: updates are still queued",
-			"ccc hook ... always exits 0."),
-		Example: `  ccc checkpoint --issue CIA-1 --current "write parser" --add-task "write tests"
+		"0  success (each command's --help lists its own statuses)",
+		"1  the command failed (checkpoint: nothing saved)",
+		"2  usage error: an unknown command or flag, or a bad flag value",
+		"3  checkpoint, post: a step or a tracker failed, the rest ran (checkpoint: the progress was saved)",
+		"4  status: an agent is STALE",
+		"75 sync: updates are still queued",
+		"ccc hook ... always exits 0.")
+	root.Example = `  ccc checkpoint --issue CIA-1 --current "write parser" --add-task "write tests"
   ccc checkpoint --done "write parser" --next "run the parser tests"
   ccc go
-  ccc validate`,
-		Version:       versionString(version, buildInfo()),
+  ccc validate`
+	root.Version = versionString(version, buildInfo())
+	for _, c := range top {
+		root.AddCommand(c.build(f, dir))
+	}
+	root.AddCommand(devCommands()...)
+	documentGenerated(root)
+	strictGroups(root)
+	return root
+}
+
+// NewCmdRootOnly is the bare root (no sub-commands, long help or version).
+func NewCmdRootOnly(f *Factory) (*cobra.Command, *string) {
+	dir := new(string)
+	cmd := &cobra.Command{
+		Use:           "ccc <command>",
+		Short:         "Keep an AI coding session's progress safe across context boundaries",
 		SilenceErrors: true,
 		SilenceUsage:  true,
 	}
@@ -48,37 +111,13 @@ tracker in a body.` + exitStatusHelp(
 	// same way (and is one line from a hook), and a repaired mode is said
 	// once per run rather than by each reader.
 	cmd.PersistentPreRunE = func(*cobra.Command, []string) error { return checkPrivateFiles(f) }
-	cmd.PersistentFlags().StringVar(&dir, "dir", "", "project root (default: $CCC_PROJECT_ROOT, else the git top level, else the current directory)")
+	cmd.PersistentFlags().StringVar(dir, "dir", "", "project root (default: $CCC_PROJECT_ROOT, else the git top level, else the current directory)")
 	cmd.SetVersionTemplate("ccc {{.Version}}\n")
 	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err} })
 	cmd.SetOut(f.IO.Out)
 	cmd.SetErr(f.IO.ErrOut)
 	cmd.SetIn(f.IO.In)
-
-	cmd.AddCommand(
-		NewCmdCheckpoint(f, &dir, nil),
-		NewCmdGo(f, &dir, nil),
-		NewCmdValidate(f, &dir, nil),
-		NewCmdPost(f, &dir, nil),
-		NewCmdSync(f, &dir, nil),
-		NewCmdDoctor(f, &dir, nil),
-		NewCmdHook(f, &dir),
-		NewCmdInit(f, &dir),
-		NewCmdStatus(f, &dir, nil),
-		NewCmdHeartbeat(f, &dir, nil),
-		NewCmdList(f, &dir, nil),
-		NewCmdShow(f, &dir, nil),
-		NewCmdTakeover(f, &dir, nil),
-		NewCmdCleanup(f, &dir, nil),
-		NewCmdImport(f, &dir, nil),
-		NewCmdRestore(f, &dir, nil),
-		NewCmdLinear(f, nil),
-		NewCmdEnvironment(),
-	)
-	cmd.AddCommand(devCommands()...)
-	documentGenerated(cmd)
-	strictGroups(cmd)
-	return cmd
+	return cmd, dir
 }
 
 // strictGroups makes an unknown sub-command of a command group (ccc init
