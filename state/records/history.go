@@ -156,32 +156,58 @@ func readDir(top, dir string, kind func(name string, r *Record) Kind) ([]Stored,
 	}
 	type read struct {
 		rec  *Record
+		path string
 		err  error
 		gone bool
 	}
 	reads := make([]read, len(files))
-	readOne := func(i int) {
-		e := files[i]
-		path := filepath.Join(dir, e.Name())
-		root := top
-		if dirInside && e.Type().IsRegular() {
-			root = "" // still opened as a regular file of bounded size
-		}
-		data, err := projectfs.ReadProjectFile(root, path, projectfs.MaxRecordSize)
-		switch {
-		case errors.Is(err, os.ErrNotExist):
-			reads[i].gone = true // removed by a writer since the listing
-		case err != nil:
-			reads[i].err = &Problem{Path: path, Err: fmt.Errorf("records: %w", err)}
-		default:
-			r, _, err := Decode(path, data)
-			if err != nil {
-				reads[i].err = &Problem{Path: path, Err: err}
-			}
-			reads[i].rec = r
-		}
+	var folder *projectfs.Folder
+	if dirInside {
+		// Read beneath the directory, once found inside top: each record
+		// opened by its name alone (issue 26: the path walk, a stat and an
+		// *os.File per record were a third of `ccc status` over 1,000).
+		folder, _ = projectfs.OpenFolder(dir) // nil: each read by its path
 	}
-	eachParallel(len(files), readOne)
+	if folder != nil {
+		defer func() { _ = folder.Close() }() // a directory read only
+	}
+	eachParallel(len(files), func() func(int) {
+		// Decode keeps nothing of the bytes it reads (TestDecodeKeepsNoBytes),
+		// so each worker reads every record into the same buffer.
+		var buf []byte
+		return func(i int) {
+			e := files[i]
+			path := filepath.Join(dir, e.Name())
+			reads[i].path = path
+			var data []byte
+			var err error
+			if folder != nil && e.Type().IsRegular() {
+				data, err = folder.Read(e.Name(), projectfs.MaxRecordSize, buf)
+				if errors.Is(err, projectfs.ErrNotRegular) {
+					// Not the regular file it was when listed (a link put in
+					// its place since): read as any other entry, whose link
+					// may lead anywhere inside top.
+					data, err = projectfs.ReadProjectFile(top, path, projectfs.MaxRecordSize)
+				} else if err == nil {
+					buf = data
+				}
+			} else {
+				data, err = projectfs.ReadProjectFile(top, path, projectfs.MaxRecordSize)
+			}
+			switch {
+			case errors.Is(err, os.ErrNotExist):
+				reads[i].gone = true // removed by a writer since the listing
+			case err != nil:
+				reads[i].err = &Problem{Path: path, Err: fmt.Errorf("records: %w", err)}
+			default:
+				r, _, err := Decode(path, data)
+				if err != nil {
+					reads[i].err = &Problem{Path: path, Err: err}
+				}
+				reads[i].rec = r
+			}
+		}
+	})
 	var out []Stored
 	var errs []error
 	for i, rd := range reads {
@@ -190,8 +216,7 @@ func readDir(top, dir string, kind func(name string, r *Record) Kind) ([]Stored,
 		case rd.err != nil:
 			errs = append(errs, rd.err)
 		default:
-			name := files[i].Name()
-			out = append(out, Stored{Record: rd.rec, Kind: kind(name, rd.rec), Path: filepath.Join(dir, name)})
+			out = append(out, Stored{Record: rd.rec, Kind: kind(files[i].Name(), rd.rec), Path: rd.path})
 		}
 	}
 	return out, errors.Join(errs...)
@@ -200,10 +225,13 @@ func readDir(top, dir string, kind func(name string, r *Record) Kind) ([]Stored,
 // eachParallel calls f(0) … f(n-1), on as many goroutines as there are
 // processors when n is large: reading a thousand records is waiting on a
 // thousand opens and reads, which two cores halve (issue 26: ccc status over
-// 1,000 records vs 10).
-func eachParallel(n int, f func(int)) {
+// 1,000 records vs 10). Each goroutine calls worker once for its own f, so
+// that what a call leaves (a buffer) serves the next call on the same
+// goroutine.
+func eachParallel(n int, worker func() func(int)) {
 	workers := min(runtime.GOMAXPROCS(0), n/64)
 	if workers < 2 {
+		f := worker()
 		for i := range n {
 			f(i)
 		}
@@ -213,6 +241,7 @@ func eachParallel(n int, f func(int)) {
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Go(func() {
+			f := worker()
 			for i := int(next.Add(1)) - 1; i < n; i = int(next.Add(1)) - 1 {
 				f(i)
 			}
