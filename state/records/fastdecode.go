@@ -31,10 +31,30 @@ var fieldIndex = sync.OnceValue(func() map[string]int {
 	return m
 })
 
+// summaryKeys are the fields a summary decode builds: what `ccc status`
+// shows and judges a record by (Collect). The others (the lists of steps,
+// subtasks' items, files, errors, the prompt, the other times, extra) are
+// read and checked as the full decode checks them, and not built: a
+// thousand records' task lists were most of status's allocations.
+var summaryKeys = []string{"schemaVersion", "id", "agent", "sessionId", "issue", "status", "currentStep",
+	"subtasks", "updatedAt", "heartbeat", "branch", "head"}
+
+// summaryFields is summaryKeys as a set of Record's field indexes.
+var summaryFields = sync.OnceValue(func() uint64 {
+	var set uint64
+	for _, k := range summaryKeys {
+		set |= 1 << fieldIndex()[k]
+	}
+	return set
+})
+
 // fastReader reads JSON from data at i.
 type fastReader struct {
 	data []byte
 	i    int
+	// summary: build only summaryKeys' fields (and the subtasks' counts,
+	// not their items); every value is still read and checked.
+	summary bool
 }
 
 func (p *fastReader) space() { p.i = skipSpace(p.data, p.i) }
@@ -169,7 +189,16 @@ func (p *fastReader) array(elem func() bool) (isNull, ok bool) {
 	}
 }
 
-func (p *fastReader) strings() ([]string, bool) {
+// strings reads a list of plain strings; with build false it checks them
+// and returns nil.
+func (p *fastReader) strings(build bool) ([]string, bool) {
+	if !build {
+		_, ok := p.array(func() bool {
+			_, ok := p.raw()
+			return ok
+		})
+		return nil, ok
+	}
 	out := []string{}
 	isNull, ok := p.array(func() bool {
 		s, ok := p.str()
@@ -212,25 +241,38 @@ func (p *fastReader) subtasks(st *Subtasks) bool {
 }
 
 func (p *fastReader) items(st *Subtasks) bool {
+	if p.summary {
+		_, ok := p.array(func() bool {
+			return p.object(func(key []byte) (int, bool) {
+				n := subtaskKey(key)
+				if n == 2 && p.null() {
+					return n, true
+				}
+				_, ok := p.raw()
+				return n, ok && n >= 0
+			})
+		})
+		return ok
+	}
 	items := []Subtask{}
 	isNull, ok := p.array(func() bool {
 		var it Subtask
 		ok := p.object(func(key []byte) (int, bool) {
 			var ok bool
-			switch string(key) {
-			case "id":
+			switch n := subtaskKey(key); n {
+			case 0:
 				it.ID, ok = p.str()
-				return 0, ok
-			case "status":
+				return n, ok
+			case 1:
 				it.Status, ok = p.str()
-				return 1, ok
-			case "output":
+				return n, ok
+			case 2:
 				if p.null() {
-					return 2, true
+					return n, true
 				}
 				s, ok := p.str()
 				it.Output = &s
-				return 2, ok
+				return n, ok
 			}
 			return 0, false
 		})
@@ -244,36 +286,60 @@ func (p *fastReader) items(st *Subtasks) bool {
 	return ok
 }
 
+// subtaskKey is the number of a subtask's key (its field of Subtask), -1
+// for any other.
+func subtaskKey(key []byte) int {
+	switch string(key) {
+	case "id":
+		return 0
+	case "status":
+		return 1
+	case "output":
+		return 2
+	}
+	return -1
+}
+
 // decodeFast decodes data, a record whose top-level keys are all known
-// (onlyKnownKeys), as a strict json.Decoder would, or reports that it cannot.
-func decodeFast(data []byte) (*Record, bool) {
+// (onlyKnownKeys), as a strict json.Decoder would, or reports that it
+// cannot. With summary, only summaryKeys' fields are built; it takes and
+// refuses exactly what the full decode does (FuzzDecodeFast).
+func decodeFast(data []byte, summary bool) (*Record, bool) {
 	rec := &Record{}
 	v := reflect.ValueOf(rec).Elem()
-	p := &fastReader{data: data}
+	p := &fastReader{data: data, summary: summary}
+	keep := ^uint64(0)
+	if summary {
+		keep = summaryFields()
+	}
 	ok := p.object(func(key []byte) (int, bool) {
 		i, known := fieldIndex()[string(key)]
 		if !known {
 			return 0, false
 		}
+		build := keep&(1<<i) != 0
 		var ok bool
 		switch string(key) {
 		case "completedSteps":
-			rec.CompletedSteps, ok = p.strings()
+			rec.CompletedSteps, ok = p.strings(build)
 		case "nextSteps":
-			rec.NextSteps, ok = p.strings()
+			rec.NextSteps, ok = p.strings(build)
 		case "subtasks":
 			ok = p.subtasks(&rec.Subtasks)
 		default:
 			p.space()
 			f := v.Field(i)
 			at := p.i
-			if p.plainValue(f) { // the common shapes: no decoder at all
+			if p.plainValue(f, build) { // the common shapes: no decoder at all
 				return i, true
 			}
 			p.i = at
 			end := skipValue(data, p.i)
 			if end < 0 {
 				return 0, false
+			}
+			if !build {
+				f = reflect.New(f.Type()).Elem() // checked, then dropped
 			}
 			ok = decodeStrict(data[p.i:end], f.Addr().Interface())
 			p.i = end
@@ -309,35 +375,56 @@ var (
 // plainValue reads the value of a field in the shapes a record ccc wrote
 // has: a plain string or integer, a list of plain strings, a time, the
 // heartbeat, an empty list of errors, an empty map, or null. Anything else
-// is false, for encoding/json to read.
-func (p *fastReader) plainValue(f reflect.Value) bool {
+// is false, for encoding/json to read. With build false the value is read
+// and checked alike, and f is left as it is.
+func (p *fastReader) plainValue(f reflect.Value, build bool) bool {
 	switch {
 	case f.Kind() == reflect.String:
+		if !build {
+			_, ok := p.raw()
+			return ok
+		}
 		s, ok := p.str()
 		f.SetString(s)
 		return ok
 	case f.Kind() == reflect.Int:
 		n, ok := p.integer()
-		f.SetInt(int64(n))
+		if build {
+			f.SetInt(int64(n))
+		}
 		return ok
 	case f.Type() == timeType:
+		if !build {
+			var t time.Time
+			return p.time(&t)
+		}
 		return p.time(f.Addr().Interface().(*time.Time))
 	case f.Type() == beatType:
+		if !build {
+			var b Beat
+			return p.beat(&b)
+		}
 		return p.beat(f.Addr().Interface().(*Beat))
 	case p.null():
 		return true // encoding/json leaves the field as it is
 	case f.Type() == reflect.TypeFor[[]string]():
-		l, ok := p.strings()
-		f.Set(reflect.ValueOf(l))
+		l, ok := p.strings(build)
+		if build {
+			f.Set(reflect.ValueOf(l))
+		}
 		return ok
 	case f.Type() == errorsType:
 		if p.byte('[') && p.byte(']') {
-			f.Set(reflect.ValueOf([]Error{}))
+			if build {
+				f.Set(reflect.ValueOf([]Error{}))
+			}
 			return true
 		}
 	case f.Kind() == reflect.Map:
 		if p.byte('{') && p.byte('}') {
-			f.Set(reflect.MakeMap(f.Type())) // as encoding/json makes one for {}
+			if build {
+				f.Set(reflect.MakeMap(f.Type())) // as encoding/json makes one for {}
+			}
 			return true
 		}
 	}

@@ -39,9 +39,18 @@ var fastSeeds = []string{
 // checkDecodeFast: where decodeFast reads a record, its keys are all known
 // and unescaped, and encoding/json's strict decode reads the same record.
 func checkDecodeFast(t *testing.T, data []byte) {
-	fast, ok := decodeFast(data)
+	fast, ok := decodeFast(data, false)
+	// The summary is the same reader: it takes what the full decode takes
+	// and builds the summary's fields alike.
+	sum, sok := decodeFast(data, true)
+	if sok != ok {
+		t.Fatalf("decodeFast of %q: %v, its summary: %v", data, ok, sok)
+	}
 	if !ok {
 		return
+	}
+	if want := summaryOf(fast); !reflect.DeepEqual(sum, want) {
+		t.Fatalf("the summary of %q is\n%+v\nthe full decode's summary fields\n%+v", data, sum, want)
 	}
 	if !onlyKnownKeys(data) {
 		t.Fatalf("decodeFast read %q, whose keys onlyKnownKeys refuses", data)
@@ -64,7 +73,7 @@ func TestDecodeFastAgrees(t *testing.T) {
 	}
 	data := bigRecord(t, 300)
 	checkDecodeFast(t, data)
-	if _, ok := decodeFast(data); !ok {
+	if _, ok := decodeFast(data, false); !ok {
 		t.Fatal("decodeFast gave up on a record ccc wrote")
 	}
 }
@@ -77,4 +86,17 @@ func FuzzDecodeFast(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		checkDecodeFast(t, data)
 	})
+}
+
+// summaryOf is r with only the fields a summary builds.
+func summaryOf(r *Record) *Record {
+	out := &Record{}
+	src, dst := reflect.ValueOf(r).Elem(), reflect.ValueOf(out).Elem()
+	for i := range src.NumField() {
+		if summaryFields()&(1<<i) != 0 {
+			dst.Field(i).Set(src.Field(i))
+		}
+	}
+	out.Subtasks.Items = nil
+	return out
 }

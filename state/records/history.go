@@ -46,7 +46,12 @@ type Stored struct {
 // reported together in the error (the others are still returned); a
 // missing dir is no records. Ordered by agent, then newest first.
 func Top(dir string) ([]Stored, error) {
-	out, err := readDir(dir, dir, func(name string, r *Record) Kind {
+	return top(dir, false)
+}
+
+// top is Top; with summary, of records decoded by decodeSummary (Collect's).
+func top(dir string, summary bool) ([]Stored, error) {
+	out, err := readDir(dir, dir, summary, func(name string, r *Record) Kind {
 		switch {
 		case r.Status == StatusComplete:
 			return KindComplete
@@ -65,7 +70,12 @@ func Top(dir string) ([]Stored, error) {
 // Failed reads the records in dir's failed/ (kept there until ccc cleanup
 // removes them), ordered as Top orders its records.
 func Failed(dir string) ([]Stored, error) {
-	out, err := readDir(dir, filepath.Join(dir, FailedDir), func(string, *Record) Kind { return KindFailed })
+	return failed(dir, false)
+}
+
+// failed is Failed; with summary, of records decoded by decodeSummary.
+func failed(dir string, summary bool) ([]Stored, error) {
+	out, err := readDir(dir, filepath.Join(dir, FailedDir), summary, func(string, *Record) Kind { return KindFailed })
 	sortStored(out, true)
 	return out, err
 }
@@ -96,11 +106,11 @@ func All(dir string) ([]Stored, error) {
 		if !a.IsDir() {
 			continue
 		}
-		s, err := readDir(dir, filepath.Join(hist, a.Name()), func(string, *Record) Kind { return KindHistory })
+		s, err := readDir(dir, filepath.Join(hist, a.Name()), false, func(string, *Record) Kind { return KindHistory })
 		all = append(all, s...)
 		errs = append(errs, err)
 	}
-	s, err := readDir(dir, filepath.Join(dir, FailedDir), func(string, *Record) Kind { return KindFailed })
+	s, err := readDir(dir, filepath.Join(dir, FailedDir), false, func(string, *Record) Kind { return KindFailed })
 	all = append(all, s...)
 	errs = append(errs, err)
 	sortStored(all, false)
@@ -132,7 +142,8 @@ func Find(dir, id string) (Stored, error) {
 
 // readDir decodes the *.json files directly in dir, a folder of the records
 // directory top: a file that resolves outside top is an error, not read.
-func readDir(top, dir string, kind func(name string, r *Record) Kind) ([]Stored, error) {
+// With summary, records are decoded by decodeSummary.
+func readDir(top, dir string, summary bool, kind func(name string, r *Record) Kind) ([]Stored, error) {
 	entries, err := os.ReadDir(dir)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
@@ -200,7 +211,12 @@ func readDir(top, dir string, kind func(name string, r *Record) Kind) ([]Stored,
 			case err != nil:
 				reads[i].err = &Problem{Path: path, Err: fmt.Errorf("records: %w", err)}
 			default:
-				r, _, err := Decode(path, data)
+				var r *Record
+				if summary {
+					r, err = decodeSummary(path, data)
+				} else {
+					r, _, err = Decode(path, data)
+				}
 				if err != nil {
 					reads[i].err = &Problem{Path: path, Err: err}
 				}

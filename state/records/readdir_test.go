@@ -28,7 +28,7 @@ func TestReadDirParallel(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(dir, ".a000.json.tmp-1"), []byte("x"), 0o644))
 	require.NoError(t, os.Mkdir(filepath.Join(dir, "history.json"), 0o755))
 
-	got, err := readDir(dir, dir, func(string, *Record) Kind { return KindCurrent })
+	got, err := readDir(dir, dir, false, func(string, *Record) Kind { return KindCurrent })
 	var p *Problem
 	require.True(t, errors.As(err, &p), "%v", err)
 	assert.Equal(t, filepath.Join(dir, "a150.json"), p.Path)
@@ -80,7 +80,7 @@ func TestReadDirLinks(t *testing.T) {
 	require.NoError(t, os.Symlink(filepath.Join(outside, "b.json"), filepath.Join(top, "out.json")))
 	require.NoError(t, syscall.Mkfifo(filepath.Join(top, "fifo.json"), 0o644))
 
-	got, err := readDir(top, top, func(string, *Record) Kind { return KindCurrent })
+	got, err := readDir(top, top, false, func(string, *Record) Kind { return KindCurrent })
 	require.Len(t, got, 2)
 	assert.Equal(t, filepath.Join(top, "a.json"), got[0].Path)
 	assert.Equal(t, filepath.Join(top, "in.json"), got[1].Path)

@@ -88,14 +88,16 @@ func Collect(ctx context.Context, root string, now time.Time, settings config.Se
 		c.warn(fmt.Errorf("%w; using the defaults", err))
 	}
 	c.st.Thresholds, c.th = th, th
-	top, topErr := Top(dir)
+	// Summaries: a row needs a handful of a record's fields, not its
+	// task lists (issue 26: ccc status over 1,000 records).
+	current, topErr := top(dir, true)
 	if c.wts, err = Worktrees(ctx, root); err != nil {
 		c.warn(err)
 	}
-	c.addTop(top)
+	c.addTop(current)
 	unreadable := c.addUnreadable(topErr)
-	failed, failedErr := Failed(dir)
-	c.addFailed(failed)
+	gone, failedErr := failed(dir, true)
+	c.addFailed(gone)
 	if failedErr != nil {
 		unreadable = append(unreadable, failedErr)
 	}
