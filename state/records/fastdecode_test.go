@@ -100,3 +100,30 @@ func summaryOf(r *Record) *Record {
 	out.Subtasks.Items = nil
 	return out
 }
+
+// TestFieldLookup: the reader tries the field after the last one first
+// (ccc writes the keys in the fields' order) and falls back to the full
+// look-up, so keys in any order, and unknown keys, read as they did.
+func TestFieldLookup(t *testing.T) {
+	t.Parallel()
+	p := &fastReader{}
+	keys := fieldKeys()
+	for i, k := range keys {
+		if got := p.field([]byte(k)); got != i {
+			t.Fatalf("in order: field(%q) = %d, want %d", k, got, i)
+		}
+	}
+	for i := len(keys) - 1; i >= 0; i-- {
+		if got := p.field([]byte(keys[i])); got != i {
+			t.Fatalf("backwards: field(%q) = %d, want %d", keys[i], got, i)
+		}
+	}
+	if got := p.field([]byte("Agent")); got != -1 {
+		t.Fatalf(`field("Agent") = %d, want -1`, got)
+	}
+	shuffled := `{"status":"in_progress","heartbeat":null,"agent":"a","schemaVersion":1,"head":"h","id":"x"}`
+	checkDecodeFast(t, []byte(shuffled))
+	if r, ok := decodeFast([]byte(shuffled), false); !ok || r.Agent != "a" || r.Head != "h" || r.ID != "x" {
+		t.Fatalf("decodeFast of keys out of order: %+v, %v", r, ok)
+	}
+}
