@@ -6,7 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -224,7 +224,7 @@ func readDir(top, dir string, summary bool, kind func(name string, r *Record) Ki
 			}
 		}
 	})
-	var out []Stored
+	out := make([]Stored, 0, len(reads))
 	var errs []error
 	for i, rd := range reads {
 		switch {
@@ -267,14 +267,14 @@ func eachParallel(n int, worker func() func(int)) {
 }
 
 func sortStored(s []Stored, byAgent bool) {
-	sort.SliceStable(s, func(i, j int) bool {
-		if byAgent && s[i].Agent != s[j].Agent {
-			return s[i].Agent < s[j].Agent
+	slices.SortStableFunc(s, func(a, b Stored) int {
+		if byAgent && a.Agent != b.Agent {
+			return strings.Compare(a.Agent, b.Agent)
 		}
-		if !s[i].UpdatedAt.Equal(s[j].UpdatedAt) {
-			return s[i].UpdatedAt.After(s[j].UpdatedAt)
+		if c := b.UpdatedAt.Compare(a.UpdatedAt); c != 0 {
+			return c // newest first
 		}
-		return s[i].Path < s[j].Path
+		return strings.Compare(a.Path, b.Path)
 	})
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -58,21 +59,38 @@ func manyRecords(t testing.TB, root string, n int) {
 // handful of each record's fields, so what it allocates per record does not
 // grow with the record's task list: 210 records against 10, the difference
 // per record. Decoding every record whole cost 92 allocations a record of
-// 20 tasks (issue 26).
+// 20 tasks (issue 26), and the bytes it allocates per record.
 func TestCollectAllocationsPerRecord(t *testing.T) {
 	settings := config.Settings{Env: config.Env{ConfigDir: t.TempDir()}}
-	allocs := func(n int) float64 {
+	// costs are Collect's allocations and bytes allocated, the least of 3.
+	costs := func(n int) (allocs, bytes float64) {
 		root := seededRepo(t)
 		manyRecords(t, root, n)
-		return testing.AllocsPerRun(3, func() {
+		collect := func() {
 			st, err := Collect(context.Background(), root, t0, settings)
 			if err != nil || len(st.Agents) != n {
 				t.Fatal(err, len(st.Agents))
 			}
-		})
+		}
+		allocs = testing.AllocsPerRun(3, collect)
+		for range 3 {
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			collect()
+			runtime.ReadMemStats(&after)
+			if b := float64(after.TotalAlloc - before.TotalAlloc); bytes == 0 || b < bytes {
+				bytes = b
+			}
+		}
+		return allocs, bytes
 	}
-	small, large := allocs(10), allocs(210)
-	perRecord := (large - small) / 200
-	t.Logf("allocations: %.0f for 10 records, %.0f for 210: %.1f per record", small, large, perRecord)
+	smallAllocs, smallBytes := costs(10)
+	largeAllocs, largeBytes := costs(210)
+	perRecord, bytesPerRecord := (largeAllocs-smallAllocs)/200, (largeBytes-smallBytes)/200
+	t.Logf("allocations: %.0f for 10 records, %.0f for 210: %.1f per record; bytes: %.0f, %.0f: %.0f per record",
+		smallAllocs, largeAllocs, perRecord, smallBytes, largeBytes, bytesPerRecord)
 	assert.LessOrEqual(t, perRecord, 16.0, "allocations per record of 20 tasks")
+	// 2,208 while the rows, the agents' map and list and the records' list
+	// grew by doubling; 1,755 sized once.
+	assert.LessOrEqual(t, bytesPerRecord, 1900.0, "bytes allocated per record")
 }
