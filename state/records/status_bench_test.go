@@ -92,5 +92,7 @@ func TestCollectAllocationsPerRecord(t *testing.T) {
 	assert.LessOrEqual(t, perRecord, 16.0, "allocations per record of 20 tasks")
 	// 2,208 while the rows, the agents' map and list and the records' list
 	// grew by doubling; 1,755 sized once.
-	assert.LessOrEqual(t, bytesPerRecord, 1900.0, "bytes allocated per record")
+	if !raceOn {
+		assert.LessOrEqual(t, bytesPerRecord, 1900.0, "bytes allocated per record")
+	}
 }
