@@ -86,6 +86,54 @@ type fastReader struct {
 	summary bool
 	// next is the field after the last top-level key read (field).
 	next int
+	// rec is the record being read, whose steps a subtask's id usually
+	// repeats (stepAt).
+	rec *Record
+}
+
+// stepAt is the step a record ccc wrote lists as its k-th subtask (the
+// completed steps, the current one, the steps left, in that order), ""
+// when there is none. A hint only: an id is compared with it byte for byte.
+func (p *fastReader) stepAt(k int) string {
+	if p.rec == nil {
+		return ""
+	}
+	r := p.rec
+	if k < len(r.CompletedSteps) {
+		return r.CompletedSteps[k]
+	}
+	k -= len(r.CompletedSteps)
+	if r.CurrentStep != "" {
+		if k == 0 {
+			return r.CurrentStep
+		}
+		k--
+	}
+	if k < len(r.NextSteps) {
+		return r.NextSteps[k]
+	}
+	return ""
+}
+
+// shared is b as a string: same as one already held when equal to it (a
+// subtask's id and its step, a status), else a copy.
+func shared(b []byte, held string) string {
+	if string(b) == held {
+		return held
+	}
+	switch string(b) {
+	case "pending":
+		return "pending"
+	case StatusInProgress:
+		return StatusInProgress
+	case StatusBlocked:
+		return StatusBlocked
+	case StatusComplete:
+		return StatusComplete
+	case StatusFailed:
+		return StatusFailed
+	}
+	return string(b)
 }
 
 func (p *fastReader) space() { p.i = skipSpace(p.data, p.i) }
@@ -299,17 +347,24 @@ func (p *fastReader) items(st *Subtasks) bool {
 		})
 		return ok
 	}
-	items := []Subtask{}
+	// Sized from the total ccc writes before the items, within what the
+	// bytes left can hold (an item takes at least 40): no doubling.
+	items := make([]Subtask, 0, max(0, min(st.Total, (len(p.data)-p.i)/40)))
 	isNull, ok := p.array(func() bool {
 		var it Subtask
 		ok := p.object(func(key []byte) (int, bool) {
-			var ok bool
 			switch n := subtaskKey(key); n {
-			case 0:
-				it.ID, ok = p.str()
-				return n, ok
-			case 1:
-				it.Status, ok = p.str()
+			case 0, 1:
+				// The id is usually its step's text, already read, and the
+				// status one of a few words: neither copied again (a
+				// 10,000-task record's previous version is decoded at every
+				// checkpoint, issue 26).
+				b, ok := p.raw()
+				if n == 0 {
+					it.ID = shared(b, p.stepAt(len(items)))
+				} else {
+					it.Status = shared(b, "")
+				}
 				return n, ok
 			case 2:
 				if p.null() {
@@ -352,7 +407,7 @@ func subtaskKey(key []byte) int {
 func decodeFast(data []byte, summary bool) (*Record, bool) {
 	rec := &Record{}
 	v := reflect.ValueOf(rec).Elem()
-	p := &fastReader{data: data, summary: summary}
+	p := &fastReader{data: data, summary: summary, rec: rec}
 	keep := ^uint64(0)
 	if summary {
 		keep = summaryFields()
@@ -425,12 +480,10 @@ var (
 func (p *fastReader) plainValue(f reflect.Value, build bool) bool {
 	switch {
 	case f.Kind() == reflect.String:
-		if !build {
-			_, ok := p.raw()
-			return ok
+		b, ok := p.raw()
+		if build && ok {
+			f.SetString(shared(b, ""))
 		}
-		s, ok := p.str()
-		f.SetString(s)
 		return ok
 	case f.Kind() == reflect.Int:
 		n, ok := p.integer()
