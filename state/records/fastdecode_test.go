@@ -127,3 +127,14 @@ func TestFieldLookup(t *testing.T) {
 		t.Fatalf("decodeFast of keys out of order: %+v, %v", r, ok)
 	}
 }
+
+// TestStrSpecial: the table raw reads is the bytes a plain string stops at.
+func TestStrSpecial(t *testing.T) {
+	t.Parallel()
+	for c := range 256 {
+		want := c < 0x20 || c == '"' || c == '\\' || c >= 0x80
+		if strSpecial[c] != want {
+			t.Errorf("strSpecial[%#x] = %v, want %v", c, strSpecial[c], want)
+		}
+	}
+}
