@@ -113,5 +113,5 @@ func TestTableAllocationsPerAgent(t *testing.T) {
 	b := testing.AllocsPerRun(5, func() { _ = Table(large, true) })
 	perAgent := (b - a) / 1000
 	t.Logf("allocations: %.0f for 10 agents, %.0f for 1,010: %.1f per agent", a, b, perAgent)
-	assert.LessOrEqual(t, perAgent, 4.5, "allocations per agent's row")
+	assert.LessOrEqual(t, perAgent, 5.0, "allocations per agent's row (4.0; 4.5 under -race)")
 }
