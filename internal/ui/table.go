@@ -12,29 +12,45 @@ func Colour(code, s string) string {
 }
 
 // Table aligns rows of cells in columns two spaces apart; colour codes
-// take no width.
+// take no width. Each line ends without trailing spaces. It writes into one
+// buffer of the table's size: a line builder, a padding string per cell and
+// a trimmed copy per line were ten times the table in garbage (issue 26:
+// ccc status over 1,000 agents).
 func Table(rows [][]string) string {
 	var widths []int
+	hidden := 0 // bytes that take no width: colour codes, the rest of multi-byte runes
 	for _, r := range rows {
 		for i, c := range r {
 			if i == len(widths) {
 				widths = append(widths, 0)
 			}
-			widths[i] = max(widths[i], VisibleLen(c))
+			n := VisibleLen(c)
+			widths[i] = max(widths[i], n)
+			hidden += len(c) - n
 		}
 	}
-	var b strings.Builder
+	line := 1 // the newline
+	for _, w := range widths {
+		line += w + 2
+	}
+	buf := make([]byte, 0, len(rows)*line+hidden)
 	for _, r := range rows {
-		var line strings.Builder
+		start := len(buf)
 		for i, c := range r {
-			line.WriteString(c)
+			buf = append(buf, c...)
 			if i < len(r)-1 {
-				line.WriteString(strings.Repeat(" ", widths[i]-VisibleLen(c)+2))
+				for range widths[i] - VisibleLen(c) + 2 {
+					buf = append(buf, ' ')
+				}
 			}
 		}
-		b.WriteString(strings.TrimRight(line.String(), " ") + "\n")
+		end := len(buf)
+		for end > start && buf[end-1] == ' ' {
+			end--
+		}
+		buf = append(buf[:end], '\n')
 	}
-	return b.String()
+	return string(buf)
 }
 
 // VisibleLen is a cell's width on screen: runes, without colour codes.

@@ -144,3 +144,24 @@ func TestTopReadsOnlyInside(t *testing.T) {
 	}
 	assert.Equal(t, []string{"agent-1", "agent-2"}, agents)
 }
+
+// TestDecodeSharesTaskText: a record's subtasks repeat its steps' text
+// (and a few status words), and the decode keeps one string for both: a
+// checkpoint decodes the previous record, 10,000 tasks of it (issue 26).
+// About one allocation per task (its step), not three.
+func TestDecodeSharesTaskText(t *testing.T) {
+	const n = 2000
+	data := bigRecord(t, n)
+	allocs := testing.AllocsPerRun(5, func() {
+		if _, _, err := Decode("x.json", data); err != nil {
+			t.Fatal(err)
+		}
+	})
+	t.Logf("%.0f allocations for %d tasks", allocs, n)
+	assert.LessOrEqual(t, allocs, 1.1*n+50, "allocations of a record of %d tasks", n)
+	r, _, err := Decode("x.json", data)
+	require.NoError(t, err)
+	whole, ok := decodeWhole(data)
+	require.True(t, ok)
+	assert.Equal(t, whole, r, "the same record as encoding/json reads")
+}

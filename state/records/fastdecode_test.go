@@ -39,9 +39,18 @@ var fastSeeds = []string{
 // checkDecodeFast: where decodeFast reads a record, its keys are all known
 // and unescaped, and encoding/json's strict decode reads the same record.
 func checkDecodeFast(t *testing.T, data []byte) {
-	fast, ok := decodeFast(data)
+	fast, ok := decodeFast(data, false)
+	// The summary is the same reader: it takes what the full decode takes
+	// and builds the summary's fields alike.
+	sum, sok := decodeFast(data, true)
+	if sok != ok {
+		t.Fatalf("decodeFast of %q: %v, its summary: %v", data, ok, sok)
+	}
 	if !ok {
 		return
+	}
+	if want := summaryOf(fast); !reflect.DeepEqual(sum, want) {
+		t.Fatalf("the summary of %q is\n%+v\nthe full decode's summary fields\n%+v", data, sum, want)
 	}
 	if !onlyKnownKeys(data) {
 		t.Fatalf("decodeFast read %q, whose keys onlyKnownKeys refuses", data)
@@ -64,7 +73,7 @@ func TestDecodeFastAgrees(t *testing.T) {
 	}
 	data := bigRecord(t, 300)
 	checkDecodeFast(t, data)
-	if _, ok := decodeFast(data); !ok {
+	if _, ok := decodeFast(data, false); !ok {
 		t.Fatal("decodeFast gave up on a record ccc wrote")
 	}
 }
@@ -77,4 +86,55 @@ func FuzzDecodeFast(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		checkDecodeFast(t, data)
 	})
+}
+
+// summaryOf is r with only the fields a summary builds.
+func summaryOf(r *Record) *Record {
+	out := &Record{}
+	src, dst := reflect.ValueOf(r).Elem(), reflect.ValueOf(out).Elem()
+	for i := range src.NumField() {
+		if summaryFields()&(1<<i) != 0 {
+			dst.Field(i).Set(src.Field(i))
+		}
+	}
+	out.Subtasks.Items = nil
+	return out
+}
+
+// TestFieldLookup: the reader tries the field after the last one first
+// (ccc writes the keys in the fields' order) and falls back to the full
+// look-up, so keys in any order, and unknown keys, read as they did.
+func TestFieldLookup(t *testing.T) {
+	t.Parallel()
+	p := &fastReader{}
+	keys := fieldKeys()
+	for i, k := range keys {
+		if got := p.field([]byte(k)); got != i {
+			t.Fatalf("in order: field(%q) = %d, want %d", k, got, i)
+		}
+	}
+	for i := len(keys) - 1; i >= 0; i-- {
+		if got := p.field([]byte(keys[i])); got != i {
+			t.Fatalf("backwards: field(%q) = %d, want %d", keys[i], got, i)
+		}
+	}
+	if got := p.field([]byte("Agent")); got != -1 {
+		t.Fatalf(`field("Agent") = %d, want -1`, got)
+	}
+	shuffled := `{"status":"in_progress","heartbeat":null,"agent":"a","schemaVersion":1,"head":"h","id":"x"}`
+	checkDecodeFast(t, []byte(shuffled))
+	if r, ok := decodeFast([]byte(shuffled), false); !ok || r.Agent != "a" || r.Head != "h" || r.ID != "x" {
+		t.Fatalf("decodeFast of keys out of order: %+v, %v", r, ok)
+	}
+}
+
+// TestStrSpecial: the table raw reads is the bytes a plain string stops at.
+func TestStrSpecial(t *testing.T) {
+	t.Parallel()
+	for c := range 256 {
+		want := c < 0x20 || c == '"' || c == '\\' || c >= 0x80
+		if strSpecial[c] != want {
+			t.Errorf("strSpecial[%#x] = %v, want %v", c, strSpecial[c], want)
+		}
+	}
 }

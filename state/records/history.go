@@ -6,7 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -46,7 +46,12 @@ type Stored struct {
 // reported together in the error (the others are still returned); a
 // missing dir is no records. Ordered by agent, then newest first.
 func Top(dir string) ([]Stored, error) {
-	out, err := readDir(dir, dir, func(name string, r *Record) Kind {
+	return top(dir, false)
+}
+
+// top is Top; with summary, of records decoded by decodeSummary (Collect's).
+func top(dir string, summary bool) ([]Stored, error) {
+	out, err := readDir(dir, dir, summary, func(name string, r *Record) Kind {
 		switch {
 		case r.Status == StatusComplete:
 			return KindComplete
@@ -65,7 +70,12 @@ func Top(dir string) ([]Stored, error) {
 // Failed reads the records in dir's failed/ (kept there until ccc cleanup
 // removes them), ordered as Top orders its records.
 func Failed(dir string) ([]Stored, error) {
-	out, err := readDir(dir, filepath.Join(dir, FailedDir), func(string, *Record) Kind { return KindFailed })
+	return failed(dir, false)
+}
+
+// failed is Failed; with summary, of records decoded by decodeSummary.
+func failed(dir string, summary bool) ([]Stored, error) {
+	out, err := readDir(dir, filepath.Join(dir, FailedDir), summary, func(string, *Record) Kind { return KindFailed })
 	sortStored(out, true)
 	return out, err
 }
@@ -96,11 +106,11 @@ func All(dir string) ([]Stored, error) {
 		if !a.IsDir() {
 			continue
 		}
-		s, err := readDir(dir, filepath.Join(hist, a.Name()), func(string, *Record) Kind { return KindHistory })
+		s, err := readDir(dir, filepath.Join(hist, a.Name()), false, func(string, *Record) Kind { return KindHistory })
 		all = append(all, s...)
 		errs = append(errs, err)
 	}
-	s, err := readDir(dir, filepath.Join(dir, FailedDir), func(string, *Record) Kind { return KindFailed })
+	s, err := readDir(dir, filepath.Join(dir, FailedDir), false, func(string, *Record) Kind { return KindFailed })
 	all = append(all, s...)
 	errs = append(errs, err)
 	sortStored(all, false)
@@ -132,7 +142,8 @@ func Find(dir, id string) (Stored, error) {
 
 // readDir decodes the *.json files directly in dir, a folder of the records
 // directory top: a file that resolves outside top is an error, not read.
-func readDir(top, dir string, kind func(name string, r *Record) Kind) ([]Stored, error) {
+// With summary, records are decoded by decodeSummary.
+func readDir(top, dir string, summary bool, kind func(name string, r *Record) Kind) ([]Stored, error) {
 	entries, err := os.ReadDir(dir)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
@@ -156,33 +167,64 @@ func readDir(top, dir string, kind func(name string, r *Record) Kind) ([]Stored,
 	}
 	type read struct {
 		rec  *Record
+		path string
 		err  error
 		gone bool
 	}
 	reads := make([]read, len(files))
-	readOne := func(i int) {
-		e := files[i]
-		path := filepath.Join(dir, e.Name())
-		root := top
-		if dirInside && e.Type().IsRegular() {
-			root = "" // still opened as a regular file of bounded size
-		}
-		data, err := projectfs.ReadProjectFile(root, path, projectfs.MaxRecordSize)
-		switch {
-		case errors.Is(err, os.ErrNotExist):
-			reads[i].gone = true // removed by a writer since the listing
-		case err != nil:
-			reads[i].err = &Problem{Path: path, Err: fmt.Errorf("records: %w", err)}
-		default:
-			r, _, err := Decode(path, data)
-			if err != nil {
-				reads[i].err = &Problem{Path: path, Err: err}
-			}
-			reads[i].rec = r
-		}
+	var folder *projectfs.Folder
+	if dirInside {
+		// Read beneath the directory, once found inside top: each record
+		// opened by its name alone (issue 26: the path walk, a stat and an
+		// *os.File per record were a third of `ccc status` over 1,000).
+		folder, _ = projectfs.OpenFolder(dir) // nil: each read by its path
 	}
-	eachParallel(len(files), readOne)
-	var out []Stored
+	if folder != nil {
+		defer func() { _ = folder.Close() }() // a directory read only
+	}
+	eachParallel(len(files), func() func(int) {
+		// Decode keeps nothing of the bytes it reads (TestDecodeKeepsNoBytes),
+		// so each worker reads every record into the same buffer.
+		var buf []byte
+		return func(i int) {
+			e := files[i]
+			path := filepath.Join(dir, e.Name())
+			reads[i].path = path
+			var data []byte
+			var err error
+			if folder != nil && e.Type().IsRegular() {
+				data, err = folder.Read(e.Name(), projectfs.MaxRecordSize, buf)
+				if errors.Is(err, projectfs.ErrNotRegular) {
+					// Not the regular file it was when listed (a link put in
+					// its place since): read as any other entry, whose link
+					// may lead anywhere inside top.
+					data, err = projectfs.ReadProjectFile(top, path, projectfs.MaxRecordSize)
+				} else if err == nil {
+					buf = data
+				}
+			} else {
+				data, err = projectfs.ReadProjectFile(top, path, projectfs.MaxRecordSize)
+			}
+			switch {
+			case errors.Is(err, os.ErrNotExist):
+				reads[i].gone = true // removed by a writer since the listing
+			case err != nil:
+				reads[i].err = &Problem{Path: path, Err: fmt.Errorf("records: %w", err)}
+			default:
+				var r *Record
+				if summary {
+					r, err = decodeSummary(path, data)
+				} else {
+					r, _, err = Decode(path, data)
+				}
+				if err != nil {
+					reads[i].err = &Problem{Path: path, Err: err}
+				}
+				reads[i].rec = r
+			}
+		}
+	})
+	out := make([]Stored, 0, len(reads))
 	var errs []error
 	for i, rd := range reads {
 		switch {
@@ -190,8 +232,7 @@ func readDir(top, dir string, kind func(name string, r *Record) Kind) ([]Stored,
 		case rd.err != nil:
 			errs = append(errs, rd.err)
 		default:
-			name := files[i].Name()
-			out = append(out, Stored{Record: rd.rec, Kind: kind(name, rd.rec), Path: filepath.Join(dir, name)})
+			out = append(out, Stored{Record: rd.rec, Kind: kind(files[i].Name(), rd.rec), Path: rd.path})
 		}
 	}
 	return out, errors.Join(errs...)
@@ -200,10 +241,13 @@ func readDir(top, dir string, kind func(name string, r *Record) Kind) ([]Stored,
 // eachParallel calls f(0) … f(n-1), on as many goroutines as there are
 // processors when n is large: reading a thousand records is waiting on a
 // thousand opens and reads, which two cores halve (issue 26: ccc status over
-// 1,000 records vs 10).
-func eachParallel(n int, f func(int)) {
+// 1,000 records vs 10). Each goroutine calls worker once for its own f, so
+// that what a call leaves (a buffer) serves the next call on the same
+// goroutine.
+func eachParallel(n int, worker func() func(int)) {
 	workers := min(runtime.GOMAXPROCS(0), n/64)
 	if workers < 2 {
+		f := worker()
 		for i := range n {
 			f(i)
 		}
@@ -213,6 +257,7 @@ func eachParallel(n int, f func(int)) {
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Go(func() {
+			f := worker()
 			for i := int(next.Add(1)) - 1; i < n; i = int(next.Add(1)) - 1 {
 				f(i)
 			}
@@ -222,14 +267,14 @@ func eachParallel(n int, f func(int)) {
 }
 
 func sortStored(s []Stored, byAgent bool) {
-	sort.SliceStable(s, func(i, j int) bool {
-		if byAgent && s[i].Agent != s[j].Agent {
-			return s[i].Agent < s[j].Agent
+	slices.SortStableFunc(s, func(a, b Stored) int {
+		if byAgent && a.Agent != b.Agent {
+			return strings.Compare(a.Agent, b.Agent)
 		}
-		if !s[i].UpdatedAt.Equal(s[j].UpdatedAt) {
-			return s[i].UpdatedAt.After(s[j].UpdatedAt)
+		if c := b.UpdatedAt.Compare(a.UpdatedAt); c != 0 {
+			return c // newest first
 		}
-		return s[i].Path < s[j].Path
+		return strings.Compare(a.Path, b.Path)
 	})
 }
 

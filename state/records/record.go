@@ -387,11 +387,24 @@ var knownKeys = sync.OnceValue(func() map[string]bool {
 // a record is never silently misread. Unknown top-level keys are kept in
 // Extra.
 func Decode(path string, data []byte) (r *Record, from int, err error) {
+	return decode(path, data, false)
+}
+
+// decodeSummary is Decode for Collect: it takes and refuses what Decode
+// does, with the same errors, but a record ccc wrote comes back with only
+// summaryKeys' fields set (the subtasks' counts without their items). A
+// summary never leaves this package.
+func decodeSummary(path string, data []byte) (*Record, error) {
+	r, _, err := decode(path, data, true)
+	return r, err
+}
+
+func decode(path string, data []byte, summary bool) (r *Record, from int, err error) {
 	// A record of this version with only the keys it knows, the record ccc
 	// writes, is what the strict decode below would read anyway: read it
 	// once. Anything else (older, unknown keys, not valid) goes the long
 	// way, which says what is wrong with it.
-	if rec, ok := decodeCurrent(data); ok {
+	if rec, ok := decodeCurrent(data, summary); ok {
 		if err := validRecord(path, rec); err != nil {
 			return nil, SchemaVersion, err
 		}
@@ -481,10 +494,10 @@ func validRecord(path string, rec *Record) error {
 // exactly (the struct decode would also take "Agent" for "agent", which the
 // long way keeps in Extra), of schemaVersion SchemaVersion, that decodes
 // strictly, with nothing after it.
-func decodeCurrent(data []byte) (*Record, bool) {
+func decodeCurrent(data []byte, summary bool) (*Record, bool) {
 	// decodeFast takes known keys written without escapes only: what it
 	// reads, onlyKnownKeys passes (checkDecodeFast), so it goes first.
-	if rec, ok := decodeFast(data); ok {
+	if rec, ok := decodeFast(data, summary); ok {
 		return rec, true
 	}
 	if !onlyKnownKeys(data) {

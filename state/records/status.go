@@ -88,14 +88,25 @@ func Collect(ctx context.Context, root string, now time.Time, settings config.Se
 		c.warn(fmt.Errorf("%w; using the defaults", err))
 	}
 	c.st.Thresholds, c.th = th, th
-	top, topErr := Top(dir)
-	if c.wts, err = Worktrees(ctx, root); err != nil {
-		c.warn(err)
+	// git lists the worktrees while the records are read: its process is
+	// a few milliseconds of waiting that a thousand records' reading hides.
+	var wtsErr error
+	listed := make(chan struct{})
+	go func() {
+		defer close(listed)
+		c.wts, wtsErr = Worktrees(ctx, root)
+	}()
+	// Summaries: a row needs a handful of a record's fields, not its
+	// task lists (issue 26: ccc status over 1,000 records).
+	current, topErr := top(dir, true)
+	<-listed
+	if wtsErr != nil {
+		c.warn(wtsErr)
 	}
-	c.addTop(top)
+	c.addTop(current)
 	unreadable := c.addUnreadable(topErr)
-	failed, failedErr := Failed(dir)
-	c.addFailed(failed)
+	gone, failedErr := failed(dir, true)
+	c.addFailed(gone)
 	if failedErr != nil {
 		unreadable = append(unreadable, failedErr)
 	}
@@ -142,6 +153,11 @@ func (c *collector) set(agent string, row *AgentStatus) {
 }
 
 func (c *collector) addTop(top []Stored) {
+	// Sized once: a thousand agents' rows grew these a dozen times each.
+	c.byAgent = make(map[string]*AgentStatus, len(top))
+	c.order = make([]string, 0, len(top))
+	c.sessions = make(map[string]string, len(top))
+	rows := make([]AgentStatus, 0, len(top))
 	for _, s := range top {
 		cur := c.byAgent[s.Agent]
 		switch {
@@ -150,11 +166,8 @@ func (c *collector) addTop(top []Stored) {
 		case cur != nil && (cur.Health != "" || s.Kind != KindCurrent):
 			continue // Top lists an agent's newest first; a current record wins
 		}
-		row := agentRow(s.Record, c.now, c.th, c.wts)
-		c.set(s.Agent, &row)
-		if c.sessions == nil {
-			c.sessions = map[string]string{}
-		}
+		rows = append(rows, agentRow(s.Record, c.now, c.th, c.wts))
+		c.set(s.Agent, &rows[len(rows)-1])
 		if id := s.Record.SessionID; id != "" {
 			c.sessions[id] = s.Agent
 		}
@@ -235,6 +248,7 @@ func (c *collector) addQueued(root string) {
 
 func (c *collector) finish() Status {
 	slices.Sort(c.order)
+	c.st.Agents = slices.Grow(c.st.Agents, len(c.order))
 	for _, a := range c.order {
 		c.st.Agents = append(c.st.Agents, *c.byAgent[a])
 		switch c.byAgent[a].Health {

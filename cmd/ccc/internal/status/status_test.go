@@ -91,3 +91,27 @@ func TestFromRecordsRedacts(t *testing.T) {
 	assert.NotContains(t, rep.Agents[0].Task, key)
 	assert.NotContains(t, rep.Warnings[0], key)
 }
+
+// manyAgents is a report of n ACTIVE agents, as ccc status shows them.
+func manyAgents(n int) Report {
+	now := time.Date(2026, 11, 21, 13, 45, 0, 0, time.UTC)
+	rep := Report{Now: now}
+	for i := range n {
+		at := now.Add(-time.Duration(i) * time.Second)
+		rep.Agents = append(rep.Agents, records.AgentStatus{Agent: "agent-" + strings.Repeat("x", i%7), Issue: "CIA-1",
+			Task: "migrate endpoint /api/v1/resource", Status: "in_progress", Health: "ACTIVE", UpdatedAt: &at,
+			Total: 2, Completed: 1, Percent: 50})
+	}
+	return rep
+}
+
+// TestTableAllocationsPerAgent: the table costs a few allocations per
+// agent (its cells), not per character: 1,000 agents against 10.
+func TestTableAllocationsPerAgent(t *testing.T) {
+	small, large := manyAgents(10), manyAgents(1010)
+	a := testing.AllocsPerRun(5, func() { _ = Table(small, true) })
+	b := testing.AllocsPerRun(5, func() { _ = Table(large, true) })
+	perAgent := (b - a) / 1000
+	t.Logf("allocations: %.0f for 10 agents, %.0f for 1,010: %.1f per agent", a, b, perAgent)
+	assert.LessOrEqual(t, perAgent, 5.0, "allocations per agent's row (4.0; 4.5 under -race)")
+}
