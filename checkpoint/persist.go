@@ -93,6 +93,9 @@ func (p persistStep) persist(ctx context.Context, cp *Context) (persisted, error
 	}
 	res.saved = true
 	stateErr := cp.saveState()
+	if err := cp.syncRoot(); err != nil {
+		return res, &Failure{Cause: "progress not made durable: " + err.Error(), Err: err}
+	}
 	verb := "updated"
 	if created {
 		verb = "created"
@@ -111,6 +114,20 @@ func (p persistStep) persist(ctx context.Context, cp *Context) (persisted, error
 			Consequence: "progress saved, " + state.FileName + " left untouched"}
 	}
 	return res, nil
+}
+
+// syncRoot makes the progress file's rename durable: the state file's save
+// in the same directory fsynced it already when it wrote (cp.stateWrote);
+// otherwise (the state kept, corrupt or not saved) the directory is fsynced
+// here. The progress file's own data was fsynced before its rename, and the
+// state's rename follows it in the same directory, which file systems
+// journal in order: a crash keeps neither, the progress file alone, or both
+// (DESIGN.md, Files).
+func (cp *Context) syncRoot() error {
+	if cp.stateWrote != nil {
+		return nil
+	}
+	return projectfs.SyncDir(cp.Root)
 }
 
 // loadState reads the state file (the caller holds the lock); a corrupt
@@ -351,16 +368,18 @@ func (p persistStep) replace(cp *Context, path string, doc *progress.Document, r
 // projectfs.ErrChanged when it no longer holds orig. The backup is of orig,
 // the bytes readDoc read, not of a second read (issue 26); a file changed
 // since is not replaced, and the next attempt backs up what it reads.
+// The progress file's directory is fsynced after the rename by persist,
+// with the state's (persist.syncRoot): one directory fsync for both.
 func replaceProgress(cp *Context, path string, orig, out []byte) (string, error) {
 	if orig == nil {
-		return "", projectfs.ReplaceFile(path, nil, out, 0o644) // nothing to back up
+		return "", projectfs.ReplaceFileDirLater(path, nil, out, 0o644) // nothing to back up
 	}
 	// Copied, never linked: users and agents edit this file in place.
 	backup, err := projectfs.BackupOf(cp.Root, path, orig, cp.Now, false)
 	if err != nil {
 		return "", err
 	}
-	return backup, projectfs.ReplaceFile(path, orig, out, 0o644)
+	return backup, projectfs.ReplaceFileDirLater(path, orig, out, 0o644)
 }
 
 // promptForcedBy names the flags that make persist regenerate the
@@ -531,12 +550,25 @@ func (cp *Context) saveState() error {
 	if err := cp.State.Touch(cp.Now, !fileExists(state.Path(cp.Root))); err != nil {
 		return err
 	}
-	return cp.saveOwn(cp.State)
+	return cp.saveOwn(cp.State, state.SaveOver)
 }
 
 // updateState re-reads the state under the lock, changes it and saves it:
 // later steps use it so they never clobber what another process wrote.
 func (cp *Context) updateState(ctx context.Context, change func(*state.State) error) error {
+	return cp.changeState(ctx, change, state.SaveOver)
+}
+
+// updateBookkeeping is updateState for a change the next run redoes when a
+// crash loses it (state.SaveBookkeeping: no directory fsync).
+func (cp *Context) updateBookkeeping(ctx context.Context, change func(*state.State) error) error {
+	return cp.changeState(ctx, change, state.SaveBookkeeping)
+}
+
+// saveFunc is state.SaveOver or state.SaveBookkeeping.
+type saveFunc func(root string, st *state.State, now time.Time, ours []byte) ([]byte, error)
+
+func (cp *Context) changeState(ctx context.Context, change func(*state.State) error, save saveFunc) error {
 	if cp.stateReadOnly {
 		return cp.stateNotUpdated()
 	}
@@ -560,12 +592,12 @@ func (cp *Context) updateState(ctx context.Context, change func(*state.State) er
 		return err
 	}
 	cp.State = loaded.State
-	return cp.saveOwn(loaded.State)
+	return cp.saveOwn(loaded.State, save)
 }
 
 // saveOwn saves st, with no backup of what this run itself wrote there.
-func (cp *Context) saveOwn(st *state.State) error {
-	wrote, err := state.SaveOver(cp.Root, st, cp.Now, cp.stateWrote)
+func (cp *Context) saveOwn(st *state.State, save saveFunc) error {
+	wrote, err := save(cp.Root, st, cp.Now, cp.stateWrote)
 	if err == nil {
 		cp.stateWrote = wrote
 	}

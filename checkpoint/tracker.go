@@ -415,7 +415,7 @@ func (cp *Context) deliver(ctx context.Context, s sinks.Sink, e outbox.Entry) (s
 	prev, unverified := cp.storedRef(s, target, agent)
 	saveRef := func(ref sinks.Ref) error {
 		ref = signRef(cp.Key, s.Name(), target, agent, ref)
-		return refErr(cp.updateState(ctx, func(st *state.State) error {
+		return refErr(cp.updateBookkeeping(ctx, func(st *state.State) error {
 			if err := st.SetRef(s.Name(), target, agent, ref); err != nil {
 				return err
 			}

@@ -390,6 +390,19 @@ func Save(root string, st *State, now time.Time) error {
 // writer put there meanwhile differs from ours and is backed up as Save
 // does. It returns the bytes it wrote.
 func SaveOver(root string, st *State, now time.Time, ours []byte) ([]byte, error) {
+	return save(root, st, now, ours, projectfs.WriteFileAtomic)
+}
+
+// SaveBookkeeping is SaveOver for a change the next run redoes when a crash
+// loses it (a tracker comment's reference: without it the next run finds
+// the comment by its marker, never posts a second): the file is complete
+// before it is renamed into place, so a crash leaves this version or the
+// one before, but the directory is not fsynced for it (issue 26).
+func SaveBookkeeping(root string, st *State, now time.Time, ours []byte) ([]byte, error) {
+	return save(root, st, now, ours, projectfs.WriteFileAtomicDirLater)
+}
+
+func save(root string, st *State, now time.Time, ours []byte, write func(string, []byte, os.FileMode) error) ([]byte, error) {
 	path := Path(root)
 	if fi, err := os.Stat(path); err == nil && fi.Size() > MaxSize {
 		ce := tooBig(fi.Size())
@@ -416,7 +429,7 @@ func SaveOver(root string, st *State, now time.Time, ours []byte) ([]byte, error
 			return nil, fmt.Errorf("state: %w", err)
 		}
 	}
-	if err := projectfs.WriteFileAtomic(path, data, 0o644); err != nil {
+	if err := write(path, data, 0o644); err != nil {
 		return nil, fmt.Errorf("state: %w", err)
 	}
 	return data, nil

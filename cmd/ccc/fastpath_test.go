@@ -58,6 +58,7 @@ func TestQuietCheckpointCosts(t *testing.T) {
 	lin.AddIssue("CIA-7", "Parser")
 	env := map[string]string{"LINEAR_API_KEY": linearfake.APIKey, "LINEAR_API_URL": lin.URL}
 	clock := time.Date(2026, 11, 21, 13, 0, 0, 0, time.UTC)
+	next := "write the parser"
 	checkpoint := func() string {
 		var out, errOut bytes.Buffer
 		f := &Factory{
@@ -66,7 +67,7 @@ func TestQuietCheckpointCosts(t *testing.T) {
 			Getwd:  func() (string, error) { return root, nil },
 			Now:    func() time.Time { return clock },
 		}
-		require.Equal(t, 0, run([]string{"checkpoint", "--profile", "automated", "--next", "write the parser"}, f), errOut.String())
+		require.Equal(t, 0, run([]string{"checkpoint", "--profile", "automated", "--next", next}, f), errOut.String())
 		return errOut.String()
 	}
 	checkpoint() // the first: creates the progress file, the record, the comment
@@ -88,7 +89,19 @@ func TestQuietCheckpointCosts(t *testing.T) {
 	// now (gitrepo's walk); the automated profile snapshots no files, so
 	// no status either.
 	assert.Equal(t, 0, strings.Count(string(calls), "git "), "git processes per quiet checkpoint:\n%s", calls)
-	assert.EqualValues(t, 6, fsyncs, "fsyncs per quiet checkpoint")
+	// 5: the progress file, the state file and their directory once (one
+	// directory fsync for both renames), the record and its directory. 6
+	// until issue 26's third pass.
+	assert.EqualValues(t, 5, fsyncs, "fsyncs per quiet checkpoint")
+
+	// One that updates the comment adds the state's reference to it: its
+	// file only, not the directory (bookkeeping the next run redoes). 8
+	// until issue 26's third pass: the directory twice more.
+	clock, next = clock.Add(time.Minute), "test the parser"
+	requests, fsyncs = lin.RequestCount(), projectfs.Fsyncs()
+	report = checkpoint()
+	require.EqualValues(t, 1, lin.RequestCount()-requests, "the status changed: one update\n%s", report)
+	assert.EqualValues(t, 6, projectfs.Fsyncs()-fsyncs, "fsyncs per checkpoint that updates the comment")
 }
 
 // gitLog is what the logging git shim wrote; "" when git never ran.

@@ -30,14 +30,33 @@ func WriteFileAtomic(path string, data []byte, perm os.FileMode) error {
 	return replace(path, data, perm, nil)
 }
 
+// WriteFileAtomicDirLater is WriteFileAtomic without the directory's fsync:
+// the file is complete on disk before its name points at it, so a crash
+// leaves the old content or the new, never a torn file, but may undo the
+// rename. For bookkeeping the next run redoes when a crash loses it, and for
+// a write whose directory the caller fsyncs afterwards (SyncDir) together
+// with the next one's: two renames, one directory fsync (issue 26).
+func WriteFileAtomicDirLater(path string, data []byte, perm os.FileMode) error {
+	return write(path, data, perm, nil, syncFile)
+}
+
 // WriteCopy writes a copy that another file already holds (a backup, a
 // history entry) the way WriteFileAtomic does, but without fsync: after a
 // crash the copy may be missing or empty, which costs nothing the primary
 // file does not still have, while its two fsyncs were most of what a
 // checkpoint spent on the disk.
 func WriteCopy(path string, data []byte, perm os.FileMode) error {
-	return write(path, data, perm, nil, false)
+	return write(path, data, perm, nil, syncNone)
 }
+
+// syncs is how much of a write is fsynced.
+type syncs uint8
+
+const (
+	syncNone syncs = iota // a copy: nothing
+	syncFile              // the file, before the rename; not its directory
+	syncAll               // the file, then the directory after the rename
+)
 
 // fsyncs counts the fsyncs the file primitives made, files and directories.
 var fsyncs atomic.Int64
@@ -47,8 +66,8 @@ var fsyncs atomic.Int64
 // back up unnoticed.
 func Fsyncs() int64 { return fsyncs.Load() }
 
-// syncFile is f.Sync, counted.
-func syncFile(f *os.File) error {
+// syncOne is f.Sync, counted.
+func syncOne(f *os.File) error {
 	fsyncs.Add(1)
 	return f.Sync()
 }
@@ -58,7 +77,20 @@ func syncFile(f *os.File) error {
 // otherwise ErrChanged is returned and nothing is written. ccc processes
 // serialise through Lock; the compare catches editors and agents that do not.
 func ReplaceFile(path string, expect, data []byte, perm os.FileMode) error {
-	return replace(path, data, perm, func() error {
+	return write(path, data, perm, changed(path, expect), syncAll)
+}
+
+// ReplaceFileDirLater is ReplaceFile without the directory's fsync (see
+// WriteFileAtomicDirLater): the caller fsyncs the directory (SyncDir)
+// before it reports the write done.
+func ReplaceFileDirLater(path string, expect, data []byte, perm os.FileMode) error {
+	return write(path, data, perm, changed(path, expect), syncFile)
+}
+
+// changed is ReplaceFile's check: ErrChanged unless path still holds expect
+// (nil: does not exist).
+func changed(path string, expect []byte) func() error {
+	return func() error {
 		// Compared a piece at a time, never held whole: a 10,000-task
 		// progress file is 0.5 MB (issue 26). A file of another size has
 		// changed without a read.
@@ -77,16 +109,16 @@ func ReplaceFile(path string, expect, data []byte, perm os.FileMode) error {
 			return fmt.Errorf("%s: %w", path, ErrChanged)
 		}
 		return nil
-	})
+	}
 }
 
 func replace(path string, data []byte, perm os.FileMode, check func() error) error {
-	return write(path, data, perm, check, true)
+	return write(path, data, perm, check, syncAll)
 }
 
-// write is replace, with durable false for a copy: no fsync of the file or
-// its directory.
-func write(path string, data []byte, perm os.FileMode, check func() error, durable bool) (err error) {
+// write replaces path with data through a temp file, fsyncing as much as
+// level says; check, when set, runs just before the rename.
+func write(path string, data []byte, perm os.FileMode, check func() error, level syncs) (err error) {
 	dir := filepath.Dir(path)
 	if fi, statErr := os.Stat(path); statErr == nil {
 		perm = fi.Mode().Perm()
@@ -115,8 +147,8 @@ func write(path string, data []byte, perm os.FileMode, check func() error, durab
 	if _, err := tmp.Write(data); err != nil {
 		return err
 	}
-	if durable {
-		if err := syncFile(tmp); err != nil {
+	if level >= syncFile {
+		if err := syncOne(tmp); err != nil {
 			return err
 		}
 	}
@@ -132,13 +164,15 @@ func write(path string, data []byte, perm os.FileMode, check func() error, durab
 		return err
 	}
 	renamed = true
-	if !durable {
+	if level < syncAll {
 		return nil
 	}
-	return syncDir(dir)
+	return SyncDir(dir)
 }
 
-func syncDir(dir string) error {
+// SyncDir fsyncs the directory dir: what makes the renames done in it
+// durable (after ReplaceFileDirLater, WriteFileAtomicDirLater).
+func SyncDir(dir string) error {
 	d, err := os.Open(dir)
 	if err != nil {
 		return err
@@ -146,7 +180,7 @@ func syncDir(dir string) error {
 	defer d.Close()
 	// Some file systems refuse fsync on a directory; the rename already
 	// happened there, so that alone is not worth failing the write for.
-	if err := syncFile(d); err != nil && !errors.Is(err, syscall.EINVAL) && !errors.Is(err, syscall.ENOTSUP) {
+	if err := syncOne(d); err != nil && !errors.Is(err, syscall.EINVAL) && !errors.Is(err, syscall.ENOTSUP) {
 		return err
 	}
 	return nil

@@ -395,7 +395,7 @@ func keptBackup(paths []string, data []byte) (path string, newest bool) {
 	if err != nil {
 		return "", false
 	}
-	defer dir.Close()
+	defer func() { _ = dir.Close() }() // read-only: nothing a close could lose
 	var buf []byte
 	for i, p := range paths {
 		got, err := dir.Read(filepath.Base(p), int64(len(data)), buf)
@@ -457,7 +457,11 @@ func writeCopy(root, name string, data []byte, durable bool) (string, error) {
 		return "", fmt.Errorf("backup: %w", err)
 	}
 	dest := filepath.Join(dir, name)
-	if err := write(dest, data, 0o600, nil, durable); err != nil {
+	level := syncNone
+	if durable {
+		level = syncAll
+	}
+	if err := write(dest, data, 0o600, nil, level); err != nil {
 		return "", fmt.Errorf("backup: %w", err)
 	}
 	return dest, nil

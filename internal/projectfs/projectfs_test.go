@@ -164,3 +164,24 @@ func TestEnsureDirWritesItsGitignore(t *testing.T) {
 	require.NoError(t, err)
 	unlock()
 }
+
+// A write whose directory is fsynced later fsyncs its file only; SyncDir
+// is the directory's, counted like the others. Each replaces the file
+// whole, and ReplaceFileDirLater still refuses a file changed meanwhile.
+func TestDirLaterWritesFsyncTheFileOnly(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "f")
+	count := func(f func() error) int64 {
+		before := Fsyncs()
+		require.NoError(t, f())
+		return Fsyncs() - before
+	}
+	assert.EqualValues(t, 2, count(func() error { return WriteFileAtomic(path, []byte("a"), 0o644) }), "file and directory")
+	assert.EqualValues(t, 1, count(func() error { return WriteFileAtomicDirLater(path, []byte("b"), 0o644) }), "the file")
+	assert.EqualValues(t, 1, count(func() error { return ReplaceFileDirLater(path, []byte("b"), []byte("c"), 0o644) }), "the file")
+	assert.EqualValues(t, 1, count(func() error { return SyncDir(dir) }), "the directory")
+	got, err := os.ReadFile(path)
+	require.NoError(t, err)
+	assert.Equal(t, "c", string(got))
+	assert.ErrorIs(t, ReplaceFileDirLater(path, []byte("b"), []byte("d"), 0o644), ErrChanged)
+}
