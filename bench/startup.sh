@@ -41,7 +41,9 @@ ccc=$work/ccc
 yardstick=$work/yardstick
 
 start_fake 1
-export CCC_NOW=2026-11-21T13:45:00Z
+# The real clock, not CCC_NOW: each checkpoint's backups get their own stamp
+# and the oldest is pruned, as in a session; with one fixed time every run
+# replaced the same backup, and pruned nothing.
 # No user configuration or state of this machine's user.
 export HOME=$work/home XDG_CONFIG_HOME=$work/home/.config XDG_STATE_HOME=$work/home/.state
 export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1
