@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ccc-checkpoint/ccc/internal/projectfs"
 	"github.com/ccc-checkpoint/ccc/progress"
 	"github.com/ccc-checkpoint/ccc/sinks"
 )
@@ -140,6 +141,9 @@ func (trackerStep) remote()   {}
 // it (issue 26). Each group keeps its order, and the report its steps'.
 func Run(ctx context.Context, cp *Context, steps []Step) Report {
 	cp.persisted, cp.snapshot, cp.drained, cp.recorded, cp.stateWrote = persisted{}, snapshot{}, drained{}, nil, nil
+	// Old backups are removed while the run goes on, and waited for before
+	// it reports (projectfs.PruneLater).
+	pruned := projectfs.PruneLater()
 	r := Report{Profile: cp.Profile}
 	add := func(s Step, res Result, err error) (stop bool) {
 		if stop := stopReport(err); stop != nil {
@@ -192,6 +196,9 @@ func Run(ctx context.Context, cp *Context, steps []Step) Report {
 		if _, ok := s.(unlisted); !ok {
 			r.Total++
 		}
+	}
+	if err := pruned(); err != nil {
+		cp.warnf("old backups not removed (the next checkpoint retries): %v", err)
 	}
 	r.Prompt = cp.Prompt
 	r.Warnings = cp.Warnings

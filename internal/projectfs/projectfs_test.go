@@ -185,3 +185,27 @@ func TestDirLaterWritesFsyncTheFileOnly(t *testing.T) {
 	assert.Equal(t, "c", string(got))
 	assert.ErrorIs(t, ReplaceFileDirLater(path, []byte("b"), []byte("d"), 0o644), ErrChanged)
 }
+
+// While PruneLater is held a backup returns before the copies it replaces
+// are removed; done waits for the removals, so afterwards the newest
+// KeepBackups are kept as without it.
+func TestPruneLaterRemovesByDone(t *testing.T) {
+	root := t.TempDir()
+	path := filepath.Join(root, "f.md")
+	done := PruneLater()
+	for i := range KeepBackups + 5 {
+		require.NoError(t, os.WriteFile(path, []byte(fmt.Sprintf("version %d", i)), 0o644))
+		_, err := Backup(root, path, t0.Add(time.Duration(i)*time.Minute))
+		require.NoError(t, err)
+	}
+	require.NoError(t, done())
+	paths, err := Backups(root, "f.md")
+	require.NoError(t, err)
+	require.Len(t, paths, KeepBackups)
+	newest, err := os.ReadFile(paths[0])
+	require.NoError(t, err)
+	assert.Equal(t, fmt.Sprintf("version %d", KeepBackups+4), string(newest))
+	oldest, err := os.ReadFile(paths[KeepBackups-1])
+	require.NoError(t, err)
+	assert.Equal(t, "version 5", string(oldest))
+}
