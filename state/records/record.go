@@ -18,6 +18,8 @@ import (
 	"sync"
 	"time"
 	"unicode/utf8"
+
+	"github.com/ccc-checkpoint/ccc/internal/projectfs"
 )
 
 // SchemaVersion is the version of the record format this package writes.
@@ -214,6 +216,12 @@ func Encode(r *Record) ([]byte, error) {
 	out, err := encode(r)
 	if err != nil {
 		return nil, fmt.Errorf("records: encode %s: %w", r.Agent, err)
+	}
+	// Never write a record that no reader would read back (a progress file
+	// of some 20,000 tasks or more: every task is in the record twice).
+	if len(out) > projectfs.MaxRecordSize {
+		return nil, fmt.Errorf("records: the record of %s would be %.1f MB, over the %d MB a record may hold; not written (the progress file keeps every task)",
+			r.Agent, float64(len(out))/(1<<20), projectfs.MaxRecordSize>>20)
 	}
 	return out, nil
 }

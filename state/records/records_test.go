@@ -806,3 +806,25 @@ func TestEncodeNulls(t *testing.T) {
 	assert.Contains(t, string(data), `"resumeInstructions": "run <make> && go test"`, "readable, not \\u0026")
 	assert.Contains(t, string(data), `"message": "a -> b & c"`)
 }
+
+// A record over the size ccc reads records at is never written: a later
+// checkpoint, `ccc status` and `ccc go` would refuse it. Every task is in a
+// record twice, so a progress file of some 20,000 tasks or more makes one;
+// the record already there stays, and the error says why (issue 26).
+func TestRecordTooLargeToReadIsNotWritten(t *testing.T) {
+	dir := t.TempDir()
+	s := Snapshot{Agent: "main", Issue: "CIA-1", Status: StatusInProgress}
+	_, err := Write(context.Background(), dir, s, t0)
+	require.NoError(t, err)
+	before, err := os.ReadFile(CurrentPath(dir, "main"))
+	require.NoError(t, err)
+
+	for i := range 40_000 {
+		s.Remaining = append(s.Remaining, fmt.Sprintf("task %d: migrate endpoint /api/v1/resource%d", i, i))
+	}
+	_, err = Write(context.Background(), dir, s, t0.Add(time.Minute))
+	require.ErrorContains(t, err, "over the 4 MB a record may hold; not written")
+	after, err := os.ReadFile(CurrentPath(dir, "main"))
+	require.NoError(t, err)
+	assert.Equal(t, before, after, "the record already there stays")
+}
