@@ -498,23 +498,18 @@ func keepCopy(root, name string, data []byte, src string, link bool) (string, er
 	if !link {
 		return writeCopy(root, name, data, false)
 	}
-	dir, err := ProjectDir(root, BackupDir)
+	dest, err := backupPath(root, name)
 	if err != nil {
-		return "", fmt.Errorf("backup: %w", err)
+		return "", err
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", fmt.Errorf("backup: %w", err)
-	}
-	dest := filepath.Join(dir, name)
 	if _, err := KeepCopy(src, dest, data, 0o600, true); err != nil {
 		return "", fmt.Errorf("backup: %w", err)
 	}
 	return dest, nil
 }
 
-// writeCopy writes data as root/.ccc/backups/name; durable fsyncs it (and
-// the directory) as WriteFileAtomic does, otherwise it is a WriteCopy.
-func writeCopy(root, name string, data []byte, durable bool) (string, error) {
+// backupPath is root/.ccc/backups/name, the folder made if need be.
+func backupPath(root, name string) (string, error) {
 	dir, err := ProjectDir(root, BackupDir)
 	if err != nil {
 		return "", fmt.Errorf("backup: %w", err)
@@ -522,7 +517,16 @@ func writeCopy(root, name string, data []byte, durable bool) (string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", fmt.Errorf("backup: %w", err)
 	}
-	dest := filepath.Join(dir, name)
+	return filepath.Join(dir, name), nil
+}
+
+// writeCopy writes data as root/.ccc/backups/name; durable fsyncs it (and
+// the directory) as WriteFileAtomic does, otherwise it is a WriteCopy.
+func writeCopy(root, name string, data []byte, durable bool) (string, error) {
+	dest, err := backupPath(root, name)
+	if err != nil {
+		return "", err
+	}
 	level := syncNone
 	if durable {
 		level = syncAll
