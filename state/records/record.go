@@ -213,22 +213,37 @@ func (r *Record) Terminal() bool {
 // the lists of steps and subtasks, a record's bulk, are written directly, each other value
 // through marshal and json.Indent (issue 26: most of a 10,000-task record's cost).
 func Encode(r *Record) ([]byte, error) {
+	// Never write a record that no reader would read back (a progress file
+	// of some 20,000 tasks or more: every task is in the record twice);
+	// known without encoding it when its lists alone are over the limit.
+	if n := listsSize(r); n > projectfs.MaxRecordSize {
+		return nil, tooLarge(r, n, true)
+	}
 	out, err := encode(r)
 	if err != nil {
 		return nil, fmt.Errorf("records: encode %s: %w", r.Agent, err)
 	}
-	// Never write a record that no reader would read back (a progress file
-	// of some 20,000 tasks or more: every task is in the record twice).
 	if len(out) > projectfs.MaxRecordSize {
-		return nil, fmt.Errorf("records: the record of %s would be %.1f MB, over the %d MB a record may hold; not written (the progress file keeps every task)",
-			r.Agent, float64(len(out))/(1<<20), projectfs.MaxRecordSize>>20)
+		return nil, tooLarge(r, len(out), false)
 	}
 	return out, nil
 }
 
-func encode(r *Record) ([]byte, error) {
-	v := reflect.ValueOf(*r)
-	size := 1024 + len(r.ResumeInstructions)
+// tooLarge is Encode's error for a record of size bytes, or of more.
+func tooLarge(r *Record, size int, atLeast bool) error {
+	more := ""
+	if atLeast {
+		more = "at least "
+	}
+	return fmt.Errorf("records: the record of %s would be %s%.1f MB, and a record may hold %d MB (the progress file keeps every task)",
+		r.Agent, more, float64(size)/(1<<20), projectfs.MaxRecordSize>>20)
+}
+
+// listsSize is at most what r's task lists take encoded: each step is
+// written with its indent, quotes, comma and newline (8 bytes more, escapes
+// only add), each subtask as an object of three members (some 84 more).
+func listsSize(r *Record) int {
+	size := len(r.ResumeInstructions)
 	for _, l := range [][]string{r.CompletedSteps, r.NextSteps} {
 		for _, s := range l {
 			size += len(s) + 8
@@ -237,7 +252,12 @@ func encode(r *Record) ([]byte, error) {
 	for _, it := range r.Subtasks.Items {
 		size += len(it.ID) + len(it.Status) + 80
 	}
-	buf := bytes.NewBuffer(make([]byte, 0, size))
+	return size
+}
+
+func encode(r *Record) ([]byte, error) {
+	v := reflect.ValueOf(*r)
+	buf := bytes.NewBuffer(make([]byte, 0, 1024+listsSize(r)))
 	buf.WriteString("{\n")
 	for i := range v.NumField() {
 		f := v.Field(i)

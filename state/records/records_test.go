@@ -823,7 +823,7 @@ func TestRecordTooLargeToReadIsNotWritten(t *testing.T) {
 		s.Remaining = append(s.Remaining, fmt.Sprintf("task %d: migrate endpoint /api/v1/resource%d", i, i))
 	}
 	_, err = Write(context.Background(), dir, s, t0.Add(time.Minute))
-	require.ErrorContains(t, err, "over the 4 MB a record may hold; not written")
+	require.ErrorContains(t, err, "and a record may hold 4 MB (the progress file keeps every task)")
 	after, err := os.ReadFile(CurrentPath(dir, "main"))
 	require.NoError(t, err)
 	assert.Equal(t, before, after, "the record already there stays")
