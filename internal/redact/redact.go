@@ -340,6 +340,12 @@ func (r *Redactor) Clean(text string) bool {
 			return false
 		}
 	}
+	if len(r.rules) == 0 {
+		// HeldOnly: the held secrets are all it finds, in the forms just
+		// looked for; screening 0.5 MB for no keyword was a millisecond of
+		// a 10,000-task checkpoint (issue 26).
+		return true
+	}
 	r.screen.Do(func() { r.words = newKeywordScreen(r.rules) })
 	return r.words != nil && !r.words.any(text)
 }
